@@ -1,0 +1,98 @@
+/**
+ * The shape of `mcp-host.config.js` (DESIGN.md, "The config file").
+ * `validate.ts` checks a loaded value against exactly these fields.
+ */
+
+/** Between a mount's prefix and a tool or prompt's own name. Some clients reject '.'. */
+export type Separator = '.' | '_' | '__';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** What every kind of plugin entry shares: how it is mounted. */
+export interface MountOptions {
+  /** Mount under this prefix: `weather` makes `forecast` into `weather.forecast`. */
+  prefix?: string;
+  /** Mount with names unchanged; collisions are detected, never shadowed. */
+  flat?: boolean;
+  /** Per-request timeout towards this mount, in ms (reset by progress). Default 60 000. */
+  timeoutMs?: number;
+}
+
+/** An npm package: an mcp-host plugin, or an MCP server package with a `bin`. */
+export interface PackagePluginEntry extends MountOptions {
+  package: string;
+  /** Passed to the plugin's `create({ options })`. */
+  options?: Record<string, unknown>;
+  /** For a server package with several bins: which one to run. */
+  bin?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** Any stdio MCP server, run as a child process. */
+export interface CommandPluginEntry extends MountOptions {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** Any Streamable HTTP MCP server. */
+export interface UrlPluginEntry extends MountOptions {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export type PluginEntry = PackagePluginEntry | CommandPluginEntry | UrlPluginEntry;
+
+export interface HttpConfig {
+  /** Default 127.0.0.1: the host is never reachable from the network unless asked. */
+  host?: string;
+  port?: number;
+  /** Extra Host header values accepted besides the bound address (DNS-rebinding protection). */
+  allowedHosts?: string[];
+  /** Extra Origin values accepted (DNS-rebinding protection). */
+  allowedOrigins?: string[];
+}
+
+export interface ReloadConfig {
+  /** Watch the config file and the plugins' package.json files. Default true. */
+  watch?: boolean;
+  /** Quiet time after the last change before a reload starts, in ms. Default 200. */
+  debounceMs?: number;
+  /** How long calls on a removed or replaced plugin may run before they are cancelled, in ms. Default 30 000. */
+  drainTimeoutMs?: number;
+}
+
+export interface HostConfig {
+  name?: string;
+  version?: string;
+  instructions?: string;
+  protocolVersions?: string[];
+  separator?: Separator;
+  maxNameLength?: number;
+  pageSize?: number;
+  plugins: PluginEntry[];
+  http?: HttpConfig;
+  reload?: ReloadConfig;
+  log?: { level?: LogLevel };
+}
+
+/** A config after validation, with every default filled in. */
+export interface ResolvedConfig {
+  /** Absolute path of the config file (or of the package.json holding it). */
+  file: string;
+  /** The directory plugins are resolved from. */
+  dir: string;
+  name: string;
+  version: string;
+  instructions?: string;
+  protocolVersions: string[];
+  separator: Separator;
+  maxNameLength: number;
+  pageSize?: number;
+  plugins: PluginEntry[];
+  http?: Required<Pick<HttpConfig, 'host' | 'port'>> & Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins'>;
+  reload: Required<ReloadConfig>;
+  log: { level: LogLevel };
+}

@@ -1,0 +1,65 @@
+/**
+ * A plugin entry after resolution and every check that needs no plugin code:
+ * what the mount layer needs to start it. Produced by `resolve-plugins.ts`.
+ */
+
+/** The `"mcp-host"` field of a plugin's package.json, after checking. */
+export interface PluginManifest {
+  /** MCP revisions the plugin accepts; absent means every revision. */
+  protocolVersions?: string[];
+  /** The prefix used when the config entry names neither `prefix` nor `flat`. */
+  prefix?: string;
+}
+
+interface SpecBase {
+  /** Position in the config's `plugins` array. */
+  index: number;
+  /** The config path of the entry, for messages: `plugins[2]`. */
+  path: string;
+  /** A human name for messages and logs: the package name, the command, or the URL. */
+  label: string;
+  /** The mount's prefix; undefined for a flat mount. */
+  prefix?: string;
+  flat: boolean;
+  /** Per-request timeout towards the mount, in ms. */
+  timeoutMs: number;
+  /**
+   * Equal fingerprints mean "the same plugin": same package, version, entry
+   * file and config entry. A reload keeps the live instance of a plugin whose
+   * fingerprint did not change.
+   */
+  fingerprint: string;
+}
+
+/** An mcp-host plugin package: imported and created in this process. */
+export interface InProcessSpec extends SpecBase {
+  kind: 'in-process';
+  packageName: string;
+  version: string;
+  /** Absolute directory of the package (where its package.json is). */
+  packageDir: string;
+  /** Absolute path of the module the package exports. */
+  entryFile: string;
+  manifest: PluginManifest;
+  options: Record<string, unknown>;
+}
+
+/** An MCP server run as a stdio child: a server package's bin or a command. */
+export interface StdioSpec extends SpecBase {
+  kind: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Set when the server came from a package (its package.json is watched for upgrades). */
+  packageDir?: string;
+}
+
+/** A Streamable HTTP MCP server. */
+export interface RemoteSpec extends SpecBase {
+  kind: 'remote';
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type PluginSpec = InProcessSpec | StdioSpec | RemoteSpec;
