@@ -52,7 +52,8 @@ export class ProblemsError extends Error {
 /** The problems an error carries, whatever threw it (a plugin may throw anything). */
 export function problemsOf(error: unknown, where: string): Problem[] {
   if (error instanceof ProblemsError) return [...error.problems];
-  if (error instanceof HostError) return [{ where: error.where, what: error.what, ...(error.fix ? { fix: error.fix } : {}) }];
+  if (error instanceof HostError)
+    return [{ where: error.where, what: error.what, ...(error.fix ? { fix: error.fix } : {}) }];
   return [{ where, what: describeThrown(error) }];
 }
 

@@ -8,7 +8,9 @@ export const MODERN_REVISION = '2026-07-28';
  * list (negotiated by `initialize`) plus the 2026-07-28 revision (negotiated
  * by `server/discover`). The host's default `protocolVersions` range.
  */
-export const KNOWN_REVISIONS: readonly string[] = [...new Set([...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION])].sort();
+export const KNOWN_REVISIONS: readonly string[] = [
+  ...new Set([...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION]),
+].sort();
 
 export function isKnownRevision(revision: string): boolean {
   return KNOWN_REVISIONS.includes(revision);

@@ -1,0 +1,59 @@
+import type { ResolvedConfig } from '../config/types.js';
+import { ProblemsError, problemsOf, type Problem } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { PluginSpec } from '../loader/types.js';
+import { startMount } from '../mounts/start-mount.js';
+import type { Mount, MountEvents } from '../mounts/mount.js';
+import { Generation } from './generation.js';
+
+export interface BuildOptions {
+  id: number;
+  config: ResolvedConfig;
+  specs: readonly PluginSpec[];
+  logger: Logger;
+  events: MountEvents;
+  /** The live generation, whose unchanged mounts are kept rather than re-created. */
+  previous?: Generation;
+}
+
+/**
+ * Build a generation beside the live one: keep every mount whose plugin did
+ * not change (same fingerprint: its instance and state survive), start the
+ * new and changed ones in parallel, drain their lists, and preflight the
+ * whole catalogue. Either everything succeeds, or every mount this build
+ * started is closed again and a ProblemsError lists every problem found.
+ */
+export async function buildGeneration(options: BuildOptions): Promise<Generation> {
+  const { config, specs, logger, events, previous } = options;
+  const reusable = new Map(previous?.mounts.filter((m) => !m.peer.isClosed).map((m) => [m.spec.fingerprint, m]));
+  const started: Mount[] = [];
+  const problems: Problem[] = [];
+  const importTag = `g${options.id}`;
+
+  const mounts = await Promise.all(
+    specs.map(async (spec) => {
+      const kept = reusable.get(spec.fingerprint);
+      if (kept) {
+        reusable.delete(spec.fingerprint);
+        return kept;
+      }
+      try {
+        const mount = await startMount(spec, importTag, logger, events);
+        started.push(mount);
+        await mount.refresh();
+        return mount;
+      } catch (error) {
+        problems.push(...problemsOf(error, `plugin "${spec.label}" (${spec.path})`));
+        return undefined;
+      }
+    }),
+  );
+
+  if (problems.length === 0) {
+    const generation = new Generation(options.id, config, mounts as Mount[]);
+    problems.push(...generation.index.allProblems);
+    if (problems.length === 0) return generation;
+  }
+  await Promise.allSettled(started.map((mount) => mount.close()));
+  throw new ProblemsError(problems);
+}

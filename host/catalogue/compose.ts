@@ -1,0 +1,75 @@
+import { loadConfig } from '../config/load.js';
+import type { ResolvedConfig } from '../config/types.js';
+import { ProblemsError, problemsOf, type Problem } from '../errors.js';
+import type { Logger } from '../log.js';
+import { resolvePlugins } from '../loader/resolve-plugins.js';
+import type { MountEvents } from '../mounts/mount.js';
+import { buildGeneration } from './build-generation.js';
+import type { Generation } from './generation.js';
+
+export interface ComposeOptions {
+  configPath?: string;
+  cwd: string;
+  logger: Logger;
+  events: MountEvents;
+  /** The generation number to build. */
+  id: number;
+  /** The live generation, at a reload. */
+  previous?: Generation;
+}
+
+export interface Composition {
+  config: ResolvedConfig;
+  generation: Generation;
+}
+
+/**
+ * The whole path from a config file to a catalogue, in the order data flows:
+ * load and validate the config, resolve and check every plugin from its
+ * package.json alone, then start, drain and preflight. Refuses with every
+ * problem it can find at the first stage that has any.
+ */
+export async function composeCatalogue(options: ComposeOptions): Promise<Composition> {
+  const config = await loadConfig({
+    cwd: options.cwd,
+    ...(options.configPath ? { configPath: options.configPath } : {}),
+  });
+  const { specs, problems } = await resolvePlugins(config);
+  if (problems.length > 0) throw new ProblemsError(problems);
+  const generation = await buildGeneration({
+    id: options.id,
+    config,
+    specs,
+    logger: options.logger,
+    events: options.events,
+    ...(options.previous ? { previous: options.previous } : {}),
+  });
+  return { config, generation };
+}
+
+export interface Inspection {
+  config?: ResolvedConfig;
+  generation?: Generation;
+  problems: Problem[];
+}
+
+/**
+ * What `mcp-host check` needs: every problem, not the first. Plugins that
+ * pass their package.json checks are started even when others failed, so
+ * their own problems (a throwing `create`, a collision) are reported too.
+ */
+export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'previous'>): Promise<Inspection> {
+  let config: ResolvedConfig;
+  try {
+    config = await loadConfig({ cwd: options.cwd, ...(options.configPath ? { configPath: options.configPath } : {}) });
+  } catch (error) {
+    return { problems: problemsOf(error, options.configPath ?? 'config') };
+  }
+  const { specs, problems } = await resolvePlugins(config);
+  try {
+    const generation = await buildGeneration({ id: 1, config, specs, logger: options.logger, events: options.events });
+    return { config, generation, problems };
+  } catch (error) {
+    return { config, problems: [...problems, ...problemsOf(error, config.file)] };
+  }
+}

@@ -1,0 +1,78 @@
+import { formatProblem } from '../errors.js';
+import { ErrorCode, RpcError } from '../rpc-error.js';
+import { MAX_LIST_PAGES } from '../mounts/mount.js';
+import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { Generation } from './generation.js';
+import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
+import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
+import { qualify } from './names.js';
+
+export interface ComposedPage {
+  items: ListItem[];
+  nextCursor?: string;
+}
+
+/**
+ * One page of a composed list, fetched live from the mounts in config order.
+ *
+ * Without `pageSize` a page ends at the first mount that has more, so no
+ * mount's `nextCursor` is dropped and a page may span several mounts. With
+ * `pageSize` the host pages its own output, resuming mid-page of a mount by
+ * refetching that page and skipping what it already served.
+ */
+export async function listPage(
+  generation: Generation,
+  kind: ListKind,
+  cursor: string | undefined,
+  hooks?: CallHooks,
+): Promise<ComposedPage> {
+  const problems = generation.index.problems[kind];
+  if (problems.length > 0) {
+    throw new RpcError(ErrorCode.InternalError, problems.map(formatProblem).join('\n'));
+  }
+  const start: CursorState =
+    cursor === undefined ? { g: generation.id, m: 0 } : decodeCursor(cursor, generation.id, generation.mounts.length);
+  const pageSize = generation.config.pageSize ?? Number.POSITIVE_INFINITY;
+  const items: ListItem[] = [];
+  const { separator } = generation.config;
+
+  for (let m = start.m; m < generation.mounts.length; m++) {
+    const mount = generation.mounts[m]!;
+    if (!mount.provides(kind)) continue;
+    const rename =
+      (kind === 'tools' || kind === 'prompts') && mount.spec.prefix !== undefined
+        ? (item: ListItem) => ({ ...item, name: qualify(mount.spec.prefix, String(item.name), separator) })
+        : (item: ListItem) => item;
+    let mountCursor = m === start.m ? start.c : undefined;
+    let skip = m === start.m ? (start.o ?? 0) : 0;
+    for (let pages = 0; pages < MAX_LIST_PAGES; pages++) {
+      const page = await mount.list(kind, mountCursor, hooks);
+      const fresh = page.items.slice(skip).map(rename);
+      const room = pageSize - items.length;
+      if (fresh.length > room) {
+        items.push(...fresh.slice(0, room));
+        return { items, nextCursor: encodeCursor(cursorAt(generation.id, m, mountCursor, skip + room)) };
+      }
+      items.push(...fresh);
+      if (page.nextCursor === undefined) break;
+      if (items.length >= pageSize || pageSize === Number.POSITIVE_INFINITY) {
+        return { items, nextCursor: encodeCursor(cursorAt(generation.id, m, page.nextCursor, 0)) };
+      }
+      mountCursor = page.nextCursor;
+      skip = 0;
+    }
+  }
+  return { items };
+}
+
+function cursorAt(g: number, m: number, c: string | undefined, o: number): CursorState {
+  return { g, m, ...(c === undefined ? {} : { c }), ...(o > 0 ? { o } : {}) };
+}
+
+/** The result field for a kind: `{ tools: [...] }`, `{ resourceTemplates: [...] }`. */
+export function asListResult(kind: ListKind, page: ComposedPage): Record<string, unknown> {
+  return {
+    [LIST_KINDS[kind].field]: page.items,
+    ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+  };
+}

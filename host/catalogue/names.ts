@@ -1,0 +1,45 @@
+import type { Separator } from '../config/types.js';
+import type { Problem } from '../errors.js';
+import type { ListKind } from './list-kinds.js';
+
+/**
+ * The spec's tool-name charset (2025-11-25, "Tool names"): letters, digits,
+ * `_`, `-` and `.`. A composed name outside it is refused at preflight rather
+ * than served to a client that would reject it.
+ */
+const TOOL_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** `weather` + `.` + `forecast` → `weather.forecast`; a flat mount keeps the name. */
+export function qualify(prefix: string | undefined, name: string, separator: Separator): string {
+  return prefix === undefined ? name : `${prefix}${separator}${name}`;
+}
+
+/** Why a composed tool or prompt name cannot be served, or undefined when it can. */
+export function composedNameProblem(
+  kind: ListKind,
+  composed: string,
+  own: string,
+  mountDescription: string,
+  prefix: string | undefined,
+  maxNameLength: number,
+): Problem | undefined {
+  const noun = kind === 'tools' ? 'tool' : 'prompt';
+  if (composed.length > maxNameLength) {
+    return {
+      where: mountDescription,
+      what: `${noun} "${own}" is exposed as "${composed}", ${composed.length} characters, over maxNameLength ${maxNameLength}.`,
+      fix:
+        prefix === undefined
+          ? `rename the ${noun} in the plugin, or raise maxNameLength (the spec allows 128).`
+          : `mount it under a shorter prefix than "${prefix}", or raise maxNameLength (the spec allows 128).`,
+    };
+  }
+  if (kind === 'tools' && !TOOL_NAME.test(composed)) {
+    return {
+      where: mountDescription,
+      what: `tool "${own}" is exposed as "${composed}", which has characters outside the spec's tool-name set [A-Za-z0-9_.-].`,
+      fix: 'rename the tool in the plugin using only letters, digits, "_", "-" and ".".',
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,145 @@
+import { UriTemplate } from '@modelcontextprotocol/server';
+import { ErrorCode, RpcError } from '../rpc-error.js';
+import type { Mount } from '../mounts/mount.js';
+import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { Owner } from './catalogue-index.js';
+import type { Generation } from './generation.js';
+import { keyOf } from './list-kinds.js';
+
+type Params = Record<string, unknown>;
+type Result = Record<string, unknown>;
+
+/**
+ * Who serves a composed tool or prompt name. The index answers for every
+ * name a mount listed; a prefixed name it does not know yet (a tool added
+ * since the mount's last list) still goes to the mount its prefix names, and
+ * the mount answers for it. A flat name nobody listed is unknown: asking each
+ * flat mount in turn would run a failing tool's side effects twice.
+ */
+export function ownerOfName(generation: Generation, kind: 'tools' | 'prompts', composed: string): Owner {
+  const listed = generation.index.owners[kind].get(composed);
+  if (listed) return listed;
+  const { separator } = generation.config;
+  for (const mount of generation.mounts) {
+    const prefix = mount.spec.prefix;
+    if (prefix !== undefined && composed.startsWith(prefix + separator) && mount.provides(kind)) {
+      return { mount, own: composed.slice(prefix.length + separator.length) };
+    }
+  }
+  const noun = kind === 'tools' ? 'tool' : 'prompt';
+  throw new RpcError(
+    ErrorCode.InvalidParams,
+    `Unknown ${noun} "${composed}": no mounted plugin serves it. Fix: use a name from ${kind}/list.`,
+  );
+}
+
+export function callTool(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
+  const owner = ownerOfName(generation, 'tools', String(params.name));
+  return owner.mount.peer.request('tools/call', { ...params, name: owner.own }, hooks);
+}
+
+export function getPrompt(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
+  const owner = ownerOfName(generation, 'prompts', String(params.name));
+  return owner.mount.peer.request('prompts/get', { ...params, name: owner.own }, hooks);
+}
+
+/**
+ * The mounts that may serve a URI, most likely first: the mount that listed
+ * it, then mounts with a template matching it, then every other mount that
+ * serves resources (a resource need not be listed to be readable).
+ */
+export function resourceCandidates(generation: Generation, uri: string): Mount[] {
+  const candidates: Mount[] = [];
+  const add = (mount: Mount) => candidates.includes(mount) || candidates.push(mount);
+  const listed = generation.index.owners.resources.get(uri);
+  if (listed) add(listed.mount);
+  for (const mount of generation.mounts) {
+    if (mount.items.resourceTemplates.some((t) => templateMatches(keyOf('resourceTemplates', t), uri))) add(mount);
+  }
+  for (const mount of generation.mounts) if (mount.provides('resources')) add(mount);
+  return candidates;
+}
+
+/**
+ * `resources/read` asks each candidate in turn and falls through only on
+ * "not found": any other failure is the owner's real answer and goes to the
+ * client as it is.
+ */
+export async function readResource(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
+  const uri = String(params.uri);
+  let lastNotFound: unknown;
+  for (const mount of resourceCandidates(generation, uri)) {
+    try {
+      return await mount.peer.request('resources/read', params, hooks);
+    } catch (error) {
+      if (!isNotFound(error, uri)) throw error;
+      lastNotFound = error;
+    }
+  }
+  throw (
+    lastNotFound ??
+    new RpcError(ErrorCode.InvalidParams, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri })
+  );
+}
+
+/** The one mount a subscription to `uri` belongs to: the first candidate. */
+export function subscriptionOwner(generation: Generation, uri: string): Mount {
+  const owner = resourceCandidates(generation, uri).find(
+    (mount) => (mount.capabilities.resources as { subscribe?: boolean } | undefined)?.subscribe,
+  );
+  if (!owner) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Cannot subscribe to "${uri}": no mounted plugin that supports resource subscriptions serves it.`,
+      { uri },
+    );
+  }
+  return owner;
+}
+
+/**
+ * `completion/complete` goes where the reference points: a prompt reference
+ * like `prompts/get` (renamed back to the mount's own name), a resource
+ * template reference to the mount that listed that template.
+ */
+export function complete(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
+  const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
+  if (ref.type === 'ref/prompt') {
+    const owner = ownerOfName(generation, 'prompts', String(ref.name));
+    return owner.mount.peer.request('completion/complete', { ...params, ref: { ...ref, name: owner.own } }, hooks);
+  }
+  const uri = String(ref.uri);
+  const owner =
+    generation.index.owners.resourceTemplates.get(uri)?.mount ??
+    generation.index.owners.resources.get(uri)?.mount ??
+    generation.mounts.find((mount) =>
+      mount.items.resourceTemplates.some((t) => templateMatches(keyOf('resourceTemplates', t), uri)),
+    );
+  if (!owner) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Cannot complete for "${uri}": no mounted plugin lists that resource template. Fix: use a uriTemplate from resources/templates/list.`,
+    );
+  }
+  return owner.peer.request('completion/complete', params, hooks);
+}
+
+function templateMatches(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * "Not found" as SDKs say it: -32002 before 2026-07-28, -32602 naming the
+ * URI (in `data.uri` or the message) since.
+ */
+function isNotFound(error: unknown, uri: string): boolean {
+  if (!(error instanceof RpcError)) return false;
+  if (error.code === ErrorCode.ResourceNotFound) return true;
+  if (error.code !== ErrorCode.InvalidParams) return false;
+  const data = error.data as { uri?: unknown } | undefined;
+  return data?.uri === uri || /not found/i.test(error.message);
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { createLogger } from './log.js';
+import { HostError, ProblemsError, describeThrown, formatProblem } from './errors.js';
+import { HOST_VERSION } from './version.js';
+import { start } from './commands/start.js';
+import { check } from './commands/check.js';
+import { list } from './commands/list.js';
+
+const USAGE: Record<string, string> = {
+  main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
+
+Usage:
+  mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
+  mcp-host check [--config PATH]
+  mcp-host list [--config PATH] [--json]
+  mcp-host <command> --help
+
+Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
+  start: `Usage: mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
+
+Serve the composed catalogue. Over stdio unless the config's "http" or --http asks for HTTP.
+  --config PATH   the config file (default: found from the working directory upward)
+  --stdio         serve over stdio even when the config configures HTTP
+  --http ADDR     serve Streamable HTTP at ADDR ([HOST:]PORT, host default 127.0.0.1) on /mcp`,
+  check: `Usage: mcp-host check [--config PATH]
+
+Resolve and check every plugin, create the accepted ones, preflight the composed catalogue and
+print it. Lists every problem found and exits 1 if there is any.`,
+  list: `Usage: mcp-host list [--config PATH] [--json]
+
+Print the composed catalogue (tools, prompts, resources, templates) by mount.
+  --json   machine-readable output`,
+};
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const commands = ['start', 'check', 'list'];
+  const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
+  const rest = argv[0] === command ? argv.slice(1) : argv;
+  if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
+
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: {
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        json: { type: 'boolean' },
+        stdio: { type: 'boolean' },
+        http: { type: 'string' },
+        version: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(describeThrown(error));
+  }
+  if (values.version) {
+    process.stdout.write(`${HOST_VERSION}\n`);
+    return 0;
+  }
+  if (values.help) {
+    process.stdout.write(`${argv[0] === command ? USAGE[command] : USAGE.main}\n`);
+    return 0;
+  }
+  if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
+
+  const logger = createLogger(
+    (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
+  );
+  const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
+  switch (command) {
+    case 'check':
+      return check(common);
+    case 'list':
+      return list({ ...common, json: values.json === true });
+    default:
+      return start(common);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`mcp-host: ${error.message}\n\n${USAGE.main}\n`);
+      process.exit(2);
+    }
+    if (error instanceof ProblemsError) {
+      process.stderr.write(
+        `mcp-host: ${error.problems.length === 1 ? 'a problem' : `${error.problems.length} problems`}:\n`,
+      );
+      for (const problem of error.problems) process.stderr.write(`- ${formatProblem(problem)}\n`);
+    } else if (error instanceof HostError) {
+      process.stderr.write(`mcp-host: ${error.message}\n`);
+    } else {
+      process.stderr.write(
+        `mcp-host: unexpected failure: ${error instanceof Error ? error.stack : describeThrown(error)}\n`,
+      );
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+import type { InProcessSpec } from '../loader/types.js';
+import type { PluginServer } from '../plugin.js';
+import { loadDefinition } from '../loader/definition.js';
+import { HostError, describeThrown } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createInProcessLink } from './in-process-link.js';
+import { UpstreamPeer } from './upstream-peer.js';
+import { Mount, type MountEvents } from './mount.js';
+import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
+
+/**
+ * Start an mcp-host plugin in this process: import its entry (fresh, tagged
+ * with the generation so an upgraded plugin runs its new code), call
+ * `create`, and connect the server it returns to the host over an in-process
+ * link. Works the same for servers built with SDK v1 and v2.
+ */
+export async function startInProcessMount(
+  spec: InProcessSpec,
+  importTag: string,
+  logger: Logger,
+  events: MountEvents,
+): Promise<Mount> {
+  const pluginLogger = logger.child({ plugin: spec.prefix ?? spec.label });
+  const definition = await loadDefinition(spec, importTag);
+  let server: PluginServer;
+  try {
+    server = await definition.create({ options: spec.options, logger: pluginLogger });
+  } catch (error) {
+    throw new HostError(
+      {
+        where: `plugin "${spec.label}" (${spec.path})`,
+        what: `create() threw: ${describeThrown(error)}`,
+        fix: 'fix the plugin or its options in the config; the host did not mount it.',
+      },
+      { cause: error },
+    );
+  }
+  if (typeof (server as Partial<PluginServer> | undefined)?.connect !== 'function') {
+    throw new HostError({
+      where: `plugin "${spec.label}" (${spec.path})`,
+      what: 'create() did not return an MCP server.',
+      fix: 'return an McpServer or Server from @modelcontextprotocol/server (SDK v2) or @modelcontextprotocol/sdk (SDK v1).',
+    });
+  }
+  const { hostSide, pluginSide } = createInProcessLink();
+  await server.connect(pluginSide as never);
+  // The peer exists before the Mount it belongs to; events that arrive in
+  // between (none should: the handshake is not done) are dropped.
+  let mount: Mount | undefined;
+  const peer = new UpstreamPeer(hostSide, {
+    label: spec.prefix ?? spec.label,
+    logger: pluginLogger,
+    timeoutMs: spec.timeoutMs,
+    onNotification: (notification) => mount && events.onNotification(mount, notification),
+    onClose: () => mount && events.onClose(mount),
+  });
+  const handshake = await peer.connect(handshakeVersion(spec.manifest.protocolVersions), HOST_CLIENT_CAPABILITIES);
+  mount = new Mount(spec, peer, handshake, pluginLogger, async () => {
+    await server.close();
+  });
+  return mount;
+}

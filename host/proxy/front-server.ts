@@ -1,0 +1,101 @@
+import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { HostRuntime } from '../runtime.js';
+import { ErrorCode, RpcError } from '../rpc-error.js';
+import { describeThrown } from '../errors.js';
+import { asListResult, listPage } from '../catalogue/lists.js';
+import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
+import type { ListKind } from '../catalogue/list-kinds.js';
+import { callHooksFor } from './call-hooks.js';
+import { FrontSession } from './front-session.js';
+
+type Params = Record<string, unknown>;
+type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
+
+/**
+ * The SDK `Server` a client talks to: one per connection (stdio, a legacy
+ * HTTP session) or per request (2026-07-28 HTTP). It holds no catalogue of
+ * its own: every handler reads the runtime's live generation when the
+ * request arrives, so a reload's swap reaches every client at once.
+ *
+ * Its capabilities are those of the generation live when it was created; a
+ * client connected before a reload that adds, say, the first prompts
+ * plugin learns of prompts when it reconnects.
+ */
+export function createFrontSession(runtime: HostRuntime, options: { longLived: boolean }): FrontSession {
+  const generation = runtime.current;
+  const { config } = generation;
+  const capabilities = generation.capabilities();
+  const server = new Server(
+    { name: config.name, version: config.version },
+    {
+      capabilities,
+      ...(config.instructions === undefined ? {} : { instructions: config.instructions }),
+      supportedProtocolVersions: config.protocolVersions,
+    },
+  );
+  const session = new FrontSession(server, runtime.logger);
+  const handle = (method: string, handler: Handler) =>
+    server.setRequestHandler(
+      method as 'tools/list',
+      ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
+    );
+  const list = (kind: ListKind) => async (request: { params?: Params }) =>
+    asListResult(kind, await listPage(runtime.current, kind, request.params?.cursor as string | undefined));
+
+  if (capabilities.tools) {
+    handle('tools/list', list('tools'));
+    handle('tools/call', (request, ctx) =>
+      callTool(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+    );
+  }
+  if (capabilities.prompts) {
+    handle('prompts/list', list('prompts'));
+    handle('prompts/get', (request, ctx) =>
+      getPrompt(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+    );
+  }
+  if (capabilities.resources) {
+    handle('resources/list', list('resources'));
+    handle('resources/templates/list', list('resourceTemplates'));
+    handle('resources/read', (request, ctx) =>
+      readResource(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+    );
+    if (capabilities.resources.subscribe) {
+      handle('resources/subscribe', async (request) => {
+        await runtime.subscribe(session, String(request.params?.uri));
+        return {};
+      });
+      handle('resources/unsubscribe', async (request) => {
+        await runtime.unsubscribe(session, String(request.params?.uri));
+        return {};
+      });
+    }
+  }
+  if (capabilities.completions) {
+    handle('completion/complete', (request, ctx) =>
+      complete(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+    );
+  }
+
+  if (options.longLived) {
+    runtime.addSession(session);
+    const previousOnClose = server.onclose;
+    server.onclose = () => {
+      previousOnClose?.();
+      runtime.removeSession(session);
+    };
+  }
+  return session;
+}
+
+/**
+ * Errors reach the client with the code they came with: an upstream's
+ * JSON-RPC error passes through unchanged, the host's own carry its code,
+ * and anything else (a plugin that threw something odd) is an internal
+ * error with a readable message.
+ */
+function toProtocolError(error: unknown): never {
+  if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
+  if (error instanceof ProtocolError) throw error;
+  throw new ProtocolError(ErrorCode.InternalError, describeThrown(error));
+}

@@ -1,0 +1,61 @@
+import type { Generation } from '../catalogue/generation.js';
+import { ALL_LIST_KINDS, keyOf, type ListKind } from '../catalogue/list-kinds.js';
+import { qualify } from '../catalogue/names.js';
+import type { ChangedList } from '../proxy/front-session.js';
+
+export interface KindDiff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** What a reload changed, for `list_changed` and for the admin who asked. */
+export interface CatalogueDiff {
+  plugins: { added: string[]; removed: string[]; replaced: string[] };
+  lists: Record<ListKind, KindDiff>;
+  /** The lists whose clients must be told: empty when nothing a client sees changed. */
+  changedLists: Set<ChangedList>;
+}
+
+/** Every item a client of the generation sees, by composed key, as JSON. */
+function visible(generation: Generation, kind: ListKind): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const mount of generation.mounts) {
+    for (const item of mount.items[kind]) {
+      const own = keyOf(kind, item);
+      const key =
+        kind === 'tools' || kind === 'prompts' ? qualify(mount.spec.prefix, own, generation.config.separator) : own;
+      entries.set(key, JSON.stringify({ ...item, ...(key !== own ? { name: key } : {}) }));
+    }
+  }
+  return entries;
+}
+
+export function diffGenerations(before: Generation, after: Generation): CatalogueDiff {
+  const lists = {} as Record<ListKind, KindDiff>;
+  const changedLists = new Set<ChangedList>();
+  for (const kind of ALL_LIST_KINDS) {
+    const old = visible(before, kind);
+    const now = visible(after, kind);
+    const diff: KindDiff = {
+      added: [...now.keys()].filter((key) => !old.has(key)),
+      removed: [...old.keys()].filter((key) => !now.has(key)),
+      changed: [...now.keys()].filter((key) => old.has(key) && old.get(key) !== now.get(key)),
+    };
+    lists[kind] = diff;
+    if (diff.added.length + diff.removed.length + diff.changed.length > 0) {
+      changedLists.add(kind === 'resourceTemplates' ? 'resources' : kind);
+    }
+  }
+  const oldMounts = new Map(before.mounts.map((m) => [m.name, m]));
+  const newMounts = new Map(after.mounts.map((m) => [m.name, m]));
+  return {
+    plugins: {
+      added: [...newMounts.keys()].filter((name) => !oldMounts.has(name)),
+      removed: [...oldMounts.keys()].filter((name) => !newMounts.has(name)),
+      replaced: [...newMounts].filter(([name, m]) => oldMounts.has(name) && oldMounts.get(name) !== m).map(([n]) => n),
+    },
+    lists,
+    changedLists,
+  };
+}

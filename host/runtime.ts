@@ -1,0 +1,150 @@
+import type { JSONRPCNotification, LoggingMessageNotification } from '@modelcontextprotocol/server';
+import type { Generation } from './catalogue/generation.js';
+import { kindsChangedBy } from './catalogue/list-kinds.js';
+import type { Logger } from './log.js';
+import type { Mount, MountEvents } from './mounts/mount.js';
+import type { ChangedList, FrontSession } from './proxy/front-session.js';
+import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
+import { describeThrown } from './errors.js';
+import { subscriptionOwner } from './catalogue/routing.js';
+
+/**
+ * The running host: the live generation, the connected sessions, and the
+ * traffic between them that no single request owns (a plugin's
+ * `list_changed`, resource updates and log messages; a reload's swap).
+ *
+ * Front servers read `current` at every request, so swapping it is the
+ * single step that moves every client to a new catalogue.
+ */
+export class HostRuntime implements MountEvents {
+  private live: Generation | undefined;
+  readonly sessions = new Set<FrontSession>();
+  /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
+  private readonly subscribers = new Map<string, Set<FrontSession>>();
+
+  constructor(readonly logger: Logger) {}
+
+  get current(): Generation {
+    if (!this.live) throw new Error('the host has no catalogue yet');
+    return this.live;
+  }
+
+  /** Install the first generation (start-up) or swap in the next (reload). */
+  swap(next: Generation): CatalogueDiff | undefined {
+    const before = this.live;
+    this.live = next;
+    if (!before) return undefined;
+    const diff = diffGenerations(before, next);
+    this.broadcastListChanged(diff.changedLists);
+    const kept = new Set(next.mounts);
+    void this.retire(
+      before.mounts.filter((mount) => !kept.has(mount)),
+      next.config.reload.drainTimeoutMs,
+    );
+    return diff;
+  }
+
+  /**
+   * Close mounts a reload removed or replaced once their calls finish, or
+   * when the drain timeout passes (closing then cancels what is left).
+   */
+  async retire(mounts: readonly Mount[], drainTimeoutMs: number): Promise<void> {
+    const deadline = Date.now() + drainTimeoutMs;
+    await Promise.all(
+      mounts.map(async (mount) => {
+        while (mount.peer.inFlight > 0 && Date.now() < deadline) await sleep(20);
+        if (mount.peer.inFlight > 0) {
+          mount.logger.warn(`closing with ${mount.peer.inFlight} calls still running after the drain timeout`);
+        }
+        await mount.close().catch((error: unknown) => mount.logger.warn({ err: error }, 'close failed'));
+      }),
+    );
+  }
+
+  broadcastListChanged(lists: ReadonlySet<ChangedList>): void {
+    if (lists.size === 0) return;
+    for (const session of this.sessions) session.listChanged(lists);
+  }
+
+  onNotification(mount: Mount, notification: JSONRPCNotification): void {
+    const params = (notification.params ?? {}) as Record<string, unknown>;
+    if (notification.method === 'notifications/message') {
+      for (const session of this.sessions) session.log(params as LoggingMessageNotification['params']);
+      return;
+    }
+    if (notification.method === 'notifications/resources/updated') {
+      for (const session of this.subscribers.get(String(params.uri)) ?? []) {
+        session.resourceUpdated(params as { uri: string });
+      }
+      return;
+    }
+    const kinds = kindsChangedBy(notification.method);
+    if (kinds.length > 0) void this.mountListsChanged(mount, kinds);
+  }
+
+  onClose(mount: Mount): void {
+    if (this.live?.mounts.includes(mount)) mount.logger.warn('the plugin closed its connection');
+  }
+
+  /**
+   * A plugin's own `list_changed`: refresh its copy, re-check collisions,
+   * and pass the notification on as the host's.
+   */
+  private async mountListsChanged(mount: Mount, kinds: ReturnType<typeof kindsChangedBy>): Promise<void> {
+    try {
+      await mount.refresh(kinds);
+    } catch (error) {
+      mount.logger.warn(`could not refresh its lists after list_changed: ${describeThrown(error)}`);
+    }
+    const generation = this.live;
+    if (!generation?.mounts.includes(mount)) return;
+    generation.reindex();
+    this.broadcastListChanged(new Set(kinds.map((kind) => (kind === 'resourceTemplates' ? 'resources' : kind))));
+  }
+
+  /**
+   * Subscribe a session to a resource. The owning plugin is asked once, by
+   * the first session; later sessions join that subscription.
+   */
+  async subscribe(session: FrontSession, uri: string): Promise<void> {
+    const sessions = this.subscribers.get(uri) ?? new Set<FrontSession>();
+    if (sessions.size === 0) {
+      await subscriptionOwner(this.current, uri).peer.request('resources/subscribe', { uri });
+    }
+    sessions.add(session);
+    session.subscriptions.add(uri);
+    this.subscribers.set(uri, sessions);
+  }
+
+  /** Unsubscribe a session; the plugin is told when the last session leaves. */
+  async unsubscribe(session: FrontSession, uri: string): Promise<void> {
+    session.subscriptions.delete(uri);
+    const sessions = this.subscribers.get(uri);
+    if (!sessions?.delete(session) || sessions.size > 0) return;
+    this.subscribers.delete(uri);
+    await subscriptionOwner(this.current, uri).peer.request('resources/unsubscribe', { uri });
+  }
+
+  addSession(session: FrontSession): void {
+    this.sessions.add(session);
+  }
+
+  removeSession(session: FrontSession): void {
+    this.sessions.delete(session);
+    for (const uri of [...session.subscriptions]) {
+      this.unsubscribe(session, uri).catch((error: unknown) =>
+        this.logger.debug({ err: error }, `could not unsubscribe from ${uri}`),
+      );
+    }
+  }
+
+  /** Close every mount of the live generation (shutdown). */
+  async close(): Promise<void> {
+    const mounts = this.live?.mounts ?? [];
+    await Promise.allSettled(mounts.map((mount) => mount.close()));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

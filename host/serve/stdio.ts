@@ -1,0 +1,36 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { HostRuntime } from '../runtime.js';
+import { createFrontSession } from '../proxy/front-server.js';
+import type { FrontSession } from '../proxy/front-session.js';
+
+export interface StdioService {
+  /** Resolves when the client closed stdin. */
+  readonly ended: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serve the host's catalogue to one client over this process's stdin and
+ * stdout. The SDK's entry decides the era from the client's opening (an
+ * `initialize`, or a 2026-07-28 `server/discover`) and pins one front server
+ * for the connection.
+ */
+export function serveOverStdio(runtime: HostRuntime): StdioService {
+  let session: FrontSession | undefined;
+  const handle = serveStdio(
+    () => {
+      // The entry may build a probe instance for `server/discover` and discard
+      // it when the client falls back to `initialize`: one connection, so the
+      // newest instance is the one being served.
+      if (session) runtime.removeSession(session);
+      session = createFrontSession(runtime, { longLived: true });
+      return session.server;
+    },
+    { onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error') },
+  );
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+  });
+  return { ended, close: () => handle.close() };
+}
