@@ -3,9 +3,11 @@ import { parseArgs } from 'node:util';
 import { createLogger } from './log.js';
 import { HostError, ProblemsError, describeThrown, formatProblem } from './errors.js';
 import { HOST_VERSION } from './version.js';
-import { start } from './commands/start.js';
+import { start, type StartOptions } from './commands/start.js';
+import { parseListenAddress } from './serve/listen-address.js';
 import { check } from './commands/check.js';
 import { list } from './commands/list.js';
+import { reload } from './commands/reload.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -14,6 +16,7 @@ Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
   mcp-host check [--config PATH]
   mcp-host list [--config PATH] [--json]
+  mcp-host reload [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -22,7 +25,10 @@ Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wro
 Serve the composed catalogue. Over stdio unless the config's "http" or --http asks for HTTP.
   --config PATH   the config file (default: found from the working directory upward)
   --stdio         serve over stdio even when the config configures HTTP
-  --http ADDR     serve Streamable HTTP at ADDR ([HOST:]PORT, host default 127.0.0.1) on /mcp`,
+  --http ADDR     serve Streamable HTTP at ADDR ([HOST:]PORT, host default 127.0.0.1) on /mcp
+
+Environment:
+  MCP_HOST_HTTP_TOKENS   comma-separated bearer tokens; when set, HTTP clients must send one`,
   check: `Usage: mcp-host check [--config PATH]
 
 Resolve and check every plugin, create the accepted ones, preflight the composed catalogue and
@@ -31,12 +37,23 @@ print it. Lists every problem found and exits 1 if there is any.`,
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
   --json   machine-readable output`,
+  reload: `Usage: mcp-host reload [--config PATH]
+
+Ask every host running this config (on this machine, as this user) to reload it now, and print
+what changed: plugins added, removed or replaced; tools, prompts, resources and templates added,
+removed or changed. A refused reload prints every problem and exits 1; the host keeps serving its
+previous catalogue. Exits 1 too when no host is running this config.
+  --config PATH   the config file the host was started with (default: found from the working
+                  directory upward, as start finds it)
+
+A running host also reloads by itself when its config file or an installed plugin's package.json
+changes (config "reload.watch", default on), and on SIGHUP.`,
 };
 
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list'];
+  const commands = ['start', 'check', 'list', 'reload'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
@@ -78,8 +95,21 @@ async function main(argv: string[]): Promise<number> {
       return check(common);
     case 'list':
       return list({ ...common, json: values.json === true });
+    case 'reload':
+      return reload(common);
     default:
-      return start(common);
+      return start({ ...common, ...serveFlags(values) });
+  }
+}
+
+/** `--stdio` and `--http [HOST:]PORT`, checked here so a bad address is a usage error (exit 2). */
+function serveFlags(values: { stdio?: boolean; http?: string }): Pick<StartOptions, 'stdio' | 'http'> {
+  if (values.stdio && values.http !== undefined) throw new UsageError('--stdio and --http exclude each other');
+  if (values.http === undefined) return values.stdio ? { stdio: true } : {};
+  try {
+    return { http: parseListenAddress(values.http) };
+  } catch (error) {
+    throw new UsageError(describeThrown(error));
   }
 }
 

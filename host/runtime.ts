@@ -1,9 +1,9 @@
 import type { JSONRPCNotification, LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Generation } from './catalogue/generation.js';
-import { kindsChangedBy } from './catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, kindsChangedBy } from './catalogue/list-kinds.js';
 import type { Logger } from './log.js';
 import type { Mount, MountEvents } from './mounts/mount.js';
-import type { ChangedList, FrontSession } from './proxy/front-session.js';
+import type { ChangedList, SessionNotifier } from './proxy/front-session.js';
 import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
 import { describeThrown } from './errors.js';
 import { subscriptionOwner } from './catalogue/routing.js';
@@ -18,9 +18,9 @@ import { subscriptionOwner } from './catalogue/routing.js';
  */
 export class HostRuntime implements MountEvents {
   private live: Generation | undefined;
-  readonly sessions = new Set<FrontSession>();
+  readonly sessions = new Set<SessionNotifier>();
   /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
-  private readonly subscribers = new Map<string, Set<FrontSession>>();
+  private readonly subscribers = new Map<string, Set<SessionNotifier>>();
 
   constructor(readonly logger: Logger) {}
 
@@ -40,21 +40,26 @@ export class HostRuntime implements MountEvents {
     void this.retire(
       before.mounts.filter((mount) => !kept.has(mount)),
       next.config.reload.drainTimeoutMs,
+      'a reload removed or replaced this plugin',
     );
     return diff;
   }
 
   /**
    * Close mounts a reload removed or replaced once their calls finish, or
-   * when the drain timeout passes (closing then cancels what is left).
+   * when the drain timeout passes: then what is left is cancelled, and its
+   * clients are told `why` (the reason the mount is going away).
    */
-  async retire(mounts: readonly Mount[], drainTimeoutMs: number): Promise<void> {
+  async retire(mounts: readonly Mount[], drainTimeoutMs: number, why = 'the host is stopping'): Promise<void> {
     const deadline = Date.now() + drainTimeoutMs;
     await Promise.all(
       mounts.map(async (mount) => {
         while (mount.peer.inFlight > 0 && Date.now() < deadline) await sleep(20);
         if (mount.peer.inFlight > 0) {
           mount.logger.warn(`closing with ${mount.peer.inFlight} calls still running after the drain timeout`);
+          mount.peer.abandon(
+            `${why}, and the call was still running at the drain timeout (reload.drainTimeoutMs, ${drainTimeoutMs} ms). Fix: raise reload.drainTimeoutMs in the host config.`,
+          );
         }
         await mount.close().catch((error: unknown) => mount.logger.warn({ err: error }, 'close failed'));
       }),
@@ -83,7 +88,41 @@ export class HostRuntime implements MountEvents {
   }
 
   onClose(mount: Mount): void {
-    if (this.live?.mounts.includes(mount)) mount.logger.warn('the plugin closed its connection');
+    if (mount.state !== 'closed' && this.live?.mounts.includes(mount))
+      mount.logger.warn('the plugin closed its connection');
+  }
+
+  /**
+   * A supervised mount went down or came back: its lists left or rejoined
+   * the catalogue, so every session is told; one that came back is
+   * subscribed again to the resources sessions still follow on it.
+   */
+  onStateChange(mount: Mount): void {
+    const generation = this.live;
+    if (!generation?.mounts.includes(mount)) return;
+    generation.reindex();
+    const lists = new Set<ChangedList>();
+    for (const kind of ALL_LIST_KINDS) {
+      if (mount.provides(kind) || mount.items[kind].length > 0) {
+        lists.add(kind === 'resourceTemplates' ? 'resources' : kind);
+      }
+    }
+    this.broadcastListChanged(lists);
+    if (mount.isUp) this.resubscribe(generation, mount);
+  }
+
+  /** A reconnected upstream starts with no subscriptions: renew those sessions still hold on it. */
+  private resubscribe(generation: Generation, mount: Mount): void {
+    for (const uri of this.subscribers.keys()) {
+      try {
+        if (subscriptionOwner(generation, uri) !== mount) continue;
+      } catch {
+        continue; // no mount serves it now
+      }
+      mount
+        .request('resources/subscribe', { uri })
+        .catch((error: unknown) => mount.logger.warn(`could not subscribe again to ${uri}: ${describeThrown(error)}`));
+    }
   }
 
   /**
@@ -106,10 +145,10 @@ export class HostRuntime implements MountEvents {
    * Subscribe a session to a resource. The owning plugin is asked once, by
    * the first session; later sessions join that subscription.
    */
-  async subscribe(session: FrontSession, uri: string): Promise<void> {
-    const sessions = this.subscribers.get(uri) ?? new Set<FrontSession>();
+  async subscribe(session: SessionNotifier, uri: string): Promise<void> {
+    const sessions = this.subscribers.get(uri) ?? new Set<SessionNotifier>();
     if (sessions.size === 0) {
-      await subscriptionOwner(this.current, uri).peer.request('resources/subscribe', { uri });
+      await subscriptionOwner(this.current, uri).request('resources/subscribe', { uri });
     }
     sessions.add(session);
     session.subscriptions.add(uri);
@@ -117,19 +156,19 @@ export class HostRuntime implements MountEvents {
   }
 
   /** Unsubscribe a session; the plugin is told when the last session leaves. */
-  async unsubscribe(session: FrontSession, uri: string): Promise<void> {
+  async unsubscribe(session: SessionNotifier, uri: string): Promise<void> {
     session.subscriptions.delete(uri);
     const sessions = this.subscribers.get(uri);
     if (!sessions?.delete(session) || sessions.size > 0) return;
     this.subscribers.delete(uri);
-    await subscriptionOwner(this.current, uri).peer.request('resources/unsubscribe', { uri });
+    await subscriptionOwner(this.current, uri).request('resources/unsubscribe', { uri });
   }
 
-  addSession(session: FrontSession): void {
+  addSession(session: SessionNotifier): void {
     this.sessions.add(session);
   }
 
-  removeSession(session: FrontSession): void {
+  removeSession(session: SessionNotifier): void {
     this.sessions.delete(session);
     for (const uri of [...session.subscriptions]) {
       this.unsubscribe(session, uri).catch((error: unknown) =>

@@ -19,13 +19,17 @@ export interface BuildOptions {
 /**
  * Build a generation beside the live one: keep every mount whose plugin did
  * not change (same fingerprint: its instance and state survive), start the
- * new and changed ones in parallel, drain their lists, and preflight the
+ * new and changed ones in parallel (each comes back with its lists drained,
+ * or down under supervision when it could not be reached), and preflight the
  * whole catalogue. Either everything succeeds, or every mount this build
  * started is closed again and a ProblemsError lists every problem found.
  */
 export async function buildGeneration(options: BuildOptions): Promise<Generation> {
   const { config, specs, logger, events, previous } = options;
-  const reusable = new Map(previous?.mounts.filter((m) => !m.peer.isClosed).map((m) => [m.spec.fingerprint, m]));
+  // A mount that is down is kept too: its supervisor is bringing it back.
+  const reusable = new Map(
+    previous?.mounts.filter((m) => m.state === 'down' || !m.peer.isClosed).map((m) => [m.spec.fingerprint, m]),
+  );
   const started: Mount[] = [];
   const problems: Problem[] = [];
   const importTag = `g${options.id}`;
@@ -38,9 +42,8 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
         return kept;
       }
       try {
-        const mount = await startMount(spec, importTag, logger, events);
+        const mount = await startMount(spec, importTag, logger, events, config);
         started.push(mount);
-        await mount.refresh();
         return mount;
       } catch (error) {
         problems.push(...problemsOf(error, `plugin "${spec.label}" (${spec.path})`));

@@ -68,8 +68,23 @@ export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'pre
   const { specs, problems } = await resolvePlugins(config);
   try {
     const generation = await buildGeneration({ id: 1, config, specs, logger: options.logger, events: options.events });
-    return { config, generation, problems };
+    return { config, generation, problems: [...problems, ...unreachable(generation)] };
   } catch (error) {
     return { config, problems: [...problems, ...problemsOf(error, config.file)] };
   }
+}
+
+/** Upstreams that could not be reached in time: `start` serves without them (and keeps trying); `check` says why. */
+function unreachable(generation: Generation): Problem[] {
+  return generation.mounts.flatMap((mount) =>
+    !mount.isUp && mount.outage
+      ? [
+          {
+            where: `${mount.description} (${mount.spec.path})`,
+            what: `could not be reached: ${mount.outage.cause}`,
+            fix: mount.outage.fix,
+          },
+        ]
+      : [],
+  );
 }

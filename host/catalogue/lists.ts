@@ -38,7 +38,7 @@ export async function listPage(
 
   for (let m = start.m; m < generation.mounts.length; m++) {
     const mount = generation.mounts[m]!;
-    if (!mount.provides(kind)) continue;
+    if (!mount.isUp || !mount.provides(kind)) continue; // a down mount's lists are withdrawn
     const rename =
       (kind === 'tools' || kind === 'prompts') && mount.spec.prefix !== undefined
         ? (item: ListItem) => ({ ...item, name: qualify(mount.spec.prefix, String(item.name), separator) })

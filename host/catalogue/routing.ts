@@ -22,7 +22,8 @@ export function ownerOfName(generation: Generation, kind: 'tools' | 'prompts', c
   const { separator } = generation.config;
   for (const mount of generation.mounts) {
     const prefix = mount.spec.prefix;
-    if (prefix !== undefined && composed.startsWith(prefix + separator) && mount.provides(kind)) {
+    // A mount that is down may never have said what it provides: its call is refused naming its state.
+    if (prefix !== undefined && composed.startsWith(prefix + separator) && (mount.provides(kind) || !mount.isUp)) {
       return { mount, own: composed.slice(prefix.length + separator.length) };
     }
   }
@@ -35,28 +36,31 @@ export function ownerOfName(generation: Generation, kind: 'tools' | 'prompts', c
 
 export function callTool(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
   const owner = ownerOfName(generation, 'tools', String(params.name));
-  return owner.mount.peer.request('tools/call', { ...params, name: owner.own }, hooks);
+  return owner.mount.request('tools/call', { ...params, name: owner.own }, hooks);
 }
 
 export function getPrompt(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
   const owner = ownerOfName(generation, 'prompts', String(params.name));
-  return owner.mount.peer.request('prompts/get', { ...params, name: owner.own }, hooks);
+  return owner.mount.request('prompts/get', { ...params, name: owner.own }, hooks);
 }
 
 /**
  * The mounts that may serve a URI, most likely first: the mount that listed
  * it, then mounts with a template matching it, then every other mount that
- * serves resources (a resource need not be listed to be readable).
+ * serves resources (a resource need not be listed to be readable). Only the
+ * mount that listed it is named when it is down, so that its reader is told
+ * why rather than "not found".
  */
 export function resourceCandidates(generation: Generation, uri: string): Mount[] {
   const candidates: Mount[] = [];
   const add = (mount: Mount) => candidates.includes(mount) || candidates.push(mount);
   const listed = generation.index.owners.resources.get(uri);
   if (listed) add(listed.mount);
-  for (const mount of generation.mounts) {
+  const up = generation.mounts.filter((mount) => mount.isUp);
+  for (const mount of up) {
     if (mount.items.resourceTemplates.some((t) => templateMatches(keyOf('resourceTemplates', t), uri))) add(mount);
   }
-  for (const mount of generation.mounts) if (mount.provides('resources')) add(mount);
+  for (const mount of up) if (mount.provides('resources')) add(mount);
   return candidates;
 }
 
@@ -70,7 +74,7 @@ export async function readResource(generation: Generation, params: Params, hooks
   let lastNotFound: unknown;
   for (const mount of resourceCandidates(generation, uri)) {
     try {
-      return await mount.peer.request('resources/read', params, hooks);
+      return await mount.request('resources/read', params, hooks);
     } catch (error) {
       if (!isNotFound(error, uri)) throw error;
       lastNotFound = error;
@@ -106,7 +110,7 @@ export function complete(generation: Generation, params: Params, hooks: CallHook
   const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
   if (ref.type === 'ref/prompt') {
     const owner = ownerOfName(generation, 'prompts', String(ref.name));
-    return owner.mount.peer.request('completion/complete', { ...params, ref: { ...ref, name: owner.own } }, hooks);
+    return owner.mount.request('completion/complete', { ...params, ref: { ...ref, name: owner.own } }, hooks);
   }
   const uri = String(ref.uri);
   const owner =
@@ -121,7 +125,7 @@ export function complete(generation: Generation, params: Params, hooks: CallHook
       `Cannot complete for "${uri}": no mounted plugin lists that resource template. Fix: use a uriTemplate from resources/templates/list.`,
     );
   }
-  return owner.peer.request('completion/complete', params, hooks);
+  return owner.request('completion/complete', params, hooks);
 }
 
 function templateMatches(template: string, uri: string): boolean {

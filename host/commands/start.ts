@@ -1,13 +1,22 @@
 import type { Logger } from '../log.js';
+import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
+import { serveOverHttp } from '../serve/http.js';
+import { tokensFromEnv } from '../serve/http-auth.js';
+import type { ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
+import { startReloading } from '../reload/reload-service.js';
 
 export interface StartOptions {
   configPath?: string;
   cwd: string;
   logger: Logger;
+  /** `--stdio`: serve over stdio even when the config configures HTTP. */
+  stdio?: boolean;
+  /** `--http [HOST:]PORT`: serve HTTP there, whatever the config says. */
+  http?: ListenAddress;
 }
 
 /**
@@ -19,16 +28,33 @@ export async function start(options: StartOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const { config, generation } = await composeCatalogue({ ...options, events: runtime, id: 1 });
   runtime.swap(generation);
-  options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over stdio`);
-  const stdio = serveOverStdio(runtime);
+  // Armed before serving: a client that is connected can rely on reloads.
+  const reloading = await startReloading(runtime, { configFile: config.file, cwd: options.cwd, logger: options.logger });
+  const http = options.stdio ? undefined : httpAddress(config.http, options.http);
+  const service = http
+    ? await serveOverHttp(runtime, { ...config.http, ...http, bearerTokens: tokensFromEnv() })
+    : serveOverStdio(runtime);
+  // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
+  const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
+  options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);
 
   const stopped = new Promise<string>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
-    void stdio.ended.then(() => resolve('stdin closed'));
+    if ('ended' in service) void service.ended.then(() => resolve('stdin closed'));
   });
   const reason = await stopped;
   options.logger.info(`stopping (${reason}): letting calls in flight finish`);
+  await reloading.close();
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
-  await stdio.close();
+  await service.close();
   return 0;
+}
+
+/** `--http` wins over the config's address; a bare `--http PORT` binds 127.0.0.1. */
+function httpAddress(
+  configured: ResolvedConfig['http'],
+  flag: ListenAddress | undefined,
+): { host: string; port: number } | undefined {
+  if (flag) return { host: flag.host ?? '127.0.0.1', port: flag.port };
+  return configured && { host: configured.host, port: configured.port };
 }

@@ -7,10 +7,11 @@
  * manifest checks and definition checks all ask it.
  */
 import type { Problem } from '../errors.js';
+import { quotedChoices } from './problem-wording.js';
 
 /** Each dispatcher-level key and what it configures, as messages name it. */
 const DISPATCHER_LEVEL_SETTINGS = {
-  tasks: 'tasks',
+  tasks: 'task support',
   taskStore: 'the task store',
   sessionStore: 'the session store',
   eventStore: 'the event store',
@@ -36,18 +37,13 @@ export function isDispatcherLevelKey(key: string): key is DispatcherLevelKey {
 
 /**
  * The refusal of a dispatcher-level key set outside the host config's top
- * level. `setBy` names who set it ("plugin entry plugins[2]", "the package.json
- * of \"@acme/mcp-weather\"", …); `configFileName` is where it belongs.
+ * level. `setBy` names who set it: "plugin entry plugins[2]", "the package.json
+ * of \"@acme/mcp-weather\"", …
  */
-export function misplacedDispatcherKeyProblem(
-  key: DispatcherLevelKey,
-  where: string,
-  setBy: string,
-  configFileName: string,
-): Problem {
+export function misplacedDispatcherKeyProblem(key: DispatcherLevelKey, where: string, setBy: string): Problem {
   const belongs = OFFERED_BY_HOST_CONFIG.includes(key)
-    ? `set it at the top level of the host config (${configFileName}), where it applies to every plugin`
-    : `it belongs in the host config (${configFileName}), and mcp-host does not offer "${key}" yet`;
+    ? 'set it at the top level of the host config, where it applies to every plugin'
+    : `it belongs in the host config, and mcp-host does not offer "${key}" yet`;
   return {
     where,
     what: `"${key}" (${DISPATCHER_LEVEL_SETTINGS[key]}) is a dispatcher-level setting: there is one dispatcher, the host's, so ${setBy} cannot set it.`,
@@ -60,6 +56,6 @@ export function unsupportedDispatcherKeyProblem(key: DispatcherLevelKey, where: 
   return {
     where,
     what: `"${key}" (${DISPATCHER_LEVEL_SETTINGS[key]}) is a dispatcher-level setting that mcp-host does not offer yet.`,
-    fix: `remove it; the dispatcher-level settings the host config offers are ${OFFERED_BY_HOST_CONFIG.map((k) => `"${k}"`).join(', ')}.`,
+    fix: `remove it; the dispatcher-level settings the host config offers are ${quotedChoices(OFFERED_BY_HOST_CONFIG, 'and')}.`,
   };
 }

@@ -4,7 +4,7 @@
  * the host config and to one a plugin's package.json declares.
  */
 import type { Problem } from '../errors.js';
-import { describeValue } from './problem-wording.js';
+import { describeValue, quotedChoices } from './problem-wording.js';
 import type { Separator } from './types.js';
 
 const PREFIX_CHARACTERS = /^[A-Za-z0-9_-]+$/;
@@ -53,7 +53,7 @@ export function prefixProblem(
     const invalid = [...new Set(prefix.replace(/[A-Za-z0-9_-]/g, ''))];
     return {
       where,
-      what: `"${prefix}" contains ${invalid.map((c) => JSON.stringify(c)).join(', ')}; a prefix is only ${ALLOWED}.`,
+      what: `"${prefix}" contains ${quotedChoices(invalid, 'and')}; a prefix is only ${ALLOWED}.`,
       fix: `use e.g. "${suggestion}".`,
     };
   }

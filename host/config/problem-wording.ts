@@ -41,6 +41,11 @@ export function describeValue(value: unknown): string {
   }
 }
 
+/** A thrown error's message as the end of a sentence: with a final period, and no second one. */
+export function endSentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** `"a", "b" or "c"`: the accepted values a message lists. */
 export function quotedChoices(values: readonly string[], conjunction = 'or'): string {
   const quoted = values.map((value) => JSON.stringify(value));

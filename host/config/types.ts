@@ -64,6 +64,21 @@ export interface ReloadConfig {
   drainTimeoutMs?: number;
 }
 
+/**
+ * How the host starts and supervises the upstreams it does not run in
+ * process: stdio children and remote servers.
+ */
+export interface UpstreamsConfig {
+  /** How long start-up and `check` wait for an upstream before going on without it, in ms. Default 30 000. */
+  startTimeoutMs?: number;
+  /** The first wait before reconnecting a child that exited or a remote that dropped, in ms; doubles per failure. Default 500. */
+  reconnectDelayMs?: number;
+  /** The longest wait between reconnection attempts, in ms. Default 30 000. */
+  maxReconnectDelayMs?: number;
+  /** How often an idle remote is pinged to notice that it dropped, in ms; 0 turns pinging off. Default 15 000. */
+  pingIntervalMs?: number;
+}
+
 export interface HostConfig {
   name?: string;
   version?: string;
@@ -75,6 +90,7 @@ export interface HostConfig {
   plugins: PluginEntry[];
   http?: HttpConfig;
   reload?: ReloadConfig;
+  upstreams?: UpstreamsConfig;
   log?: { level?: LogLevel };
 }
 
@@ -94,5 +110,6 @@ export interface ResolvedConfig {
   plugins: PluginEntry[];
   http?: Required<Pick<HttpConfig, 'host' | 'port'>> & Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins'>;
   reload: Required<ReloadConfig>;
+  upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };
 }

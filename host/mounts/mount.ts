@@ -2,7 +2,8 @@ import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from '../catalogue/list-kinds.js';
-import { HostError } from '../errors.js';
+import { HostError, formatProblem, type Problem } from '../errors.js';
+import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 import type { CallHooks, Handshake, UpstreamPeer } from './upstream-peer.js';
 
@@ -12,7 +13,16 @@ export interface MountEvents {
   onNotification(mount: Mount, notification: JSONRPCNotification): void;
   /** The upstream's connection ended. */
   onClose(mount: Mount): void;
+  /** A supervised mount went down or came back up: its lists left or rejoined the catalogue. */
+  onStateChange(mount: Mount): void;
 }
+
+/**
+ * `up` serves; `down` is withdrawn from the catalogue while its supervisor
+ * reconnects it (a child that exited, a remote that dropped); `closed` is
+ * for good (the host closed it).
+ */
+export type MountState = 'up' | 'down' | 'closed';
 
 /** How far the host follows one mount's pagination before calling it broken. */
 export const MAX_LIST_PAGES = 1000;
@@ -28,16 +38,37 @@ export interface ListPage {
  *
  * The copy (drained at start, at reload and after the mount's own
  * `list_changed`) is what routing and collision checks read. Lists served to
- * clients are fetched live, so a client never sees a stale page.
+ * clients are fetched from the upstream page by page, with the upstream's own
+ * cursors; a page is reused only while the upstream has promised to announce
+ * changes to that list (`listChanged` in its capabilities) and has not.
  */
 export class Mount {
   /** The last complete list of each kind, in the mount's own names. */
   readonly items: Record<ListKind, ListItem[]> = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  state: MountState = 'up';
+  /**
+   * Pages of the lists whose changes the upstream announces, by cursor ('' for
+   * the first page). Listing 20 tools costs an SDK server a JSON Schema
+   * conversion per tool per request; a host that relists on every client's
+   * request would pay it again for each client.
+   */
+  private readonly pages: Record<ListKind, Map<string, ListPage>> = {
+    tools: new Map(),
+    prompts: new Map(),
+    resources: new Map(),
+    resourceTemplates: new Map(),
+  };
+  /** While the mount is down, why, and what would bring it back: set by its supervisor. */
+  outage?: { cause: string; fix: string };
 
+  /**
+   * `peer` and `handshake` are replaced by a supervisor when it reconnects
+   * the upstream; everything else about the mount stays.
+   */
   constructor(
     readonly spec: PluginSpec,
-    readonly peer: UpstreamPeer,
-    readonly handshake: Handshake,
+    public peer: UpstreamPeer,
+    public handshake: Handshake,
     readonly logger: Logger,
     private readonly release: () => Promise<void> = async () => {},
   ) {}
@@ -54,6 +85,25 @@ export class Mount {
       : `plugin "${this.spec.label}"`;
   }
 
+  get isUp(): boolean {
+    return this.state === 'up';
+  }
+
+  /** Why the mount is not serving, when it is down: what `check` reports and what a call to it is told. */
+  get outageProblem(): Problem | undefined {
+    if (this.state !== 'down' || !this.outage) return undefined;
+    return { where: this.description, what: `is down: ${this.outage.cause}`, fix: this.outage.fix };
+  }
+
+  /** Forward a client's request to the upstream, or refuse it naming the mount and its state. */
+  request(method: string, params?: Record<string, unknown>, hooks?: CallHooks): Promise<Record<string, unknown>> {
+    if (!this.isUp) {
+      const problem = this.outageProblem ?? { where: this.description, what: `is ${this.state}.` };
+      return Promise.reject(new RpcError(ErrorCode.InternalError, formatProblem(problem)));
+    }
+    return this.peer.request(method, params, hooks);
+  }
+
   get capabilities(): ServerCapabilities {
     return this.handshake.capabilities ?? {};
   }
@@ -62,8 +112,22 @@ export class Mount {
     return this.capabilities[LIST_KINDS[kind].capability] !== undefined;
   }
 
-  /** One page of one list, straight from the upstream. */
+  /** Whether the upstream promised `list_changed` for this kind of list. */
+  announcesChanges(kind: ListKind): boolean {
+    const capability = this.capabilities[LIST_KINDS[kind].capability] as { listChanged?: boolean } | undefined;
+    return capability?.listChanged === true;
+  }
+
+  /** One page of one list: from the upstream, or its unchanged copy. */
   async list(kind: ListKind, cursor?: string, hooks?: CallHooks): Promise<ListPage> {
+    const cached = this.pages[kind].get(cursor ?? '');
+    if (cached) return cached;
+    const page = await this.fetchPage(kind, cursor, hooks);
+    if (this.announcesChanges(kind)) this.pages[kind].set(cursor ?? '', page);
+    return page;
+  }
+
+  private async fetchPage(kind: ListKind, cursor?: string, hooks?: CallHooks): Promise<ListPage> {
     const { method, field } = LIST_KINDS[kind];
     const result = await this.peer.request(method, cursor === undefined ? undefined : { cursor }, hooks);
     const items = result[field];
@@ -109,6 +173,7 @@ export class Mount {
 
   /** Refresh the copy of the given lists (all of them by default). */
   async refresh(kinds: readonly ListKind[] = ALL_LIST_KINDS): Promise<void> {
+    for (const kind of kinds) this.pages[kind].clear();
     const drained = await Promise.all(kinds.map((kind) => this.drain(kind)));
     kinds.forEach((kind, i) => {
       this.items[kind] = drained[i]!;
@@ -121,6 +186,7 @@ export class Mount {
   }
 
   async close(): Promise<void> {
+    this.state = 'closed';
     try {
       await this.peer.close();
     } finally {

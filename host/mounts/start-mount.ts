@@ -1,24 +1,42 @@
-import { HostError } from '../errors.js';
+import type { ResolvedConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { startInProcessMount } from './in-process.js';
 import type { Mount, MountEvents } from './mount.js';
+import { RemoteChannel } from './remote.js';
+import { ChildChannel } from './stdio-child.js';
+import { startSupervisedMount } from './supervisor.js';
 
-/** Start the mount a spec describes, whatever its kind. */
+/**
+ * Start the mount a spec describes, whatever its kind, and drain its lists.
+ * An mcp-host plugin that fails is refused; a stdio child or a remote that
+ * cannot be reached comes back down, under a supervisor that keeps trying.
+ */
 export async function startMount(
   spec: PluginSpec,
   importTag: string,
   logger: Logger,
   events: MountEvents,
+  config: ResolvedConfig,
 ): Promise<Mount> {
   switch (spec.kind) {
-    case 'in-process':
-      return startInProcessMount(spec, importTag, logger, events);
-    default:
-      throw new HostError({
-        where: `plugin "${spec.label}" (${spec.path})`,
-        what: `mounting ${spec.kind === 'stdio' ? 'stdio servers' : 'remote servers'} is not available yet.`,
-        fix: 'use an mcp-host plugin package for now.',
-      });
+    case 'in-process': {
+      const mount = await startInProcessMount(spec, importTag, logger, events);
+      try {
+        await mount.refresh();
+      } catch (error) {
+        await mount.close();
+        throw error;
+      }
+      return mount;
+    }
+    case 'stdio': {
+      const mountLogger = logger.child({ plugin: spec.prefix ?? spec.label });
+      return startSupervisedMount(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
+    }
+    case 'remote': {
+      const mountLogger = logger.child({ plugin: spec.prefix ?? spec.label });
+      return startSupervisedMount(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
+    }
   }
 }

@@ -175,6 +175,22 @@ export class UpstreamPeer {
     this.closedByChannel();
   }
 
+  /**
+   * Give up on the calls still in flight: each is cancelled upstream and
+   * fails for its client with `reason`, before the connection is closed
+   * (a retired mount whose calls outlived the drain timeout).
+   */
+  abandon(reason: string): void {
+    for (const id of [...this.pending.keys()]) {
+      this.cancel(id, reason);
+      this.settle(id, (p) =>
+        p.reject(
+          new RpcError(ErrorCode.RequestTimeout, `mcp-host cancelled ${p.method} on mount "${this.options.label}": ${reason}`),
+        ),
+      );
+    }
+  }
+
   private sendFailure(error: unknown): string {
     return `could not send to mount "${this.options.label}": ${describeThrown(error)}`;
   }
@@ -275,11 +291,18 @@ export class UpstreamPeer {
     }
     const abort = new AbortController();
     this.incoming.set(request.id, abort);
-    owner.hooks
-      .onRequest(
-        { method: request.method, ...(request.params ? { params: request.params as Params } : {}) },
-        abort.signal,
-      )
+    const { onRequest } = owner.hooks;
+    // A hook that throws rather than rejects (the SDK refuses synchronously a
+    // request the client's protocol revision cannot carry) still becomes the
+    // upstream's error answer, never an exception escaping the transport.
+    new Promise<Result>((resolve) =>
+      resolve(
+        onRequest(
+          { method: request.method, ...(request.params ? { params: request.params as Params } : {}) },
+          abort.signal,
+        ),
+      ),
+    )
       .then(
         (result) => reply({ result }),
         (error: unknown) => {

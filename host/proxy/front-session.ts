@@ -6,11 +6,24 @@ import type { Logger } from '../log.js';
 export type ChangedList = 'tools' | 'prompts' | 'resources';
 
 /**
+ * What the runtime needs of anything it notifies: a long-lived client
+ * session, or one endpoint that fans out to many (the 2026-07-28 HTTP
+ * handler's `subscriptions/listen` streams).
+ */
+export interface SessionNotifier {
+  /** The resource URIs this notifier is subscribed to through the runtime. */
+  readonly subscriptions: Set<string>;
+  listChanged(lists: ReadonlySet<ChangedList>): void;
+  resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
+  log(params: LoggingMessageNotification['params']): void;
+}
+
+/**
  * One connected client as the host sees it: the SDK `Server` instance that
  * speaks to it, and the resources it subscribed to. Lives as long as the
  * client's connection (a stdio connection, a legacy HTTP session).
  */
-export class FrontSession {
+export class FrontSession implements SessionNotifier {
   readonly subscriptions = new Set<string>();
 
   constructor(
@@ -29,9 +42,14 @@ export class FrontSession {
     if (this.subscriptions.has(params.uri)) this.send(() => this.server.sendResourceUpdated(params));
   }
 
-  /** A plugin's log message, filtered by the level this client set. */
+  /**
+   * A plugin's log message, filtered by the level this client set. The SDK
+   * files that level under the transport's session id (an HTTP session's;
+   * none over stdio), so the filter is asked under the same id: without it
+   * an HTTP client's `logging/setLevel` would not hold for these messages.
+   */
   log(params: LoggingMessageNotification['params']): void {
-    this.send(() => this.server.sendLoggingMessage(params));
+    this.send(() => this.server.sendLoggingMessage(params, this.server.transport?.sessionId));
   }
 
   private send(action: () => Promise<void>): void {

@@ -1,0 +1,114 @@
+/**
+ * `npm run bench`: the host's cost over a direct connection, measured in the
+ * same run. The same plugin is served directly over stdio and through
+ * `mcp-host start` over stdio; the two are measured in alternating rounds so
+ * machine noise hits both alike, and each figure is printed with the ratio
+ * host/direct of the time per call (1.00x = free).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const plugin = join(repo, 'bench/echo-plugin');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CALLS = Number(process.env.BENCH_CALLS ?? 400);
+const CONCURRENCY = 10;
+
+interface Target {
+  name: 'host' | 'direct';
+  client: Client;
+  tool: string;
+}
+
+async function connect(command: string, args: string[]): Promise<Client> {
+  const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+  return client;
+}
+
+function hostConfig(): string {
+  const dir = join(repo, '.tmp', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'mcp-host.config.js');
+  writeFileSync(
+    file,
+    `export default { plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'warn' } };\n`,
+  );
+  return file;
+}
+
+type Workload = (target: Target) => Promise<number>;
+
+/** Sequential calls: one at a time, the latency of the path. */
+const sequentialCalls: Workload = async ({ client, tool }) => {
+  for (let i = 0; i < CALLS; i++) await client.callTool({ name: tool, arguments: { text: `call ${i}` } });
+  return CALLS;
+};
+
+/** 10 calls in flight at once: the throughput of the path. */
+const concurrentCalls: Workload = async ({ client, tool }) => {
+  let next = 0;
+  const worker = async () => {
+    while (next < CALLS) {
+      const i = next++;
+      await client.callTool({ name: tool, arguments: { text: `call ${i}` } });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return CALLS;
+};
+
+/** Listing 21 tools, one list at a time. */
+const listTools: Workload = async ({ client }) => {
+  const lists = CALLS / 4;
+  for (let i = 0; i < lists; i++) await client.listTools();
+  return lists;
+};
+
+async function timed(workload: Workload, target: Target): Promise<{ ops: number; ms: number }> {
+  const started = process.hrtime.bigint();
+  const ops = await workload(target);
+  return { ops, ms: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
+async function measure(label: string, workload: Workload, host: Target, direct: Target): Promise<void> {
+  const totals = { host: { ops: 0, ms: 0 }, direct: { ops: 0, ms: 0 } };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate which goes first so neither always runs on a warmer machine.
+    const order = round % 2 === 0 ? [host, direct] : [direct, host];
+    for (const target of order) {
+      const { ops, ms } = await timed(workload, target);
+      totals[target.name].ops += ops;
+      totals[target.name].ms += ms;
+    }
+  }
+  const rate = (t: { ops: number; ms: number }) => (t.ops / t.ms) * 1000;
+  const ratio = totals.host.ms / totals.host.ops / (totals.direct.ms / totals.direct.ops);
+  console.log(
+    `${label.padEnd(28)} direct ${rate(totals.direct).toFixed(0).padStart(6)}/s   host ${rate(totals.host)
+      .toFixed(0)
+      .padStart(6)}/s   host/direct ${ratio.toFixed(2)}x`,
+  );
+}
+
+const node = process.execPath;
+const host: Target = {
+  name: 'host',
+  client: await connect(node, [join(repo, 'dist/host/cli.js'), 'start', '--config', hostConfig()]),
+  tool: 'bench.echo',
+};
+const direct: Target = {
+  name: 'direct',
+  client: await connect(node, [join(repo, 'dist/bench/serve-direct.js'), join(plugin, 'index.js')]),
+  tool: 'echo',
+};
+
+console.log(`mcp-host bench: stdio, ${ROUNDS} alternating rounds of ${CALLS} calls (node ${process.version})`);
+for (const target of [host, direct]) await sequentialCalls(target); // warm-up: JIT, schema caches
+await measure('tools/call sequential', sequentialCalls, host, direct);
+await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
+await measure('tools/list (21 tools)', listTools, host, direct);
+await Promise.all([host.client.close(), direct.client.close()]);

@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { findConfigFile } from '../config/load.js';
+import { HostError, formatProblem } from '../errors.js';
+import { ALL_LIST_KINDS, LIST_KINDS } from '../catalogue/list-kinds.js';
+import { hostSockets, requestReload, type HostReply } from '../reload/control-channel.js';
+import type { ReloadDiff } from '../reload/reloader.js';
+
+export interface ReloadCommandOptions {
+  configPath?: string;
+  cwd: string;
+  /** How long to wait for a host's reload to finish. */
+  timeoutMs?: number;
+}
+
+/**
+ * `mcp-host reload`: ask every host running this config to reload now,
+ * wait, and print what changed or why it was refused. Exit 1 if any host
+ * refused, or if no host runs this config.
+ */
+export async function reload(options: ReloadCommandOptions): Promise<number> {
+  const configFile = await findConfigFile(options);
+  if (!existsSync(configFile)) {
+    throw new HostError({
+      where: configFile,
+      what: 'the config file does not exist, so no host can be running it.',
+      fix: 'name the config file the host was started with: mcp-host reload --config PATH.',
+    });
+  }
+  const replies: HostReply[] = [];
+  for (const [pid, socket] of hostSockets(configFile)) {
+    const reply = await requestReload(socket, options.timeoutMs ?? 120_000).catch((error: unknown) => {
+      throw new HostError({
+        where: `the host with pid ${pid} running ${configFile}`,
+        what: `did not answer the reload request: ${(error as Error).message}.`,
+        fix: 'look at that host\u2019s log (stderr); if it hangs, restart it.',
+      });
+    });
+    if (reply) replies.push(reply);
+  }
+  if (replies.length === 0) {
+    throw new HostError({
+      where: configFile,
+      what: 'no running mcp-host serves this config.',
+      fix: `start one (mcp-host start --config ${configFile}); a host started from another config file answers only for that file (pass it with --config).`,
+    });
+  }
+  let refused = false;
+  for (const { pid, configFile: file, outcome } of replies) {
+    const host = `mcp-host (pid ${pid}, ${file})`;
+    if (outcome.ok) {
+      process.stdout.write(
+        `${host}: reloaded in ${outcome.ms} ms, generation ${outcome.generation} is live\n${formatDiff(outcome.diff)}`,
+      );
+    } else {
+      refused = true;
+      const count = outcome.problems.length === 1 ? 'a problem' : `${outcome.problems.length} problems`;
+      process.stderr.write(
+        `${host}: reload refused (${count}); generation ${outcome.generation} keeps serving unchanged\n` +
+          outcome.problems.map((problem) => `- ${formatProblem(problem)}\n`).join(''),
+      );
+    }
+  }
+  return refused ? 1 : 0;
+}
+
+/** What changed, one line per non-empty group. */
+function formatDiff(diff: ReloadDiff): string {
+  const lines: string[] = [];
+  for (const what of ['added', 'removed', 'replaced'] as const) {
+    if (diff.plugins[what].length > 0) lines.push(`  plugins ${what}: ${diff.plugins[what].join(', ')}`);
+  }
+  for (const kind of ALL_LIST_KINDS) {
+    for (const what of ['added', 'removed', 'changed'] as const) {
+      const names = diff.lists[kind][what];
+      if (names.length > 0) lines.push(`  ${LIST_KINDS[kind].noun}s ${what}: ${names.join(', ')}`);
+    }
+  }
+  if (lines.length === 0) lines.push('  nothing changed: clients were not notified');
+  else lines.push(`  clients notified: ${diff.notified.length > 0 ? diff.notified.join(', ') : 'none'}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,166 @@
+/**
+ * Finding and loading the host config (DESIGN.md, "The config file"): with
+ * cosmiconfig under the module name `mcp-host`, searching from the working
+ * directory up to the project root (the nearest package.json), or exactly the
+ * file `--config` names. Every load reads the file's current content, so a
+ * reload sees the config as it is now on disk.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
+import { describeThrown, HostError } from '../errors.js';
+import { importFresh } from '../fresh-import.js';
+import type { ResolvedConfig } from './types.js';
+import { endSentence } from './problem-wording.js';
+import { validateConfig } from './validate.js';
+
+export interface LoadConfigOptions {
+  /** The file `--config` names, relative to `cwd`; when absent the config is searched for. */
+  configPath?: string;
+  /** Where the search starts and `configPath` is relative to. Default: the process's working directory. */
+  cwd?: string;
+}
+
+const MODULE_NAME = 'mcp-host';
+const SEARCHED_FOR =
+  'mcp-host.config.js (or .mjs, .cjs, .ts), .mcp-hostrc (or .json, .yaml, .yml, .js, .cjs, .mjs), .config/mcp-hostrc… and a "mcp-host" key in package.json';
+
+/** Load, validate and fill in the defaults of the host config. Throws a HostError or ProblemsError. */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const explorer = cosmiconfig(MODULE_NAME, {
+    searchStrategy: 'project',
+    // A reload must see the file as it is now, never a cached earlier read.
+    cache: false,
+    // A config file that exports nothing is reported as such, not skipped as if absent.
+    ignoreEmptySearchPlaces: false,
+    loaders: { '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh },
+  });
+  const found = options.configPath
+    ? await loadNamedConfig(explorer.load, resolve(cwd, options.configPath), cwd)
+    : await searchConfig(explorer.search, cwd);
+  return validateConfig(found.config, found.filepath);
+}
+
+/**
+ * The file `loadConfig` would load, found without running it: `mcp-host
+ * reload` names the host to ask by its config file, which may be the very
+ * file that no longer loads. Only package.json (and package.yaml) are read,
+ * to see whether they hold the "mcp-host" key.
+ */
+export async function findConfigFile(options: LoadConfigOptions = {}): Promise<string> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  if (options.configPath) return resolve(cwd, options.configPath);
+  const present: Loader = (file, content) =>
+    basename(file, extname(file)) === 'package'
+      ? (defaultLoaders as Record<string, Loader>)[extname(file)]!(file, content)
+      : {};
+  const explorer = cosmiconfig(MODULE_NAME, {
+    searchStrategy: 'project',
+    cache: false,
+    ignoreEmptySearchPlaces: false,
+    loaders: Object.fromEntries(Object.keys(defaultLoaders).map((extension) => [extension, present])),
+  });
+  return (await searchConfig(explorer.search, cwd)).filepath;
+}
+
+async function searchConfig(
+  search: (from: string) => Promise<CosmiconfigResult>,
+  cwd: string,
+): Promise<NonNullable<CosmiconfigResult>> {
+  const found = await search(cwd).catch(asLoadFailure);
+  if (found) return found;
+  const top = projectRoot(cwd);
+  throw new HostError({
+    where: cwd,
+    what: `no mcp-host config found: searched ${top === cwd ? cwd : `from ${cwd} up to ${top}`} for ${SEARCHED_FOR}.`,
+    fix: `create ${join(cwd, 'mcp-host.config.js')} (export default { plugins: [ … ] }), or name a config file with --config PATH.`,
+  });
+}
+
+async function loadNamedConfig(
+  load: (file: string) => Promise<CosmiconfigResult>,
+  file: string,
+  cwd: string,
+): Promise<NonNullable<CosmiconfigResult>> {
+  if (!existsSync(file)) {
+    throw new HostError({
+      where: file,
+      what: 'the config file does not exist.',
+      fix: `check the path given with --config (a relative path starts from ${cwd}).`,
+    });
+  }
+  const found = await load(file).catch(asLoadFailure);
+  if (found) return found;
+  // cosmiconfig finds nothing in a named file only when it is a package.json without the key.
+  throw new HostError({
+    where: file,
+    what: 'this package.json has no "mcp-host" key.',
+    fix: 'add "mcp-host": { "plugins": [ … ] } to it, or name an mcp-host.config.js with --config.',
+  });
+}
+
+/** Where cosmiconfig's 'project' search stops: the first directory up from `cwd` with a package file. */
+function projectRoot(cwd: string): string {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const isTop = dirname(dir) === dir;
+    if (isTop || existsSync(join(dir, 'package.json')) || existsSync(join(dir, 'package.yaml'))) return dir;
+  }
+}
+
+let freshLoads = 0;
+
+/**
+ * cosmiconfig's own JS loader imports by plain URL, which the ES module cache
+ * answers with the first content it ever loaded; a reload needs the current one.
+ */
+async function loadJsFresh(file: string): Promise<unknown> {
+  freshLoads += 1;
+  const module = await importFresh(file, `config-${freshLoads}`, dirname(file));
+  return module.default;
+}
+
+/** Every failure to read or run the config file, as a HostError naming the file. */
+function asLoadFailure(error: unknown): never {
+  if (error instanceof HostError) throw error;
+  // cosmiconfig marks what it failed to load with the file's path.
+  const file = typeof error === 'object' && error !== null ? (error as { filepath?: unknown }).filepath : undefined;
+  if (typeof file !== 'string') throw error;
+  const syntax = error instanceof SyntaxError ? locateSyntaxError(file) : undefined;
+  if (syntax) {
+    throw new HostError(
+      {
+        where: `${file}:${syntax.line}`,
+        what: `syntax error: ${endSentence(describeThrown(error))}`,
+        fix: `correct line ${syntax.line}, which reads: ${syntax.code.trim()}`,
+      },
+      { cause: error },
+    );
+  }
+  throw new HostError(
+    {
+      where: file,
+      what: `the config cannot be loaded: ${endSentence(describeThrown(error))}`,
+      fix: 'correct the config file.',
+    },
+    { cause: error },
+  );
+}
+
+/**
+ * The line of a syntax error. An ES module's SyntaxError carries neither file
+ * nor line, but `node --check` prints both; it is run only when loading
+ * already failed. Undefined when the file itself parses (the error is in a
+ * module it imports, and the message says which).
+ */
+function locateSyntaxError(file: string): { line: number; code: string } | undefined {
+  // Without NODE_OPTIONS: preloaded modules (a test runner's, say) could print to stderr too.
+  const check = spawnSync(process.execPath, ['--check', file], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  const [location = '', code = ''] = check.stderr.split('\n');
+  const line = /:(\d+)$/.exec(location)?.[1];
+  return check.status !== 0 && line ? { line: Number(line), code } : undefined;
+}

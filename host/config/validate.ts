@@ -1,0 +1,389 @@
+/**
+ * Validation of a loaded host config (DESIGN.md, "The config file"): every
+ * field, every problem at once (not the first), each naming where it is
+ * (`mcp-host.config.js: plugins[2].prefix`), what was expected and got, and
+ * the fix. A valid config comes back with every default filled in.
+ */
+import { dirname } from 'node:path';
+import { ProblemsError, type Problem } from '../errors.js';
+import { KNOWN_REVISIONS } from '../protocol-versions.js';
+import { HOST_VERSION } from '../version.js';
+import {
+  isDispatcherLevelKey,
+  misplacedDispatcherKeyProblem,
+  unsupportedDispatcherKeyProblem,
+} from './dispatcher-keys.js';
+import { ENTRY_KINDS, entryLabel, kindsNamedBy, prefixHint, type EntryKind } from './entries.js';
+import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
+import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
+import { revisionListProblems } from './revisions.js';
+import type {
+  CommandPluginEntry,
+  HostConfig,
+  HttpConfig,
+  LogLevel,
+  MountOptions,
+  PackagePluginEntry,
+  ReloadConfig,
+  ResolvedConfig,
+  Separator,
+  UpstreamsConfig,
+  UrlPluginEntry,
+} from './types.js';
+
+const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const DEFAULTS = {
+  name: 'mcp-host',
+  separator: '.',
+  /** The MCP spec's limit on tool and prompt names. */
+  maxNameLength: 128,
+  httpHost: '127.0.0.1',
+  reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30_000 },
+  upstreams: { startTimeoutMs: 30_000, reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, pingIntervalMs: 15_000 },
+  logLevel: 'info',
+} as const;
+
+/**
+ * Check `raw` (what the config file exports) and fill in the defaults.
+ * Throws a ProblemsError listing every problem found.
+ */
+export function validateConfig(raw: unknown, file: string): ResolvedConfig {
+  const findings = new Findings(file, raw);
+  if (!isPlainObject(raw)) {
+    findings.add(
+      undefined,
+      `expected the config to be an object with a "plugins" array, got ${describeValue(raw)}.`,
+      'make it an object (a .js config exports it as its default export), e.g. { plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }] }.',
+    );
+    throw new ProblemsError(findings.problems);
+  }
+  checkKeys(findings, raw, '', TOP_LEVEL_FIELDS, (key, path) =>
+    findings.problems.push(
+      isDispatcherLevelKey(key)
+        ? unsupportedDispatcherKeyProblem(key, findings.where(path))
+        : unknownKeyProblem(findings.where(path), key, Object.keys(TOP_LEVEL_FIELDS)),
+    ),
+  );
+  if (raw.plugins === undefined) TOP_LEVEL_FIELDS.plugins(findings, undefined, 'plugins', 'plugins');
+  if (findings.problems.length > 0) throw new ProblemsError(findings.problems);
+  return withDefaults(raw as unknown as HostConfig, file);
+}
+
+function withDefaults(config: HostConfig, file: string): ResolvedConfig {
+  const { http, reload, upstreams, log } = config;
+  return {
+    file,
+    dir: dirname(file),
+    name: config.name ?? DEFAULTS.name,
+    version: config.version ?? HOST_VERSION,
+    ...(config.instructions !== undefined && { instructions: config.instructions }),
+    protocolVersions: config.protocolVersions ?? [...KNOWN_REVISIONS],
+    separator: config.separator ?? DEFAULTS.separator,
+    maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
+    ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
+    plugins: config.plugins,
+    ...(http && {
+      http: {
+        host: http.host ?? DEFAULTS.httpHost,
+        // validation refuses an http section without a port
+        port: http.port!,
+        ...(http.allowedHosts && { allowedHosts: http.allowedHosts }),
+        ...(http.allowedOrigins && { allowedOrigins: http.allowedOrigins }),
+      },
+    }),
+    reload: {
+      watch: reload?.watch ?? DEFAULTS.reload.watch,
+      debounceMs: reload?.debounceMs ?? DEFAULTS.reload.debounceMs,
+      drainTimeoutMs: reload?.drainTimeoutMs ?? DEFAULTS.reload.drainTimeoutMs,
+    },
+    upstreams: {
+      startTimeoutMs: upstreams?.startTimeoutMs ?? DEFAULTS.upstreams.startTimeoutMs,
+      reconnectDelayMs: upstreams?.reconnectDelayMs ?? DEFAULTS.upstreams.reconnectDelayMs,
+      maxReconnectDelayMs: upstreams?.maxReconnectDelayMs ?? DEFAULTS.upstreams.maxReconnectDelayMs,
+      pingIntervalMs: upstreams?.pingIntervalMs ?? DEFAULTS.upstreams.pingIntervalMs,
+    },
+    log: { level: log?.level ?? DEFAULTS.logLevel },
+  };
+}
+
+/** The problems found so far, and what every check needs to word them. */
+class Findings {
+  readonly problems: Problem[] = [];
+  /** The config's separator, or undefined when it is invalid (prefixes are then checked for characters only). */
+  readonly separator: Separator | undefined;
+  /** The first entry using each prefix, to name it when another uses it again. */
+  readonly prefixOwners = new Map<string, { path: string; label: string }>();
+
+  constructor(
+    readonly file: string,
+    raw: unknown,
+  ) {
+    const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
+    this.separator = SEPARATORS.find((s) => s === separator);
+  }
+
+  where(path: string | undefined): string {
+    return configWhere(this.file, path);
+  }
+
+  add(path: string | undefined, what: string, fix: string): void {
+    this.problems.push({ where: this.where(path), what, fix });
+  }
+}
+
+/** Checks one value found at `path` (whose last key is `key`), reporting into `findings`. */
+type Check = (findings: Findings, value: unknown, path: string, key: string) => void;
+
+interface Rule {
+  /** What the value should be, as "expected …" words it. */
+  expected: string;
+  test(value: unknown): boolean;
+}
+
+/** A value that must pass `rule`; the fix shows `example`, a valid value. */
+function field(rule: Rule, example: string): Check {
+  return (findings, value, path, key) => {
+    if (!rule.test(value)) {
+      findings.add(path, `expected ${rule.expected}, got ${describeValue(value)}.`, `e.g. ${key}: ${example}.`);
+    }
+  };
+}
+
+/** An object whose keys are checked by `fields`; `required` keys must be present. */
+function section(fields: Record<string, Check>, example: string, required: readonly string[] = []): Check {
+  return (findings, value, path, key) => {
+    if (!isPlainObject(value)) {
+      findings.add(path, `expected an object, got ${describeValue(value)}.`, `e.g. ${key}: ${example}.`);
+      return;
+    }
+    checkKeys(findings, value, path, fields);
+    for (const name of required) {
+      if (value[name] === undefined) fields[name]!(findings, undefined, `${path}.${name}`, name);
+    }
+  };
+}
+
+/**
+ * Check each key of `object` with its field's check. A key set to undefined
+ * counts as absent (a config may write `prefix: process.env.PREFIX`).
+ */
+function checkKeys(
+  findings: Findings,
+  object: Record<string, unknown>,
+  path: string,
+  fields: Record<string, Check>,
+  onUnknownKey = (key: string, keyPath: string) =>
+    findings.problems.push(unknownKeyProblem(findings.where(keyPath), key, Object.keys(fields))),
+): void {
+  for (const [key, value] of Object.entries(object)) {
+    const keyPath = path ? `${path}.${key}` : key;
+    const check = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (!check) onUnknownKey(key, keyPath);
+    else if (value !== undefined) check(findings, value, keyPath, key);
+  }
+}
+
+const aString: Rule = { expected: 'a string', test: (v) => typeof v === 'string' };
+const aNonEmptyString: Rule = { expected: 'a non-empty string', test: (v) => typeof v === 'string' && v !== '' };
+const aBoolean: Rule = { expected: 'true or false', test: (v) => typeof v === 'boolean' };
+const anObject: Rule = { expected: 'an object', test: isPlainObject };
+const anArrayOfStrings: Rule = {
+  expected: 'an array of strings',
+  test: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string'),
+};
+const anObjectOfStrings: Rule = {
+  expected: 'an object whose values are strings',
+  test: (v) => isPlainObject(v) && Object.values(v).every((item) => typeof item === 'string'),
+};
+const aPositiveInteger = integerFrom(1);
+const aDuration = integerFrom(0);
+
+function integerFrom(min: number, max = Infinity): Rule {
+  return {
+    expected:
+      max !== Infinity
+        ? `an integer from ${min} to ${max}`
+        : min === 1
+          ? 'a positive integer'
+          : `an integer of ${min} or more`,
+    test: (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max,
+  };
+}
+
+function oneOf(values: readonly string[]): Rule {
+  return { expected: quotedChoices(values), test: (v) => values.includes(v as string) };
+}
+
+const anHttpUrl: Rule = {
+  expected: 'an http:// or https:// URL',
+  test: (v) => typeof v === 'string' && URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol),
+};
+
+const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
+  host: field(aNonEmptyString, `"${DEFAULTS.httpHost}"`),
+  port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
+  allowedHosts: field(anArrayOfStrings, '["mcp.example.com"]'),
+  allowedOrigins: field(anArrayOfStrings, '["https://app.example.com"]'),
+};
+
+const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {
+  watch: field(aBoolean, 'true'),
+  debounceMs: field(aDuration, String(DEFAULTS.reload.debounceMs)),
+  drainTimeoutMs: field(aDuration, String(DEFAULTS.reload.drainTimeoutMs)),
+};
+
+const UPSTREAMS_FIELDS: Record<keyof UpstreamsConfig, Check> = {
+  startTimeoutMs: field(aPositiveInteger, String(DEFAULTS.upstreams.startTimeoutMs)),
+  reconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.reconnectDelayMs)),
+  maxReconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.maxReconnectDelayMs)),
+  pingIntervalMs: field(aDuration, `${DEFAULTS.upstreams.pingIntervalMs} (0 turns pinging off)`),
+};
+
+const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
+  name: field(aNonEmptyString, '"my-host"'),
+  version: field(aNonEmptyString, '"1.0.0"'),
+  instructions: field(aString, '"Tools for the ops team."'),
+  protocolVersions: (findings, value, path) =>
+    findings.problems.push(
+      ...revisionListProblems(value, (index) => findings.where(index === undefined ? path : `${path}[${index}]`)),
+    ),
+  separator: field(oneOf(SEPARATORS), '"_" (some clients reject ".")'),
+  maxNameLength: field(integerFrom(1, DEFAULTS.maxNameLength), '64 (for clients stricter than the spec)'),
+  pageSize: field(aPositiveInteger, '100'),
+  plugins: (findings, value, path) => {
+    if (!Array.isArray(value)) {
+      findings.add(
+        path,
+        `expected an array of plugin entries, got ${describeValue(value)}.`,
+        'e.g. plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }].',
+      );
+      return;
+    }
+    value.forEach((entry: unknown, index) => checkEntry(findings, entry, `${path}[${index}]`));
+  },
+  http: section(HTTP_FIELDS, `{ host: "${DEFAULTS.httpHost}", port: 3000 }`, ['port']),
+  reload: section(RELOAD_FIELDS, '{ watch: true }'),
+  upstreams: section(UPSTREAMS_FIELDS, `{ startTimeoutMs: ${DEFAULTS.upstreams.startTimeoutMs} }`),
+  log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
+};
+
+/** The fields of each kind of plugin entry; the prefix check needs the entry, so it is added per entry. */
+const MOUNT_FIELDS: Record<Exclude<keyof MountOptions, 'prefix'>, Check> = {
+  flat: field(aBoolean, 'true'),
+  timeoutMs: field(aPositiveInteger, '60000'),
+};
+const ENTRY_FIELDS: {
+  package: Record<Exclude<keyof PackagePluginEntry, 'prefix'>, Check>;
+  command: Record<Exclude<keyof CommandPluginEntry, 'prefix'>, Check>;
+  url: Record<Exclude<keyof UrlPluginEntry, 'prefix'>, Check>;
+} = {
+  package: {
+    package: field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"'),
+    options: field(anObject, '{ units: "metric" }'),
+    bin: field(aNonEmptyString, '"mcp-server-memory"'),
+    args: field(anArrayOfStrings, '["--verbose"]'),
+    env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
+    ...MOUNT_FIELDS,
+  },
+  command: {
+    command: field(aNonEmptyString, '"uvx"'),
+    args: field(anArrayOfStrings, '["mcp-server-time"]'),
+    env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
+    cwd: field(aNonEmptyString, '"./servers"'),
+    ...MOUNT_FIELDS,
+  },
+  url: {
+    url: field(anHttpUrl, '"http://127.0.0.1:4000/mcp"'),
+    headers: field(anObjectOfStrings, '{ Authorization: "Bearer …" }'),
+    ...MOUNT_FIELDS,
+  },
+};
+
+function checkEntry(findings: Findings, entry: unknown, path: string): void {
+  if (!isPlainObject(entry)) {
+    const example = typeof entry === 'string' ? JSON.stringify(entry) : '"@acme/mcp-weather"';
+    findings.add(
+      path,
+      `expected a plugin entry object, got ${describeValue(entry)}.`,
+      `write { package: ${example}, prefix: "…" } or { package: ${example}, flat: true }.`,
+    );
+    return;
+  }
+  const kinds = kindsNamedBy(entry);
+  const kind = kinds.length === 1 ? kinds[0] : undefined;
+  if (kinds.length === 0) {
+    findings.add(
+      path,
+      `names no plugin: expected exactly one of ${quotedChoices(ENTRY_KINDS)}.`,
+      'add package: "<npm package or ./path>", command: "<stdio MCP server>" or url: "<Streamable HTTP MCP server>".',
+    );
+  } else if (kinds.length > 1) {
+    findings.add(
+      path,
+      `names ${quotedChoices(kinds, 'and')}: expected exactly one of ${quotedChoices(ENTRY_KINDS)}.`,
+      'keep one; write one entry per plugin.',
+    );
+  }
+
+  const label = entryLabel(entry);
+  const fields: Record<string, Check> = {
+    ...(kind ? ENTRY_FIELDS[kind] : { ...ENTRY_FIELDS.package, ...ENTRY_FIELDS.command, ...ENTRY_FIELDS.url }),
+    prefix: (f, value, prefixPath) => checkPrefix(f, value, prefixPath, path, entry),
+  };
+  checkKeys(findings, entry, path, fields, (key, keyPath) =>
+    findings.problems.push(unknownEntryKeyProblem(findings, key, keyPath, path, kind, Object.keys(fields))),
+  );
+
+  if (entry.flat === true && entry.prefix !== undefined) {
+    findings.add(
+      path,
+      `has both prefix ${describeValue(entry.prefix)} and flat: true; a mount is either prefixed or flat.`,
+      `remove flat: true to mount under the prefix, or remove prefix to mount "${label}" with names unchanged.`,
+    );
+  }
+}
+
+function checkPrefix(
+  findings: Findings,
+  prefix: unknown,
+  prefixPath: string,
+  entryPath: string,
+  entry: Record<string, unknown>,
+): void {
+  const problem = prefixProblem(prefix, findings.separator, findings.where(prefixPath), prefixHint(entry));
+  if (problem) {
+    findings.problems.push(problem);
+    return;
+  }
+  const first = findings.prefixOwners.get(prefix as string);
+  if (first) findings.problems.push(duplicatePrefixProblem(findings.where(prefixPath), prefix as string, false, first));
+  else findings.prefixOwners.set(prefix as string, { path: entryPath, label: entryLabel(entry) });
+}
+
+/** A dispatcher-level key, a key of another kind of entry, or a plain unknown key. */
+function unknownEntryKeyProblem(
+  findings: Findings,
+  key: string,
+  keyPath: string,
+  entryPath: string,
+  kind: EntryKind | undefined,
+  knownKeys: readonly string[],
+): Problem {
+  const where = findings.where(keyPath);
+  if (isDispatcherLevelKey(key)) return misplacedDispatcherKeyProblem(key, where, `plugin entry ${entryPath}`);
+  const owner = kind && ENTRY_KINDS.find((other) => Object.hasOwn(ENTRY_FIELDS[other], key));
+  if (owner) {
+    return {
+      where,
+      what: `"${key}" applies to ${owner} entries only, and this is a ${kind} entry.`,
+      fix: `remove "${key}".`,
+    };
+  }
+  return unknownKeyProblem(where, key, knownKeys);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,179 @@
+/**
+ * From a validated config to the specs of its plugins: every entry resolved
+ * and checked from its package.json (no plugin code runs), then mounted under
+ * its prefix or flat. Every problem of every entry is collected, so one
+ * broken plugin does not hide another's.
+ */
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { problemsOf, type Problem } from '../errors.js';
+import { entryLabel, prefixHint } from '../config/entries.js';
+import { duplicatePrefixProblem, suggestPrefix } from '../config/prefix.js';
+import { configWhere, pluginWhere } from '../config/problem-wording.js';
+import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/types.js';
+import { checkPackage } from './manifest.js';
+import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolve.js';
+import type { InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The fields every spec shares, filled in once the mount is known. */
+type MountFields = 'index' | 'path' | 'label' | 'prefix' | 'flat' | 'timeoutMs' | 'fingerprint';
+type KindFields = Omit<InProcessSpec, MountFields> | Omit<StdioSpec, MountFields> | Omit<RemoteSpec, MountFields>;
+
+/** An entry after resolution: what it runs, and what its package.json adds. */
+interface ResolvedEntry {
+  label: string;
+  kindFields: KindFields;
+  /** The prefix the package's manifest declares, used when the entry names neither prefix nor flat. */
+  manifestPrefix?: string;
+  /** The package.json hash of a package entry: an upgrade changes the fingerprint. */
+  packageJsonHash?: string;
+}
+
+/** An entry resolved, or refused with every problem found. */
+type Outcome = { resolved: ResolvedEntry } | { problems: Problem[] };
+
+export async function resolvePlugins(config: ResolvedConfig): Promise<{ specs: PluginSpec[]; problems: Problem[] }> {
+  const outcomes = await Promise.all(
+    config.plugins.map(async (entry, index): Promise<Outcome> => {
+      const path = `plugins[${index}]`;
+      try {
+        return await resolveEntry(entry, path, config);
+      } catch (error) {
+        return { problems: problemsOf(error, configWhere(config.file, path)) };
+      }
+    }),
+  );
+
+  // Mounts are judged in config order, once every manifest prefix is known.
+  const specs: PluginSpec[] = [];
+  const problems: Problem[] = [];
+  const prefixOwners = new Map<string, { path: string; label: string }>();
+  outcomes.forEach((outcome, index) => {
+    const entry = config.plugins[index]!;
+    const path = `plugins[${index}]`;
+    if ('problems' in outcome) {
+      problems.push(...outcome.problems);
+      // Its manifest is unknown, so its mount cannot be judged; its own prefix still claims the name.
+      if (entry.prefix !== undefined && !prefixOwners.has(entry.prefix)) {
+        prefixOwners.set(entry.prefix, { path, label: entryLabel(entry) });
+      }
+      return;
+    }
+    const { resolved } = outcome;
+    const flat = entry.flat === true;
+    const prefix = entry.prefix ?? (flat ? undefined : resolved.manifestPrefix);
+    const mountProblem = mountProblemOf(entry, path, resolved.label, prefix, flat, config, prefixOwners);
+    if (mountProblem) {
+      problems.push(mountProblem);
+      return;
+    }
+    if (prefix !== undefined) prefixOwners.set(prefix, { path, label: resolved.label });
+    specs.push({
+      ...resolved.kindFields,
+      index,
+      path,
+      label: resolved.label,
+      ...(prefix !== undefined && { prefix }),
+      flat,
+      timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      fingerprint: fingerprintOf(entry, resolved),
+    });
+  });
+  return { specs, problems };
+}
+
+async function resolveEntry(entry: PluginEntry, path: string, config: ResolvedConfig): Promise<Outcome> {
+  if ('package' in entry) return resolvePackageEntry(entry, path, config);
+  const label = entryLabel(entry);
+  if ('command' in entry) {
+    const { command, args = [], env = {}, cwd = '.' } = entry;
+    return { resolved: { label, kindFields: { kind: 'stdio', command, args, env, cwd: resolve(config.dir, cwd) } } };
+  }
+  return { resolved: { label, kindFields: { kind: 'remote', url: entry.url, headers: entry.headers ?? {} } } };
+}
+
+async function resolvePackageEntry(entry: PackagePluginEntry, path: string, config: ResolvedConfig): Promise<Outcome> {
+  const pkg = await resolvePackage(entry.package, config.dir, configWhere(config.file, `${path}.package`));
+  const { checked, problems } = checkPackage(pkg, entry, path, config);
+  if (!checked) return { problems };
+  const common = { label: pkg.label, packageJsonHash: pkg.packageJsonHash };
+  if (checked.kind === 'server') {
+    const { command, args } = checked;
+    return {
+      resolved: {
+        ...common,
+        kindFields: { kind: 'stdio', command, args, env: entry.env ?? {}, cwd: config.dir, packageDir: pkg.dir },
+      },
+    };
+  }
+  return {
+    resolved: {
+      ...common,
+      ...(checked.manifest.prefix !== undefined && { manifestPrefix: checked.manifest.prefix }),
+      kindFields: {
+        kind: 'in-process',
+        packageName: pkg.label,
+        version: packageVersion(pkg),
+        packageDir: pkg.dir,
+        entryFile: resolveEntryFile(pkg, pluginWhere(path, pkg.label)),
+        manifest: checked.manifest,
+        options: entry.options ?? {},
+      },
+    },
+  };
+}
+
+/** Neither prefix nor flat, or a prefix some earlier entry already uses. */
+function mountProblemOf(
+  entry: PluginEntry,
+  path: string,
+  label: string,
+  prefix: string | undefined,
+  flat: boolean,
+  config: ResolvedConfig,
+  prefixOwners: Map<string, { path: string; label: string }>,
+): Problem | undefined {
+  if (prefix === undefined && !flat) {
+    const suggestion = suggestPrefix(prefixHint(entry), config.separator);
+    return {
+      where: configWhere(config.file, path),
+      what: `"${label}" is mounted neither under a prefix nor flat${'package' in entry ? ', and its package.json declares no prefix' : ''}.`,
+      fix: `add prefix: "${suggestion}" (its tools become ${suggestion}${config.separator}<tool>) or flat: true (names unchanged).`,
+    };
+  }
+  const first = prefix !== undefined ? prefixOwners.get(prefix) : undefined;
+  if (prefix === undefined || !first) return undefined;
+  const declaredByPackage = entry.prefix === undefined;
+  return duplicatePrefixProblem(
+    configWhere(config.file, declaredByPackage ? path : `${path}.prefix`),
+    prefix,
+    declaredByPackage,
+    first,
+  );
+}
+
+/** npm requires a version to publish; a local package may have none. */
+function packageVersion(pkg: ResolvedPackage): string {
+  return typeof pkg.packageJson.version === 'string' ? pkg.packageJson.version : '0.0.0';
+}
+
+/**
+ * Equal fingerprints mean the same plugin: the same config entry, and the same
+ * package.json (name, version, manifest) and entry file. A reload keeps the
+ * live instance of a plugin whose fingerprint did not change.
+ */
+function fingerprintOf(entry: PluginEntry, resolved: ResolvedEntry): string {
+  const identity = stableJson({ entry, kind: resolved.kindFields, packageJson: resolved.packageJsonHash ?? null });
+  return createHash('sha256').update(identity).digest('hex');
+}
+
+/** JSON with object keys sorted, so that key order in the config does not change a fingerprint. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * Finding a plugin package the way Node would from the config file's
+ * directory (DESIGN.md: "`npm install` next to the config is all it takes"):
+ * a package name through the node_modules directories Node looks in, or a
+ * local path relative to the config. Reads files only; runs no plugin code.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
+import { endSentence } from '../config/problem-wording.js';
+import { describeThrown, HostError } from '../errors.js';
+
+export interface ResolvedPackage {
+  /** The package as the config names it: `@acme/mcp-weather`, `./plugins/clock`. */
+  specifier: string;
+  /** The real directory holding the package's package.json (symlinks, as npm workspaces make, resolved). */
+  dir: string;
+  packageJson: Record<string, unknown>;
+  /** A hash of the package.json's text: changes when the package is upgraded or edited. */
+  packageJsonHash: string;
+  /** The name messages use: the package's own name, else the specifier. */
+  label: string;
+}
+
+/** The conditions Node's ES module loader matches in an `exports` map. */
+const IMPORT_CONDITIONS = ['node', 'import', 'default'];
+
+/**
+ * Find the package `specifier` names, looking from `configDir`. `where` places
+ * the entry in the config for the error a missing package gets.
+ */
+export async function resolvePackage(specifier: string, configDir: string, where: string): Promise<ResolvedPackage> {
+  const dir = isLocalPath(specifier)
+    ? findLocalPackage(specifier, configDir, where)
+    : findInstalled(specifier, configDir, where);
+  const packageJsonFile = join(dir, 'package.json');
+  const text = await readFile(packageJsonFile, 'utf8');
+  let packageJson: unknown;
+  try {
+    packageJson = JSON.parse(text);
+  } catch (error) {
+    throw new HostError({
+      where,
+      what: `the package.json of "${specifier}" (${packageJsonFile}) is not valid JSON: ${endSentence(describeThrown(error))}`,
+      fix: isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`,
+    });
+  }
+  if (typeof packageJson !== 'object' || packageJson === null || Array.isArray(packageJson)) {
+    throw new HostError({
+      where,
+      what: `the package.json of "${specifier}" (${packageJsonFile}) is not a JSON object.`,
+      fix: isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`,
+    });
+  }
+  const record = packageJson as Record<string, unknown>;
+  return {
+    specifier,
+    dir: await realpath(dir),
+    packageJson: record,
+    packageJsonHash: createHash('sha256').update(text).digest('hex'),
+    label: typeof record.name === 'string' ? record.name : specifier,
+  };
+}
+
+/**
+ * The module a plugin package exports to `import`: its `exports` map's "."
+ * entry under Node's import conditions, else `main`, else index.js. Throws a
+ * HostError (placed at `where`) when there is none or it is not on disk.
+ */
+export function resolveEntryFile(pkg: ResolvedPackage, where: string): string {
+  const exportsField = pkg.packageJson.exports;
+  const target = exportsField !== undefined ? pickTarget(rootExport(exportsField)) : legacyMain(pkg);
+  const reinstall = isLocalPath(pkg.specifier)
+    ? `build the package in ${pkg.dir}, or correct its package.json.`
+    : `reinstall it: npm install ${pkg.specifier}`;
+  if (target === undefined) {
+    throw new HostError({
+      where,
+      what: `"${pkg.label}" exports no module to import: its package.json has no "exports" entry for ".", no "main", and there is no index.js.`,
+      fix: reinstall,
+    });
+  }
+  const file = resolve(pkg.dir, target);
+  if (!existsSync(file)) {
+    throw new HostError({
+      where,
+      what: `"${pkg.label}" exports ${target}, which does not exist (${file}).`,
+      fix: reinstall,
+    });
+  }
+  return file;
+}
+
+/** Without `exports`, Node's ES module loader tries `main` as a file, with .js, as a directory, then index.js. */
+function legacyMain(pkg: ResolvedPackage): string | undefined {
+  const main = typeof pkg.packageJson.main === 'string' ? pkg.packageJson.main : undefined;
+  const candidates = main === undefined ? ['index.js'] : [main, `${main}.js`, join(main, 'index.js'), 'index.js'];
+  return candidates.find((candidate) => statSync(join(pkg.dir, candidate), { throwIfNoEntry: false })?.isFile());
+}
+
+function isLocalPath(specifier: string): boolean {
+  return /^\.\.?([\\/]|$)/.test(specifier) || isAbsolute(specifier);
+}
+
+function findLocalPackage(specifier: string, configDir: string, where: string): string {
+  const dir = resolve(configDir, specifier);
+  if (!existsSync(join(dir, 'package.json'))) {
+    throw new HostError({
+      where,
+      what: existsSync(dir)
+        ? `the local package "${specifier}" has no package.json (${dir}).`
+        : `the local package "${specifier}" does not exist (${dir}).`,
+      fix: `check the path: a relative path starts from the config's directory, ${configDir}.`,
+    });
+  }
+  return dir;
+}
+
+/**
+ * Node's own lookup directories for a bare name (each node_modules from the
+ * config's directory up, then the global folders), searched for the
+ * package's directory. Asking for package.json itself would fail for a
+ * package whose `exports` does not list it, so its presence is checked directly.
+ */
+function findInstalled(name: string, configDir: string, where: string): string {
+  const lookupDirs = createRequire(join(configDir, 'mcp-host.config.js')).resolve.paths(name) ?? [];
+  const dir = lookupDirs
+    .map((nodeModules) => join(nodeModules, name))
+    .find((candidate) => existsSync(join(candidate, 'package.json')));
+  if (dir === undefined) {
+    throw new HostError({
+      where,
+      what: `the package "${name}" is not installed: no ${join('node_modules', name)} in ${configDir} or the directories above it.`,
+      fix: `run npm install ${name} in ${configDir}.`,
+    });
+  }
+  return dir;
+}
+
+/** The "." entry of an `exports` field: a bare target or conditions object stands for "." itself. */
+function rootExport(exportsField: unknown): unknown {
+  if (typeof exportsField === 'object' && exportsField !== null && !Array.isArray(exportsField)) {
+    const subpaths = exportsField as Record<string, unknown>;
+    return Object.keys(subpaths).some((key) => key.startsWith('.')) ? subpaths['.'] : subpaths;
+  }
+  return exportsField;
+}
+
+/** The file a target selects for `import`: conditions in their written order, the first match of an array. */
+function pickTarget(target: unknown): string | undefined {
+  if (typeof target === 'string') return target.startsWith('./') ? target : undefined;
+  if (Array.isArray(target)) {
+    for (const candidate of target) {
+      const picked = pickTarget(candidate);
+      if (picked !== undefined) return picked;
+    }
+    return undefined;
+  }
+  if (typeof target === 'object' && target !== null) {
+    for (const [condition, candidate] of Object.entries(target)) {
+      if (!IMPORT_CONDITIONS.includes(condition)) continue;
+      const picked = pickTarget(candidate);
+      if (picked !== undefined) return picked;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,192 @@
+import {
+  SdkHttpError,
+  SseError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/client';
+import type { RemoteSpec } from '../loader/types.js';
+import type { Logger } from '../log.js';
+import { describeThrown } from '../errors.js';
+import type { ExplainedChannel, Outage } from './supervisor.js';
+
+/** How long closing waits for the server to acknowledge the end of the session. */
+const TERMINATE_TIMEOUT_MS = 2000;
+
+/**
+ * A remote MCP server over HTTP: Streamable HTTP, or the legacy HTTP+SSE
+ * transport when the server only speaks that. Which one is found the way
+ * the spec's backwards-compatibility section says: the `initialize` POST is
+ * tried first, and a 4xx answer to it means a legacy server, so the channel
+ * opens the SSE stream instead and sends `initialize` there. The peer never
+ * knows which transport carries it.
+ *
+ * The channel ends itself when the server is gone (unreachable, or it
+ * forgot the session, which is what a restarted server does) so its
+ * supervisor reconnects; a single failed request is only that request's.
+ * As over a pipe, nothing links a server's request to the call that caused
+ * it, so `related` is never set.
+ */
+export class RemoteChannel implements ExplainedChannel {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  private transport?: StreamableHTTPClientTransport | SSEClientTransport;
+  private initializeId?: RequestId;
+  /** Why the server could not be reached or was lost: the last transport failure. */
+  private failure?: Outage;
+  private ended = false;
+
+  constructor(
+    private readonly spec: RemoteSpec,
+    private readonly logger: Logger,
+  ) {}
+
+  explain(): Outage | undefined {
+    return this.failure;
+  }
+
+  async start(): Promise<void> {
+    await this.use(new StreamableHTTPClientTransport(new URL(this.spec.url), this.options()));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const transport = this.transport;
+    if (!transport || this.ended) throw new Error(`the connection to ${this.spec.url} is closed.`);
+    const initialize = 'method' in message && message.method === 'initialize' && 'id' in message;
+    if (initialize) this.initializeId = message.id;
+    try {
+      await transport.send(message);
+    } catch (error) {
+      const status = httpStatus(error);
+      const legacy = transport instanceof SSEClientTransport;
+      if (initialize && !legacy && status !== undefined && status >= 400 && status < 500 && !AUTH.has(status)) {
+        this.logger.info(
+          `${this.spec.url} answered HTTP ${status} to a Streamable HTTP initialize: trying the legacy HTTP+SSE transport`,
+        );
+        await this.use(new SSEClientTransport(new URL(this.spec.url), this.options()), transport);
+        return this.send(message);
+      }
+      this.failed(error, status);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ended) return;
+    const transport = this.transport;
+    // Tell a live server the session is over (a stateless one answers 405,
+    // which the SDK accepts); a server already gone is not waited for.
+    if (transport instanceof StreamableHTTPClientTransport && !this.failure) {
+      await withTimeout(transport.terminateSession(), TERMINATE_TIMEOUT_MS).catch(() => {});
+    }
+    await transport?.close().catch(() => {});
+    this.end();
+  }
+
+  private options(): { requestInit: RequestInit } {
+    return { requestInit: { headers: this.spec.headers } };
+  }
+
+  /** Make `next` the transport carrying this channel, closing the one it replaces. */
+  private async use(
+    next: StreamableHTTPClientTransport | SSEClientTransport,
+    replaced?: StreamableHTTPClientTransport,
+  ): Promise<void> {
+    this.transport = next;
+    next.onmessage = (message) => {
+      // Streamable HTTP requests carry the negotiated revision in a header
+      // once the handshake is done; the SDK's Client would set it.
+      if (next instanceof StreamableHTTPClientTransport && 'result' in message && message.id === this.initializeId) {
+        next.setProtocolVersion(String(message.result.protocolVersion));
+      }
+      this.onmessage?.(message);
+    };
+    next.onerror = (error) => {
+      // The SSE stream is the legacy session: when it breaks, the session is gone.
+      if (next instanceof SSEClientTransport && this.transport === next && !this.ended) {
+        this.failed(error, undefined);
+        void this.close();
+      }
+      this.onerror?.(error);
+    };
+    next.onclose = () => {
+      if (this.transport === next) this.end();
+    };
+    await replaced?.close();
+    try {
+      await next.start();
+    } catch (error) {
+      this.failed(error, httpStatus(error));
+      throw error;
+    }
+  }
+
+  /**
+   * Record why a request failed; end the channel when it means the server
+   * is gone: it could not be reached, it forgot the session (404), or the
+   * legacy transport's session broke (its stream or its POSTs failed).
+   */
+  private failed(error: unknown, status: number | undefined): void {
+    this.failure = this.outageOf(error, status);
+    const gone =
+      this.transport instanceof SSEClientTransport || status === 404 || (status === undefined && isNetworkError(error));
+    if (gone && !this.ended) void this.close();
+  }
+
+  private outageOf(error: unknown, status: number | undefined): Outage {
+    const url = this.spec.url;
+    if (status !== undefined && AUTH.has(status)) {
+      return {
+        cause: `${url} refused the host with HTTP ${status}.`,
+        fix: 'give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.',
+      };
+    }
+    if (status !== undefined) {
+      return {
+        cause: `${url} answered HTTP ${status}: ${describeThrown(error)}.`,
+        fix: "check the url in the entry (the server's MCP endpoint, often /mcp) and the server's own logs.",
+      };
+    }
+    const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
+    return {
+      cause: `could not reach ${url}: ${describeThrown(error)}${code ? ` (${code})` : ''}.`,
+      fix: 'start the server, or fix the url in the entry; mcp-host keeps reconnecting with backoff meanwhile.',
+    };
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onclose?.();
+  }
+}
+
+/** Statuses that mean "not allowed", not "not this transport". */
+const AUTH = new Set([401, 403]);
+
+/** The HTTP status a transport error carries, if it came from a response at all. */
+function httpStatus(error: unknown): number | undefined {
+  if (error instanceof SdkHttpError) return error.status;
+  if (error instanceof SseError && typeof error.code === 'number') return error.code;
+  // The legacy transport's POST failures carry the status only in their words.
+  const match = /\(HTTP (\d{3})\)/.exec(describeThrown(error));
+  return match ? Number(match[1]) : undefined;
+}
+
+/** fetch() rejects with a TypeError when no response came at all (refused, reset, DNS). */
+function isNetworkError(error: unknown): boolean {
+  return error instanceof TypeError;
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,229 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ReadBuffer, serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import type { StdioSpec } from '../loader/types.js';
+import type { Logger } from '../log.js';
+import type { ExplainedChannel, Outage } from './supervisor.js';
+
+/** How long a child may take to exit once its input ends, and again after SIGTERM, before the next step. */
+const EXIT_GRACE_MS = 2000;
+
+/** How many of a child's last stderr lines are kept to explain why it exited. */
+const STDERR_TAIL = 20;
+
+/**
+ * Children whose process groups may still be alive: killed if the host
+ * exits without closing them (a crash, `process.exit`), so that no server
+ * outlives the host that started it.
+ */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+});
+
+/**
+ * An MCP server run as a child process, spoken to over its stdin and stdout
+ * (newline-delimited JSON-RPC); its stderr goes to the host's log under the
+ * mount's name.
+ *
+ * The child leads a process group of its own, because `npx`, `uvx` and shell
+ * wrappers run the real server as a grandchild: closing the channel, or the
+ * child exiting, ends the whole group.
+ *
+ * The wire carries no link between a server's request and the call that
+ * caused it, so `related` is never set: the peer routes by "the only call
+ * in flight" or refuses with a reason.
+ */
+export class ChildChannel implements ExplainedChannel {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  private child?: ChildProcess;
+  private readonly buffer = new ReadBuffer();
+  private readonly stderrTail: string[] = [];
+  /** Why the child is gone: it could not start, or it exited. */
+  private ended?: Outage;
+  private exited: Promise<void> = Promise.resolve();
+  private closing?: Promise<void>;
+
+  constructor(
+    private readonly spec: StdioSpec,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The child's process id, once it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  explain(): Outage | undefined {
+    return this.ended;
+  }
+
+  start(): Promise<void> {
+    const child = spawn(this.spec.command, this.spec.args, {
+      cwd: this.spec.cwd,
+      // The SDK's convention: a server sees a safe subset of the host's
+      // environment (PATH, HOME, …) plus what its config entry gives it.
+      env: { ...getDefaultEnvironment(), ...this.spec.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.ended ??= this.exitOutage(code, signal);
+        if (child.pid !== undefined) this.reapGroup(child.pid);
+        resolve();
+      });
+    });
+    child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stdin!.on('error', (error) => this.logger.debug({ err: error }, 'writing to the child failed'));
+    this.captureStderr(child);
+    // 'close' comes after 'exit' once the pipes are drained, so the last
+    // answers the child wrote still reach the peer before it hears of the end.
+    child.once('close', () => this.onclose?.());
+
+    return new Promise((resolve, reject) => {
+      child.once('spawn', () => {
+        liveGroups.add(child.pid!);
+        resolve();
+      });
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        if (child.pid !== undefined) {
+          this.onerror?.(error);
+          return;
+        }
+        this.ended = this.spawnOutage(error);
+        reject(new Error(this.ended.cause));
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (this.ended || !stdin?.writable) {
+      return Promise.reject(new Error(this.ended?.cause ?? `the process of "${this.spec.label}" is not running.`));
+    }
+    return new Promise((resolve, reject) => {
+      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /**
+   * End the child the way a terminal would, escalating: close its input (a
+   * well-behaved server exits then), SIGTERM its group, SIGKILL its group.
+   * Resolves once it has exited.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.terminate();
+    return this.closing;
+  }
+
+  private async terminate(): Promise<void> {
+    const child = this.child;
+    if (!child || child.pid === undefined) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      if (!(await settlesWithin(this.exited, EXIT_GRACE_MS))) {
+        signalGroup(child.pid, 'SIGTERM');
+        if (!(await settlesWithin(this.exited, EXIT_GRACE_MS))) signalGroup(child.pid, 'SIGKILL');
+      }
+    }
+    await this.exited;
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) {
+        this.onmessage?.(message);
+      }
+    } catch (error) {
+      // A line that is JSON but not JSON-RPC, or an oversized message: the
+      // stream can no longer be trusted to be in step.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private captureStderr(child: ChildProcess): void {
+    let partial = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) this.stderrLine(line);
+    });
+    child.stderr!.once('end', () => this.stderrLine(partial));
+  }
+
+  private stderrLine(line: string): void {
+    const trimmed = line.trimEnd();
+    if (trimmed === '') return;
+    this.logger.info({ stream: 'stderr' }, trimmed);
+    this.stderrTail.push(trimmed);
+    if (this.stderrTail.length > STDERR_TAIL) this.stderrTail.shift();
+  }
+
+  /**
+   * After the child exits, whatever it started is ended too (SIGTERM, then
+   * SIGKILL if it lingers): a grandchild left behind would be an orphan.
+   */
+  private reapGroup(pid: number): void {
+    if (!signalGroup(pid, 'SIGTERM')) {
+      liveGroups.delete(pid);
+      return;
+    }
+    setTimeout(() => {
+      signalGroup(pid, 'SIGKILL');
+      liveGroups.delete(pid);
+    }, EXIT_GRACE_MS).unref();
+  }
+
+  private spawnOutage(error: NodeJS.ErrnoException): Outage {
+    const command = JSON.stringify(this.spec.command);
+    return {
+      cause: `could not start ${command}: ${error.message}.`,
+      fix:
+        error.code === 'ENOENT'
+          ? `install ${command} or put it on the PATH the host runs with (or give its absolute path), and check the entry's cwd "${this.spec.cwd}".`
+          : `make ${command} runnable by the user the host runs as.`,
+    };
+  }
+
+  private exitOutage(code: number | null, signal: NodeJS.Signals | null): Outage {
+    const how = signal ? `was killed by signal ${signal}` : `exited with code ${code}`;
+    const said = this.lastError();
+    return {
+      cause: `its process (pid ${this.child?.pid}) ${how}${said ? `; its stderr said: ${JSON.stringify(said)}` : ''}.`,
+      fix: `its stderr is in the host log under plugin "${this.spec.prefix ?? this.spec.label}"; to reproduce, run ${JSON.stringify([this.spec.command, ...this.spec.args].join(' '))} in ${this.spec.cwd}.`,
+    };
+  }
+
+  /** The line of the child's last words most likely to say why: the last naming an error, else the last. */
+  private lastError(): string | undefined {
+    return this.stderrTail.findLast((line) => /error|exception|fatal/i.test(line)) ?? this.stderrTail.at(-1);
+  }
+}
+
+/** Signal a child's process group (the child alone on Windows); false when nothing is left to signal. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,136 @@
+import { performance } from 'node:perf_hooks';
+import { composeCatalogue } from '../catalogue/compose.js';
+import { problemsOf, formatProblem, type Problem } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ChangedList } from '../proxy/front-session.js';
+import type { HostRuntime } from '../runtime.js';
+import type { CatalogueDiff } from './catalogue-diff.js';
+
+/** A CatalogueDiff as it travels to `mcp-host reload`: plain JSON. */
+export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
+  /** The `list_changed` notifications each connected client was sent. */
+  notified: ChangedList[];
+}
+
+/** What one reload did: swapped in a new generation, or refused and kept the live one. */
+export type ReloadOutcome =
+  | { ok: true; generation: number; diff: ReloadDiff; ms: number }
+  | { ok: false; generation: number; problems: Problem[]; ms: number };
+
+export interface ReloaderOptions {
+  /**
+   * The config file the host started from, pinned: a reload re-reads this
+   * file rather than searching again, so a file created later higher up the
+   * search path cannot silently take over a running host.
+   */
+  configPath: string;
+  cwd: string;
+  logger: Logger;
+}
+
+/**
+ * The one way the host reloads. Every trigger (file watch, SIGHUP, the
+ * control channel) calls `reload()`; reloads never overlap, and requests
+ * that arrive while one is running share the single reload that follows it,
+ * so a burst of saves ends at the latest config after at most two builds.
+ *
+ * A reload composes the next generation beside the live one (unchanged
+ * plugins are carried over) and swaps only when the whole build succeeded;
+ * otherwise the live generation serves on and the problems are returned.
+ */
+export class Reloader {
+  private running: Promise<ReloadOutcome> | undefined;
+  private queued: Promise<ReloadOutcome> | undefined;
+  /** Ids are never reused, not even after a refused build: a plugin's fresh import is tagged with the id. */
+  private nextId: number;
+  private closed = false;
+  private readonly listeners: ((outcome: ReloadOutcome) => void)[] = [];
+
+  constructor(
+    private readonly runtime: HostRuntime,
+    private readonly options: ReloaderOptions,
+  ) {
+    this.nextId = runtime.current.id + 1;
+  }
+
+  /** Reload now, or join the reload queued behind the one running. */
+  reload(trigger: string): Promise<ReloadOutcome> {
+    if (this.queued) return this.queued;
+    if (!this.running) return this.start(trigger);
+    this.options.logger.debug(`reload requested (${trigger}) while one is running: queued`);
+    const queued = this.running.then(() => {
+      this.queued = undefined;
+      return this.start(trigger);
+    });
+    this.queued = queued;
+    return queued;
+  }
+
+  /** Be told of every reload's outcome, whatever triggered it. */
+  onSettled(listener: (outcome: ReloadOutcome) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Refuse further reloads and wait for the one in progress (shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queued;
+    await this.running;
+  }
+
+  private start(trigger: string): Promise<ReloadOutcome> {
+    const running = this.attempt(trigger).then((outcome) => {
+      if (this.running === running) this.running = undefined;
+      for (const listener of this.listeners) listener(outcome);
+      return outcome;
+    });
+    this.running = running;
+    return running;
+  }
+
+  private async attempt(trigger: string): Promise<ReloadOutcome> {
+    const live = this.runtime.current;
+    const began = performance.now();
+    const elapsed = () => Math.round((performance.now() - began) * 10) / 10;
+    const { logger, configPath } = this.options;
+    if (this.closed) {
+      const problems = [{ where: configPath, what: 'the host is shutting down.', fix: 'start it again.' }];
+      return { ok: false, generation: live.id, problems, ms: 0 };
+    }
+    const id = this.nextId++;
+    logger.info(`reloading (${trigger}): building generation ${id} beside generation ${live.id}`);
+    try {
+      const { generation } = await composeCatalogue({
+        configPath,
+        cwd: this.options.cwd,
+        logger,
+        events: this.runtime,
+        id,
+        previous: live,
+      });
+      // buildGeneration never throws after starting mounts it keeps, so
+      // from here the swap is one synchronous step.
+      const { changedLists, ...diff } = this.runtime.swap(generation)!;
+      const ms = elapsed();
+      logger.info(
+        `reloaded (${trigger}) in ${ms} ms: generation ${id} is live; ${summarize(diff.plugins)}; ` +
+          (changedLists.size > 0 ? `notified ${[...changedLists].join(', ')} list_changed` : 'clients see no change'),
+      );
+      return { ok: true, generation: id, diff: { ...diff, notified: [...changedLists] }, ms };
+    } catch (error) {
+      const problems = problemsOf(error, configPath);
+      logger.error(
+        `reload refused (${trigger}); generation ${live.id} keeps serving:\n` +
+          problems.map((p) => `- ${formatProblem(p)}`).join('\n'),
+      );
+      return { ok: false, generation: live.id, problems, ms: elapsed() };
+    }
+  }
+}
+
+function summarize(plugins: CatalogueDiff['plugins']): string {
+  const parts = (['added', 'removed', 'replaced'] as const)
+    .filter((key) => plugins[key].length > 0)
+    .map((key) => `plugins ${key}: ${plugins[key].join(', ')}`);
+  return parts.length > 0 ? parts.join('; ') : 'no plugin changed';
+}

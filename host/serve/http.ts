@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { HostRuntime } from '../runtime.js';
+import { HostError, describeThrown } from '../errors.js';
+import { rebindingGuard } from './http-guards.js';
+import { bearerGate } from './http-auth.js';
+import { jsonRpcErrorResponse, sendResponse } from './http-responses.js';
+import { LegacySessions } from './legacy-sessions.js';
+import { createModernEndpoint } from './modern-endpoint.js';
+
+/** Where the host serves MCP. Other paths are 404, kept free for health checks. */
+export const MCP_PATH = '/mcp';
+
+export interface HttpServeOptions {
+  /** The address to bind; the config's default is 127.0.0.1, never the network unless asked. */
+  host: string;
+  /** 0 picks a free port (the bound URL says which). */
+  port: number;
+  /** Host names accepted besides the loopback names and the bound address. */
+  allowedHosts?: string[];
+  /** Origins (or origin hostnames) accepted besides the loopback ones. */
+  allowedOrigins?: string[];
+  /** The largest request body read, in bytes; larger is refused with 413. Default: the SDK's 4 MiB. */
+  maxRequestBodySize?: number;
+  /** When any are given, `/mcp` requires `Authorization: Bearer <one of them>`. */
+  bearerTokens?: readonly string[];
+  /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+}
+
+export interface HttpService {
+  /** The endpoint's URL, with the port actually bound. */
+  readonly url: string;
+  /** Stop accepting connections, end every session and stream, and close the server. */
+  close(): Promise<void>;
+}
+
+/** How long close() lets ended streams flush before cutting the connections left. */
+const CLOSE_GRACE_MS = 2_000;
+/** How long a 2025-era session may sit with nothing open before it is ended. */
+const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
+/** How long a refused request's body is read and discarded before its connection is cut. */
+const REFUSAL_DRAIN_MS = 10_000;
+
+/**
+ * Serve the host's catalogue over Streamable HTTP at `/mcp`, to clients of
+ * both protocol eras on the one endpoint: the SDK's own classifier
+ * (`isLegacyRequest`) sends 2025-era traffic (initialize and sessions) to
+ * the sessionful legacy leg and everything else to the 2026-07-28 handler.
+ *
+ * In front of both, in this order: DNS-rebinding protection (Host and
+ * Origin), the path, and the optional bearer token, all answered before the
+ * body is read. The SDK's Node adapter then bounds the body (413), and
+ * aborts the request's signal when the client disconnects, which cancels
+ * its calls in flight in either era.
+ */
+export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOptions): Promise<HttpService> {
+  const maxRequestBodySize = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+  const checkRebinding = rebindingGuard(options);
+  const checkToken = options.bearerTokens?.length ? bearerGate(options.bearerTokens) : undefined;
+  const legacy = new LegacySessions(runtime, {
+    maxRequestBodySize,
+    idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
+  });
+  const modern = createModernEndpoint(runtime, maxRequestBodySize);
+  const serveMcp = toNodeHandler(
+    {
+      fetch: async (request) =>
+        (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
+          ? legacy.handle(request)
+          : modern.fetch(request),
+    },
+    {
+      maxRequestBodySize,
+      onerror: (error) => runtime.logger.warn({ err: error }, 'an HTTP request failed inside the MCP handler'),
+    },
+  );
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const rebinding = checkRebinding(req);
+    if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
+    const path = pathOf(req.url);
+    if (path !== MCP_PATH) {
+      return refuse(
+        req,
+        res,
+        Response.json(
+          { error: 'not_found', message: `mcp-host serves MCP at ${MCP_PATH}; there is nothing at ${path}` },
+          { status: 404 },
+        ),
+      );
+    }
+    const challenge = await checkToken?.(req);
+    if (challenge) return refuse(req, res, challenge);
+    // A declared length over the bound is refused here, without the SDK
+    // adapter's `Connection: close`: a client still uploading would get a
+    // reset instead of this answer. (A chunked body over the bound is
+    // caught by the adapter as it reads.)
+    if (Number(req.headers['content-length']) > maxRequestBodySize) {
+      return refuse(
+        req,
+        res,
+        jsonRpcErrorResponse(413, -32000, `Payload Too Large: Request body must not exceed ${maxRequestBodySize} bytes`),
+      );
+    }
+    await serveMcp(req, res);
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      runtime.logger.error({ err: error }, `could not answer ${req.method} ${req.url}`);
+      if (!res.headersSent) {
+        void sendResponse(res, jsonRpcErrorResponse(500, -32603, `mcp-host failed: ${describeThrown(error)}`));
+      } else res.destroy();
+    });
+  });
+  await listen(server, options.host, options.port);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}${MCP_PATH}`;
+
+  return {
+    url,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([modern.close(), legacy.close()]);
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      cut.unref();
+      await closed;
+      clearTimeout(cut);
+    },
+  };
+}
+
+/**
+ * Answer a request the host will not serve, before its body was read. Node
+ * then reads and discards the body so that a client still uploading gets
+ * the answer rather than a reset; one that keeps sending past a grace
+ * period is cut off.
+ */
+async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  await sendResponse(res, response);
+  if (req.complete) return;
+  const cut = setTimeout(() => req.socket.destroy(), REFUSAL_DRAIN_MS);
+  cut.unref();
+  req.once('close', () => clearTimeout(cut));
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(
+        new HostError({
+          where: `HTTP ${host}:${port}`,
+          what:
+            error.code === 'EADDRINUSE'
+              ? 'the port is already in use.'
+              : `could not listen: ${error.message}.`,
+          fix: 'pick another address with --http [HOST:]PORT or http.host / http.port in the config (port 0 picks a free one).',
+        }),
+      );
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+/** The request's path, or the raw target when it is not one (`*`, garbage): never `/mcp` then. */
+function pathOf(target: string | undefined): string {
+  const raw = target ?? '/';
+  return URL.canParse(raw, 'http://host.invalid') ? new URL(raw, 'http://host.invalid').pathname : raw;
+}

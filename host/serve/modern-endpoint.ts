@@ -1,0 +1,113 @@
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { HostRuntime } from '../runtime.js';
+import { createFrontSession } from '../proxy/front-server.js';
+import type { SessionNotifier } from '../proxy/front-session.js';
+import { onBodyEnd } from './http-responses.js';
+
+export interface ModernEndpoint {
+  fetch(request: Request): Promise<Response>;
+  /** Close the open `subscriptions/listen` streams and in-flight exchanges; leave the runtime. */
+  close(): Promise<void>;
+}
+
+/**
+ * 2026-07-28 Streamable HTTP: every request is served by a fresh front
+ * server (`server/discover`, lists, calls), and change notifications travel
+ * on the clients' `subscriptions/listen` streams, which the SDK's handler
+ * keeps. The host reaches those streams through one notifier registered
+ * with the runtime for the whole endpoint: the handler fans each change out
+ * to the streams that asked for it.
+ */
+export function createModernEndpoint(runtime: HostRuntime, maxRequestBodySize: number): ModernEndpoint {
+  const handler = createMcpHandler(() => createFrontSession(runtime, { longLived: false }).server, {
+    // 2025-era traffic never reaches this handler: the HTTP server routes it
+    // to the sessionful legacy leg first.
+    legacy: 'reject',
+    maxRequestBodySize,
+    onerror: (error) => runtime.logger.debug({ err: error }, 'modern HTTP exchange refused or failed'),
+  });
+  const notifier: SessionNotifier = {
+    subscriptions: new Set(),
+    listChanged(lists) {
+      if (lists.has('tools')) handler.notify.toolsChanged();
+      if (lists.has('prompts')) handler.notify.promptsChanged();
+      if (lists.has('resources')) handler.notify.resourcesChanged();
+    },
+    resourceUpdated({ uri }) {
+      handler.notify.resourceUpdated(uri);
+    },
+    // A 2026-07-28 client has no session to receive a log message on: the
+    // messages a plugin ties to a call travel on that call's response.
+    log() {},
+  };
+  runtime.addSession(notifier);
+  const watched = new WatchedResources(runtime, notifier);
+
+  return {
+    async fetch(request) {
+      const uris = await listenedResources(request);
+      const response = await handler.fetch(request);
+      // Only an opened stream holds subscriptions (a refusal is a JSON answer).
+      if (uris.length === 0 || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
+      for (const uri of uris) watched.hold(uri);
+      return onBodyEnd(response, () => uris.forEach((uri) => watched.release(uri)));
+    },
+    async close() {
+      runtime.removeSession(notifier);
+      await handler.close();
+    },
+  };
+}
+
+/**
+ * The resource URIs a `subscriptions/listen` request asks updates for. The
+ * SDK's handler refuses a request whose `Mcp-Method` header disagrees with
+ * its body, so the header says which bodies are worth reading.
+ */
+async function listenedResources(request: Request): Promise<string[]> {
+  if (request.method !== 'POST' || request.headers.get('mcp-method') !== 'subscriptions/listen') return [];
+  const body = (await request
+    .clone()
+    .json()
+    .catch(() => undefined)) as { params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined;
+  const uris = body?.params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris) ? [...new Set(uris.filter((uri): uri is string => typeof uri === 'string'))] : [];
+}
+
+/**
+ * The owning plugins' subscriptions behind the open listen streams: a
+ * plugin is subscribed to a URI while at least one stream watches it (the
+ * runtime asks it once, whoever else is subscribed), and unsubscribed when
+ * the last such stream ends.
+ */
+class WatchedResources {
+  private readonly streams = new Map<string, number>();
+
+  constructor(
+    private readonly runtime: HostRuntime,
+    private readonly notifier: SessionNotifier,
+  ) {}
+
+  hold(uri: string): void {
+    const count = this.streams.get(uri) ?? 0;
+    this.streams.set(uri, count + 1);
+    if (count > 0) return;
+    this.runtime.subscribe(this.notifier, uri).catch((error: unknown) =>
+      // The stream stays open (the SDK acknowledged it); it just never
+      // carries updates for a URI no plugin can watch.
+      this.runtime.logger.debug({ err: error }, `a listen stream asked for ${uri}, which cannot be subscribed to`),
+    );
+  }
+
+  release(uri: string): void {
+    const count = (this.streams.get(uri) ?? 1) - 1;
+    if (count > 0) {
+      this.streams.set(uri, count);
+      return;
+    }
+    this.streams.delete(uri);
+    this.runtime
+      .unsubscribe(this.notifier, uri)
+      .catch((error: unknown) => this.runtime.logger.debug({ err: error }, `could not unsubscribe from ${uri}`));
+  }
+}

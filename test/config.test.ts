@@ -1,0 +1,455 @@
+// The host config: finding and loading it (cosmiconfig, a fresh import on
+// every load), and validating every field with the exact message each
+// refusal gives.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { findConfigFile, loadConfig } from '../host/config/load.js';
+import { validateConfig } from '../host/config/validate.js';
+import { DISPATCHER_LEVEL_KEYS } from '../host/config/dispatcher-keys.js';
+import { formatProblem, problemsOf } from '../host/errors.js';
+import { KNOWN_REVISIONS } from '../host/protocol-versions.js';
+import { HOST_VERSION } from '../host/version.js';
+import { makeWorkspace } from './helpers/packages.js';
+
+const FILE = '/srv/mcp-host.config.js';
+
+/** The messages validating `raw` refuses it with; [] when it is accepted. */
+function refusals(raw: unknown, file = FILE): string[] {
+  try {
+    validateConfig(raw, file);
+    return [];
+  } catch (error) {
+    return problemsOf(error, 'config').map(formatProblem);
+  }
+}
+
+/** The message loading a config fails with. */
+async function loadFailure(options: Parameters<typeof loadConfig>[0]): Promise<string> {
+  try {
+    await loadConfig(options);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('the config loaded');
+}
+
+t.test('a minimal config gets every default', async (t) => {
+  t.same(validateConfig({ plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }] }, FILE), {
+    file: FILE,
+    dir: '/srv',
+    name: 'mcp-host',
+    version: HOST_VERSION,
+    protocolVersions: [...KNOWN_REVISIONS],
+    separator: '.',
+    maxNameLength: 128,
+    plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }],
+    reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30000 },
+    upstreams: { startTimeoutMs: 30000, reconnectDelayMs: 500, maxReconnectDelayMs: 30000, pingIntervalMs: 15000 },
+    log: { level: 'info' },
+  });
+});
+
+t.test('every field of a full config is kept', async (t) => {
+  const plugins = [
+    { package: '@acme/mcp-weather', prefix: 'weather', options: { units: 'metric' }, timeoutMs: 5000 },
+    { package: '@acme/mcp-notes', flat: true },
+    { package: './plugins/clock' },
+    { package: '@modelcontextprotocol/server-memory', prefix: 'memory', bin: 'mcp-server-memory', args: ['-v'] },
+    { command: 'uvx', args: ['mcp-server-time'], env: { TZ: 'UTC' }, cwd: './servers', prefix: 'time' },
+    { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, prefix: 'remote' },
+  ];
+  t.same(
+    validateConfig(
+      {
+        name: 'my-host',
+        version: '2.0.0',
+        instructions: 'Tools for the ops team.',
+        protocolVersions: ['2025-06-18', '2025-11-25'],
+        separator: '__',
+        maxNameLength: 64,
+        pageSize: 100,
+        plugins,
+        http: { port: 3000, allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] },
+        reload: { watch: false, debounceMs: 0, drainTimeoutMs: 1000 },
+        upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 2000, pingIntervalMs: 0 },
+        log: { level: 'debug' },
+      },
+      FILE,
+    ),
+    {
+      file: FILE,
+      dir: '/srv',
+      name: 'my-host',
+      version: '2.0.0',
+      instructions: 'Tools for the ops team.',
+      protocolVersions: ['2025-06-18', '2025-11-25'],
+      separator: '__',
+      maxNameLength: 64,
+      pageSize: 100,
+      plugins,
+      http: {
+        host: '127.0.0.1',
+        port: 3000,
+        allowedHosts: ['mcp.example.com'],
+        allowedOrigins: ['https://app.example.com'],
+      },
+      reload: { watch: false, debounceMs: 0, drainTimeoutMs: 1000 },
+      upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 2000, pingIntervalMs: 0 },
+      log: { level: 'debug' },
+    },
+  );
+});
+
+t.test('a key set to undefined counts as absent', async (t) => {
+  t.same(refusals({ plugins: [{ package: 'a', prefix: 'a', timeoutMs: undefined }], pageSize: undefined }), []);
+});
+
+t.test('the config itself must be an object', async (t) => {
+  const fix =
+    'Fix: make it an object (a .js config exports it as its default export), e.g. { plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }] }.';
+  t.same(refusals(undefined), [
+    `mcp-host.config.js: expected the config to be an object with a "plugins" array, got undefined. ${fix}`,
+  ]);
+  t.same(refusals([]), [
+    `mcp-host.config.js: expected the config to be an object with a "plugins" array, got an array. ${fix}`,
+  ]);
+});
+
+t.test('top-level fields: every problem is reported, not the first', async (t) => {
+  t.same(
+    refusals({
+      name: 3,
+      version: '',
+      instructions: false,
+      separator: '-',
+      maxNameLength: 200,
+      pageSize: 0,
+      protocolVersions: ['2025-11-26', 3],
+      plugin: [],
+      timeoutMs: 1000,
+      tasks: {},
+      http: { port: 70000, hots: 'x' },
+      reload: { watch: 'yes', debounceMs: -1, drainTimeoutMs: 1.5 },
+      log: { level: 'verbose' },
+    }),
+    [
+      'mcp-host.config.js: name: expected a non-empty string, got 3. Fix: e.g. name: "my-host".',
+      'mcp-host.config.js: version: expected a non-empty string, got "". Fix: e.g. version: "1.0.0".',
+      'mcp-host.config.js: instructions: expected a string, got false. Fix: e.g. instructions: "Tools for the ops team.".',
+      'mcp-host.config.js: separator: expected ".", "_" or "__", got "-". Fix: e.g. separator: "_" (some clients reject ".").',
+      'mcp-host.config.js: maxNameLength: expected an integer from 1 to 128, got 200. Fix: e.g. maxNameLength: 64 (for clients stricter than the spec).',
+      'mcp-host.config.js: pageSize: expected a positive integer, got 0. Fix: e.g. pageSize: 100.',
+      'mcp-host.config.js: protocolVersions[0]: "2025-11-26" is not an MCP revision mcp-host knows. Fix: did you mean "2025-11-25"?',
+      'mcp-host.config.js: protocolVersions[1]: 3 is not an MCP revision mcp-host knows. Fix: use one of "2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25" or "2026-07-28".',
+      'mcp-host.config.js: plugin: unknown key "plugin". Fix: did you mean "plugins"?',
+      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "plugins", "http", "reload", "upstreams" and "log".',
+      'mcp-host.config.js: tasks: "tasks" (task support) is a dispatcher-level setting that mcp-host does not offer yet. Fix: remove it; the dispatcher-level settings the host config offers are "pageSize", "http" and "log".',
+      'mcp-host.config.js: http.port: expected an integer from 0 to 65535, got 70000. Fix: e.g. port: 3000 (0 picks a free port).',
+      'mcp-host.config.js: http.hots: unknown key "hots". Fix: did you mean "host"?',
+      'mcp-host.config.js: reload.watch: expected true or false, got "yes". Fix: e.g. watch: true.',
+      'mcp-host.config.js: reload.debounceMs: expected an integer of 0 or more, got -1. Fix: e.g. debounceMs: 200.',
+      'mcp-host.config.js: reload.drainTimeoutMs: expected an integer of 0 or more, got 1.5. Fix: e.g. drainTimeoutMs: 30000.',
+      'mcp-host.config.js: log.level: expected "fatal", "error", "warn", "info", "debug", "trace" or "silent", got "verbose". Fix: e.g. level: "info".',
+      'mcp-host.config.js: plugins: expected an array of plugin entries, got undefined. Fix: e.g. plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }].',
+    ],
+  );
+});
+
+t.test('protocolVersions must be a non-empty list', async (t) => {
+  const message =
+    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out to mean every revision mcp-host knows.';
+  t.same(refusals({ plugins: [], protocolVersions: [] }), [message.replace('%s', 'an array')]);
+  t.same(refusals({ plugins: [], protocolVersions: '2025-11-25' }), [message.replace('%s', '"2025-11-25"')]);
+});
+
+t.test('sections must be objects, and http needs a port', async (t) => {
+  t.same(refusals({ plugins: [], http: 3000, reload: true, log: 'info' }), [
+    'mcp-host.config.js: http: expected an object, got 3000. Fix: e.g. http: { host: "127.0.0.1", port: 3000 }.',
+    'mcp-host.config.js: reload: expected an object, got true. Fix: e.g. reload: { watch: true }.',
+    'mcp-host.config.js: log: expected an object, got "info". Fix: e.g. log: { level: "info" }.',
+  ]);
+  t.same(refusals({ plugins: [], http: { host: '' } }), [
+    'mcp-host.config.js: http.host: expected a non-empty string, got "". Fix: e.g. host: "127.0.0.1".',
+    'mcp-host.config.js: http.port: expected an integer from 0 to 65535, got undefined. Fix: e.g. port: 3000 (0 picks a free port).',
+  ]);
+  t.same(refusals({ plugins: [], http: { port: 0, allowedHosts: 'x', allowedOrigins: [1] } }), [
+    'mcp-host.config.js: http.allowedHosts: expected an array of strings, got "x". Fix: e.g. allowedHosts: ["mcp.example.com"].',
+    'mcp-host.config.js: http.allowedOrigins: expected an array of strings, got an array. Fix: e.g. allowedOrigins: ["https://app.example.com"].',
+  ]);
+});
+
+t.test('plugins must be an array of entry objects naming exactly one of package, command, url', async (t) => {
+  t.same(refusals({ plugins: { package: 'a' } }), [
+    'mcp-host.config.js: plugins: expected an array of plugin entries, got an object. Fix: e.g. plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }].',
+  ]);
+  t.same(refusals({ plugins: ['@acme/mcp-weather', {}, { package: 'a', url: 'http://x', prefix: 'a' }] }), [
+    'mcp-host.config.js: plugins[0]: expected a plugin entry object, got "@acme/mcp-weather". Fix: write { package: "@acme/mcp-weather", prefix: "…" } or { package: "@acme/mcp-weather", flat: true }.',
+    'mcp-host.config.js: plugins[1]: names no plugin: expected exactly one of "package", "command" or "url". Fix: add package: "<npm package or ./path>", command: "<stdio MCP server>" or url: "<Streamable HTTP MCP server>".',
+    'mcp-host.config.js: plugins[2]: names "package" and "url": expected exactly one of "package", "command" or "url". Fix: keep one; write one entry per plugin.',
+  ]);
+});
+
+t.test('entry fields are typed', async (t) => {
+  t.same(
+    refusals({
+      plugins: [
+        { package: '', prefix: 'a', flat: 'no', timeoutMs: 0, options: [], bin: 3, args: 'x', env: { A: 1 } },
+        { command: 'uvx', prefix: 'b', cwd: '', args: [1] },
+        { url: 'ftp://example.com', prefix: 'c', headers: 'x' },
+        { url: 'not a url', prefix: 'd' },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[0].package: expected a non-empty string, got "". Fix: e.g. package: "@acme/mcp-weather" or "./plugins/clock".',
+      'mcp-host.config.js: plugins[0].flat: expected true or false, got "no". Fix: e.g. flat: true.',
+      'mcp-host.config.js: plugins[0].timeoutMs: expected a positive integer, got 0. Fix: e.g. timeoutMs: 60000.',
+      'mcp-host.config.js: plugins[0].options: expected an object, got an array. Fix: e.g. options: { units: "metric" }.',
+      'mcp-host.config.js: plugins[0].bin: expected a non-empty string, got 3. Fix: e.g. bin: "mcp-server-memory".',
+      'mcp-host.config.js: plugins[0].args: expected an array of strings, got "x". Fix: e.g. args: ["--verbose"].',
+      'mcp-host.config.js: plugins[0].env: expected an object whose values are strings, got an object. Fix: e.g. env: { API_KEY: "…" }.',
+      'mcp-host.config.js: plugins[1].cwd: expected a non-empty string, got "". Fix: e.g. cwd: "./servers".',
+      'mcp-host.config.js: plugins[1].args: expected an array of strings, got an array. Fix: e.g. args: ["mcp-server-time"].',
+      'mcp-host.config.js: plugins[2].url: expected an http:// or https:// URL, got "ftp://example.com". Fix: e.g. url: "http://127.0.0.1:4000/mcp".',
+      'mcp-host.config.js: plugins[2].headers: expected an object whose values are strings, got "x". Fix: e.g. headers: { Authorization: "Bearer …" }.',
+      'mcp-host.config.js: plugins[3].url: expected an http:// or https:// URL, got "not a url". Fix: e.g. url: "http://127.0.0.1:4000/mcp".',
+    ],
+  );
+});
+
+t.test('a prefix is letters, digits, "_" and "-", without the separator', async (t) => {
+  t.same(
+    refusals({
+      plugins: [
+        { package: 'a', prefix: 'a' },
+        { package: 'b', prefix: 'b' },
+        { package: 'c', prefix: 'we.ather' },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[2].prefix: "we.ather" contains the separator ".". Fix: use only letters, digits, "_" and "-", e.g. "weather".',
+    ],
+  );
+  t.same(
+    refusals({
+      plugins: [
+        { package: '@acme/mcp-weather', prefix: '' },
+        { package: '@acme/mcp-notes', prefix: 'my notes!' },
+        { package: '@acme/mcp-clock', prefix: 7 },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[0].prefix: the prefix is empty. Fix: use letters, digits, "_" and "-", e.g. "weather", or flat: true to mount with names unchanged.',
+      'mcp-host.config.js: plugins[1].prefix: "my notes!" contains " " and "!"; a prefix is only letters, digits, "_" and "-". Fix: use e.g. "mynotes".',
+      'mcp-host.config.js: plugins[2].prefix: expected a string of letters, digits, "_" and "-", got 7. Fix: e.g. prefix: "clock", or flat: true to mount with names unchanged.',
+    ],
+  );
+});
+
+t.test('with "_" or "__" as separator, a prefix containing it is refused', async (t) => {
+  t.same(
+    refusals({
+      separator: '_',
+      plugins: [
+        { package: 'a', prefix: 'my_tools' },
+        { package: 'b', prefix: 'ok-tools' },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[0].prefix: "my_tools" contains the separator "_". Fix: remove "_" from it, e.g. "mytools": composed names are split at the separator.',
+    ],
+  );
+  t.same(
+    refusals({
+      separator: '__',
+      plugins: [
+        { package: 'a', prefix: 'my__tools' },
+        { package: 'b', prefix: 'my_tools' },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[0].prefix: "my__tools" contains the separator "__". Fix: remove "__" from it, e.g. "mytools": composed names are split at the separator.',
+    ],
+  );
+  // With an invalid separator, prefixes are still checked for their characters.
+  t.same(refusals({ separator: '/', plugins: [{ package: 'a', prefix: 'a.b' }] }), [
+    'mcp-host.config.js: separator: expected ".", "_" or "__", got "/". Fix: e.g. separator: "_" (some clients reject ".").',
+    'mcp-host.config.js: plugins[0].prefix: "a.b" contains "."; a prefix is only letters, digits, "_" and "-". Fix: use e.g. "ab".',
+  ]);
+});
+
+t.test('a prefix used twice, and prefix with flat, are refused', async (t) => {
+  t.same(
+    refusals({
+      plugins: [
+        { package: '@acme/mcp-weather', prefix: 'weather' },
+        { command: 'uvx', args: ['mcp-server-weather'], prefix: 'weather' },
+        { package: '@acme/mcp-notes', prefix: 'notes', flat: true },
+        { package: '@acme/mcp-clock', prefix: 'clock', flat: false },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[1].prefix: the prefix "weather" is already used by plugins[0] ("@acme/mcp-weather"). Fix: give one of the two another prefix (an entry\'s prefix overrides its package\'s), or mount one with flat: true.',
+      'mcp-host.config.js: plugins[2]: has both prefix "notes" and flat: true; a mount is either prefixed or flat. Fix: remove flat: true to mount under the prefix, or remove prefix to mount "@acme/mcp-notes" with names unchanged.',
+    ],
+  );
+});
+
+t.test('unknown entry keys, keys of another kind of entry, and dispatcher-level keys', async (t) => {
+  t.same(
+    refusals({
+      plugins: [
+        { package: 'a', prefx: 'a' },
+        { package: 'b', prefix: 'b', headers: {}, cwd: '.' },
+        { url: 'http://127.0.0.1:4000/mcp', prefix: 'c', options: {} },
+        { package: 'd', prefix: 'd', pageSize: 10, tasks: true, http: {} },
+        { package: 'e', prefix: 'e', whatever: 1 },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[0].prefx: unknown key "prefx". Fix: did you mean "prefix"?',
+      'mcp-host.config.js: plugins[1].headers: "headers" applies to url entries only, and this is a package entry. Fix: remove "headers".',
+      'mcp-host.config.js: plugins[1].cwd: "cwd" applies to command entries only, and this is a package entry. Fix: remove "cwd".',
+      'mcp-host.config.js: plugins[2].options: "options" applies to package entries only, and this is a url entry. Fix: remove "options".',
+      'mcp-host.config.js: plugins[3].pageSize: "pageSize" (the page size of lists) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "pageSize" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
+      'mcp-host.config.js: plugins[3].tasks: "tasks" (task support) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "tasks" from plugin entry plugins[3]; it belongs in the host config, and mcp-host does not offer "tasks" yet.',
+      'mcp-host.config.js: plugins[3].http: "http" (HTTP serving) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "http" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
+      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "flat", "timeoutMs" and "prefix".',
+    ],
+  );
+});
+
+t.test('every dispatcher-level key is refused on a plugin entry', async (t) => {
+  for (const key of DISPATCHER_LEVEL_KEYS) {
+    const [message] = refusals({ plugins: [{ package: 'a', prefix: 'a', [key]: 1 }] });
+    t.match(message, `mcp-host.config.js: plugins[0].${key}: "${key}" (`, key);
+    t.match(message, 'is a dispatcher-level setting', key);
+  }
+});
+
+t.test('a config kept in package.json is placed under its "mcp-host" key', async (t) => {
+  t.same(refusals({ plugins: [{ package: 'a', prefix: 'a.b' }] }, '/srv/package.json'), [
+    'package.json: "mcp-host".plugins[0].prefix: "a.b" contains the separator ".". Fix: use only letters, digits, "_" and "-", e.g. "ab".',
+  ]);
+});
+
+t.test('loadConfig searches from the working directory up to the project root', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig({ name: 'found', plugins: [] });
+  mkdirSync(join(ws.dir, 'a', 'b'), { recursive: true });
+  const config = await loadConfig({ cwd: join(ws.dir, 'a', 'b') });
+  t.equal(config.file, file);
+  t.equal(config.dir, ws.dir);
+  t.equal(config.name, 'found');
+});
+
+t.test('loadConfig finds .mcp-hostrc.json, a "mcp-host" key in package.json, and .cjs configs', async (t) => {
+  const rc = makeWorkspace(t);
+  rc.writeFile('.mcp-hostrc.json', JSON.stringify({ name: 'from-rc', plugins: [] }));
+  t.equal((await loadConfig({ cwd: rc.dir })).name, 'from-rc');
+
+  const pkg = makeWorkspace(t);
+  pkg.writeFile('package.json', JSON.stringify({ name: 'x', 'mcp-host': { name: 'from-package-json', plugins: [] } }));
+  const config = await loadConfig({ cwd: pkg.dir });
+  t.equal(config.name, 'from-package-json');
+  t.equal(config.file, join(pkg.dir, 'package.json'));
+
+  const cjs = makeWorkspace(t);
+  cjs.writeConfig("module.exports = { name: 'from-cjs', plugins: [] };\n", 'mcp-host.config.cjs');
+  t.equal((await loadConfig({ cwd: cjs.dir })).name, 'from-cjs');
+});
+
+t.test('loadConfig loads exactly the file --config names, relative to cwd', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeConfig({ name: 'default', plugins: [] });
+  ws.writeConfig({ name: 'other', plugins: [] }, 'configs/other.mjs');
+  const config = await loadConfig({ cwd: ws.dir, configPath: 'configs/other.mjs' });
+  t.equal(config.name, 'other');
+  t.equal(config.dir, join(ws.dir, 'configs'));
+});
+
+t.test('no config found: the error names where it searched and the fix', async (t) => {
+  const ws = makeWorkspace(t);
+  t.equal(
+    await loadFailure({ cwd: ws.dir }),
+    `${ws.dir}: no mcp-host config found: searched ${ws.dir} for mcp-host.config.js (or .mjs, .cjs, .ts), .mcp-hostrc (or .json, .yaml, .yml, .js, .cjs, .mjs), .config/mcp-hostrc… and a "mcp-host" key in package.json. Fix: create ${join(ws.dir, 'mcp-host.config.js')} (export default { plugins: [ … ] }), or name a config file with --config PATH.`,
+  );
+  const sub = join(ws.dir, 'sub');
+  mkdirSync(sub);
+  t.match(await loadFailure({ cwd: sub }), `no mcp-host config found: searched from ${sub} up to ${ws.dir} for`);
+});
+
+t.test('--config naming a missing file, or a package.json without the key', async (t) => {
+  const ws = makeWorkspace(t);
+  t.equal(
+    await loadFailure({ cwd: ws.dir, configPath: 'nope.config.js' }),
+    `${join(ws.dir, 'nope.config.js')}: the config file does not exist. Fix: check the path given with --config (a relative path starts from ${ws.dir}).`,
+  );
+  t.equal(
+    await loadFailure({ cwd: ws.dir, configPath: 'package.json' }),
+    `${join(ws.dir, 'package.json')}: this package.json has no "mcp-host" key. Fix: add "mcp-host": { "plugins": [ … ] } to it, or name an mcp-host.config.js with --config.`,
+  );
+});
+
+t.test('a config file that exports nothing is reported, not skipped', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeConfig('export const plugins = [];\n');
+  t.equal(
+    await loadFailure({ cwd: ws.dir }),
+    'mcp-host.config.js: expected the config to be an object with a "plugins" array, got undefined. Fix: make it an object (a .js config exports it as its default export), e.g. { plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }] }.',
+  );
+});
+
+t.test('a syntax error names the file, the line and the parse error', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig('export default {\n  plugins: [],\n  name: ,\n};\n');
+  t.equal(
+    await loadFailure({ cwd: ws.dir }),
+    `${file}:3: syntax error: Unexpected token ','. Fix: correct line 3, which reads: name: ,`,
+  );
+});
+
+t.test('a config that throws while loading names the file and the error', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig("throw new Error('no secrets file');\n");
+  t.equal(
+    await loadFailure({ cwd: ws.dir }),
+    `${file}: the config cannot be loaded: no secrets file. Fix: correct the config file.`,
+  );
+});
+
+t.test('a .js config edited on disk is loaded with its new content in the same process', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeConfig({ name: 'first', plugins: [] });
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'first');
+  ws.writeConfig({ name: 'second', plugins: [] });
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'second');
+
+  // A file the config imports is fresh too, with the config.
+  ws.writeFile('plugin-list.js', "export const plugins = [{ package: 'a', prefix: 'one' }];\n");
+  ws.writeConfig("import { plugins } from './plugin-list.js';\nexport default { plugins };\n");
+  t.same((await loadConfig({ cwd: ws.dir })).plugins, [{ package: 'a', prefix: 'one' }]);
+  ws.writeFile('plugin-list.js', "export const plugins = [{ package: 'a', prefix: 'two' }];\n");
+  t.same((await loadConfig({ cwd: ws.dir })).plugins, [{ package: 'a', prefix: 'two' }]);
+});
+
+t.test('a .cjs config and the files it requires are fresh on every load', async (t) => {
+  const ws = makeWorkspace(t);
+  const write = (name: string) => writeFileSync(join(ws.dir, 'name.cjs'), `module.exports = '${name}';\n`);
+  write('first');
+  ws.writeConfig("module.exports = { name: require('./name.cjs'), plugins: [] };\n", 'mcp-host.config.cjs');
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'first');
+  write('second');
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'second');
+});
+
+t.test('findConfigFile names the file loadConfig would load, without running it', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig('export default {\n  plugins: [\n');
+  t.equal(await findConfigFile({ cwd: ws.dir }), file, 'a config that no longer parses is still found');
+  t.equal(await findConfigFile({ cwd: ws.dir, configPath: 'other.js' }), join(ws.dir, 'other.js'));
+
+  const pkg = makeWorkspace(t);
+  pkg.writeFile('package.json', JSON.stringify({ name: 'x', 'mcp-host': { plugins: [] } }));
+  t.equal(await findConfigFile({ cwd: pkg.dir }), join(pkg.dir, 'package.json'));
+});

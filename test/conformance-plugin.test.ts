@@ -1,0 +1,241 @@
+// The conformance plugin (plugins/conformance) mounted flat behind
+// `mcp-host start` over stdio, with the config `npm run conformance` uses:
+// the names the official suite looks for, and the behaviours it checks that
+// cross the host (sampling and elicitation asked of the calling client,
+// progress, log messages at the level the client set, completion,
+// subscriptions). The suite itself (which needs Node 22) runs with
+// `npm run conformance`; this keeps the plugin honest in `npm test`.
+import { join } from 'node:path';
+import t from 'tap';
+import conformancePlugin from '@mcp-host/conformance';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { REPO_ROOT } from './helpers/packages.js';
+
+const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+const CONFIG = join(REPO_ROOT, 'test/conformance/mcp-host.config.js');
+
+/** The part of a tap test `connect` uses. */
+interface HasTeardown {
+  teardown(fn: () => unknown): void;
+}
+
+interface Session {
+  client: Client;
+  asked: { method: string; params: Record<string, unknown> }[];
+  logs: { level: string; data: unknown }[];
+}
+
+async function connect(t: HasTeardown, revision?: string): Promise<Session> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'start', '--config', CONFIG, '--stdio'],
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client(
+    { name: 'conformance-plugin-test', version: '1.0.0' },
+    {
+      capabilities: { sampling: {}, elicitation: {} },
+      ...(revision ? { versionNegotiation: { mode: { pin: revision } } } : {}),
+    },
+  );
+  const session: Session = { client, asked: [], logs: [] };
+  client.setRequestHandler('sampling/createMessage', async (request) => {
+    session.asked.push({ method: 'sampling/createMessage', params: request.params });
+    return { role: 'assistant', content: { type: 'text', text: 'a sampled answer' }, model: 'test-model' };
+  });
+  client.setRequestHandler('elicitation/create', async (request) => {
+    session.asked.push({ method: 'elicitation/create', params: request.params });
+    return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+  });
+  client.setNotificationHandler('notifications/message', (notification) => {
+    session.logs.push(notification.params);
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`the host did not start: ${String(error)}\n${stderr}`);
+  }
+  t.teardown(() => client.close());
+  return session;
+}
+
+const textOf = (result: { content?: unknown[] }) =>
+  (result.content ?? []).map((block) => (block as { text?: string }).text ?? `[${(block as { type: string }).type}]`);
+
+t.test('create() refuses options, naming the fix', async (t) => {
+  t.throws(() => conformancePlugin.create({ options: { verbose: true } as never }), {
+    message:
+      '@mcp-host/conformance: takes no options, got {"verbose":true}. Fix: remove "options" from its entry in the mcp-host config.',
+  });
+});
+
+t.test('mounted flat, the catalogue has every name the suite asks for', async (t) => {
+  const { client } = await connect(t);
+  const tools = (await client.listTools()).tools;
+  t.same(tools.map((tool) => tool.name).sort(), [
+    'json_schema_2020_12_tool',
+    'test_audio_content',
+    'test_elicitation',
+    'test_elicitation_sep1034_defaults',
+    'test_elicitation_sep1330_enums',
+    'test_embedded_resource',
+    'test_error_handling',
+    'test_image_content',
+    'test_multiple_content_types',
+    'test_reconnection',
+    'test_sampling',
+    'test_simple_text',
+    'test_tool_with_logging',
+    'test_tool_with_progress',
+  ]);
+  t.ok(
+    tools.every((tool) => tool.description),
+    'every tool has a description',
+  );
+  const schema = tools.find((tool) => tool.name === 'json_schema_2020_12_tool')!.inputSchema;
+  t.match(schema, {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $defs: { address: { type: 'object' } },
+    additionalProperties: false,
+  });
+  t.same((await client.listPrompts()).prompts.map((prompt) => prompt.name).sort(), [
+    'test_prompt_with_arguments',
+    'test_prompt_with_embedded_resource',
+    'test_prompt_with_image',
+    'test_simple_prompt',
+  ]);
+  t.same((await client.listResources()).resources.map((resource) => resource.uri).sort(), [
+    'test://static-binary',
+    'test://static-text',
+    'test://watched-resource',
+  ]);
+  t.same(
+    (await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate),
+    ['test://template/{id}/data'],
+  );
+  t.match(client.getServerCapabilities(), { logging: {}, completions: {}, resources: { subscribe: true } });
+});
+
+t.test('content, errors, prompts and resources pass through whole', async (t) => {
+  const { client } = await connect(t);
+  t.same(textOf(await client.callTool({ name: 'test_simple_text' })), ['This is a simple text response for testing.']);
+  t.match(await client.callTool({ name: 'test_image_content' }), {
+    content: [{ type: 'image', mimeType: 'image/png', data: /^iVBOR/ }],
+  });
+  t.match(await client.callTool({ name: 'test_audio_content' }), {
+    content: [{ type: 'audio', mimeType: 'audio/wav', data: /^UklGR/ }],
+  });
+  t.same(
+    (await client.callTool({ name: 'test_multiple_content_types' })).content?.map((block) => block.type),
+    ['text', 'image', 'resource'],
+  );
+  t.match(await client.callTool({ name: 'test_error_handling' }), {
+    isError: true,
+    content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
+  });
+  t.match(await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'hello', arg2: 'world' } }), {
+    messages: [{ role: 'user', content: { text: "Prompt with arguments: arg1='hello', arg2='world'" } }],
+  });
+  t.match(
+    await client.getPrompt({
+      name: 'test_prompt_with_embedded_resource',
+      arguments: { resourceUri: 'test://given' },
+    }),
+    { messages: [{ content: { type: 'resource', resource: { uri: 'test://given' } } }, { content: { type: 'text' } }] },
+  );
+  t.match(await client.readResource({ uri: 'test://template/123/data' }), {
+    contents: [
+      {
+        uri: 'test://template/123/data',
+        mimeType: 'application/json',
+        text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}',
+      },
+    ],
+  });
+  t.match(await client.readResource({ uri: 'test://static-binary' }), {
+    contents: [{ mimeType: 'image/png', blob: /^iVBOR/ }],
+  });
+});
+
+t.test('sampling and elicitation are asked of the calling client and answered', async (t) => {
+  const session = await connect(t);
+  const sampled = await session.client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } });
+  t.same(textOf(sampled), ['LLM response: a sampled answer']);
+  const elicited = await session.client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+  t.same(textOf(elicited), ['User response: action=accept, content={"username":"ada","email":"ada@example.com"}']);
+  t.match(session.asked, [
+    {
+      method: 'sampling/createMessage',
+      params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 100 },
+    },
+    {
+      method: 'elicitation/create',
+      params: { message: 'Who are you?', requestedSchema: { required: ['username', 'email'] } },
+    },
+  ]);
+  await session.client.callTool({ name: 'test_elicitation_sep1330_enums' });
+  t.match(session.asked[2]!.params, {
+    requestedSchema: {
+      properties: {
+        titledSingle: { oneOf: [{ const: 'value1', title: 'First Option' }] },
+        legacyEnum: { enumNames: ['Option One', 'Option Two', 'Option Three'] },
+        titledMulti: { type: 'array', items: { anyOf: [{ const: 'value1' }] } },
+      },
+    },
+  });
+});
+
+t.test('progress reaches the caller; log messages follow the level it set', async (t) => {
+  const session = await connect(t);
+  const progress: number[] = [];
+  await session.client.callTool(
+    { name: 'test_tool_with_progress' },
+    { onprogress: (update) => void progress.push(update.progress) },
+  );
+  t.same(progress, [0, 50, 100]);
+
+  await session.client.setLoggingLevel('warning');
+  await session.client.callTool({ name: 'test_tool_with_logging' });
+  t.same(session.logs, [], 'info messages are below the level the client set');
+  await session.client.setLoggingLevel('info');
+  await session.client.callTool({ name: 'test_tool_with_logging' });
+  t.same(
+    session.logs.map((log) => log.data),
+    ['Tool execution started', 'Tool processing data', 'Tool execution completed'],
+  );
+});
+
+t.test('completion and resource subscriptions are forwarded', async (t) => {
+  const { client } = await connect(t);
+  const completion = await client.complete({
+    ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+    argument: { name: 'arg1', value: 'te' },
+  });
+  t.same(completion.completion.values, ['test', 'testing', 'testValue1']);
+  t.same(await client.subscribeResource({ uri: 'test://watched-resource' }), {});
+  t.same(await client.unsubscribeResource({ uri: 'test://watched-resource' }), {});
+});
+
+t.test(
+  'a 2026-07-28 client whose call asks for sampling gets an error result, and the host keeps serving',
+  async (t) => {
+    // The plugin asks in the 2025 way (a request mid-call), which a
+    // 2026-07-28 session cannot carry: the SDK refuses it at once, and that
+    // refusal must reach the plugin as an error answer, not escape and end the
+    // host. (Once the host turns such requests into input-required results,
+    // this call gets the sampled answer instead.)
+    const { client } = await connect(t, '2026-07-28');
+    t.match(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } }), {
+      isError: true,
+      content: [
+        { type: 'text', text: /'sampling\/createMessage' is not supported by the negotiated protocol version/ },
+      ],
+    });
+    t.same(textOf(await client.callTool({ name: 'test_simple_text' })), [
+      'This is a simple text response for testing.',
+    ]);
+  },
+);

@@ -1,0 +1,461 @@
+// Streamable HTTP through `mcp-host start --http`: one endpoint serving
+// 2025-era clients (initialize + sessions) and 2026-07-28 clients (stateless
+// requests, subscriptions/listen), list_changed reaching both, DNS-rebinding
+// protection, the body limit, unknown sessions, cancellation on disconnect,
+// bearer auth and a clean shutdown. The host runs as a child process with a
+// real plugin package on disk; clients are the SDK's own.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
+
+const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+const MODERN = '2026-07-28';
+
+/**
+ * A v2 plugin with what HTTP serving needs to show: an echo, a counter that
+ * reports progress, a call that waits until it is cancelled (and records the
+ * cancellation in a marker file), and a tool that adds a tool, so the plugin
+ * itself sends tools/list_changed.
+ */
+const LAB_PLUGIN = `
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+export default {
+  create({ options }) {
+    const server = new McpServer({ name: 'lab', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+    server.registerTool('echo', { description: 'Echo text', inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }));
+    server.registerTool(
+      'count',
+      { description: 'Count to n, reporting progress', inputSchema: z.object({ n: z.number().int() }) },
+      async ({ n }, ctx) => {
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        for (let i = 1; i <= n; i++) {
+          if (progressToken !== undefined) {
+            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i, total: n } });
+          }
+          await sleep(5);
+        }
+        return { content: [{ type: 'text', text: 'counted to ' + n }] };
+      },
+    );
+    server.registerTool(
+      'wait',
+      { description: 'Wait until cancelled (30 s at most)', inputSchema: z.object({ tag: z.string() }) },
+      async ({ tag }, ctx) => {
+        const { signal } = ctx.mcpReq;
+        writeFileSync(join(options.markers, tag + '.started'), '');
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 30000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            writeFileSync(join(options.markers, tag + '.cancelled'), String(signal.reason?.message ?? signal.reason));
+            resolve();
+          }, { once: true });
+        });
+        return { content: [{ type: 'text', text: signal.aborted ? 'cancelled' : 'not cancelled' }] };
+      },
+    );
+    // A resource clients can watch; bump changes it and tells the subscribers.
+    let gauge = 0;
+    const watched = new Set();
+    server.registerResource('gauge', 'lab://gauge', { description: 'A number', mimeType: 'text/plain' }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: String(gauge) }],
+    }));
+    server.server.setRequestHandler('resources/subscribe', async (request) => {
+      watched.add(request.params.uri);
+      return {};
+    });
+    server.server.setRequestHandler('resources/unsubscribe', async (request) => {
+      watched.delete(request.params.uri);
+      return {};
+    });
+    server.registerTool('bump', { description: 'Change the gauge' }, async () => {
+      gauge += 1;
+      if (watched.has('lab://gauge')) await server.server.sendResourceUpdated({ uri: 'lab://gauge' });
+      return { content: [{ type: 'text', text: String(gauge) }] };
+    });
+    server.registerTool('watched', { description: 'What the host subscribed to' }, () => ({
+      content: [{ type: 'text', text: [...watched].join(',') || 'nothing' }],
+    }));
+    let added = 0;
+    server.registerTool('grow', { description: 'Register one more tool' }, () => {
+      added += 1;
+      const name = 'extra_' + added;
+      server.registerTool(name, { description: 'Added at run time' }, () => ({ content: [{ type: 'text', text: name }] }));
+      return { content: [{ type: 'text', text: name }] };
+    });
+    return server;
+  },
+};
+`;
+
+/** The part of a tap test the helpers use. */
+interface HasTeardown {
+  teardown(fn: () => unknown): void;
+}
+
+interface Host {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+function writeLab(ws: Workspace): { config: string; markers: string } {
+  const markers = join(ws.dir, 'markers');
+  ws.writeFile('markers/.keep', '');
+  ws.writePackage(
+    'node_modules/@test/mcp-lab',
+    { name: '@test/mcp-lab', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'lab' } },
+    { 'index.js': LAB_PLUGIN },
+  );
+  const config = ws.writeConfig({
+    plugins: [{ package: '@test/mcp-lab', options: { markers } }],
+    reload: { watch: false },
+  });
+  return { config, markers };
+}
+
+/** Start `mcp-host start --http 127.0.0.1:0` and learn its URL from the log line. */
+async function startHost(
+  t: HasTeardown,
+  config: string,
+  { env = {}, args = ['--http', '127.0.0.1:0'] }: { env?: Record<string, string>; args?: string[] } = {},
+): Promise<Host> {
+  const child = spawn(process.execPath, [CLI, 'start', '--config', config, ...args], {
+    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`the host exited (${code}) before listening:\n${stderr}`)));
+  });
+  t.teardown(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  return { url, child, stderr: () => stderr, exited };
+}
+
+async function legacyClient(t: HasTeardown, url: string, options: { fetch?: FetchLike; requestInit?: RequestInit } = {}) {
+  const client = new Client({ name: 'legacy-client', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), options);
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return { client, transport };
+}
+
+async function modernClient(t: HasTeardown, url: string, options: { fetch?: FetchLike } = {}) {
+  const client = new Client({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), options);
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return { client, transport };
+}
+
+function firstText(result: { content?: unknown }): string {
+  const block = (result.content as { type?: string; text?: string }[] | undefined)?.[0];
+  if (block?.type !== 'text' || typeof block.text !== 'string') throw new Error(`no text in ${JSON.stringify(result)}`);
+  return block.text;
+}
+
+async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** A raw HTTP request, for headers fetch will not let a caller set (Host). */
+function rawRequest(
+  url: string,
+  { method = 'POST', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+t.test('one host over HTTP', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const { config, markers } = writeLab(ws);
+  const host = await startHost(t, config);
+  t.match(host.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'the bound URL is logged with its real port');
+
+  t.test('a 2025-era client lists and calls a tool, with progress', async (t) => {
+    const { client, transport } = await legacyClient(t, host.url);
+    t.ok(transport.sessionId, 'the host opened a session');
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    t.same(names.filter((name) => !name.startsWith('lab.extra_')).sort(), [
+      'lab.bump',
+      'lab.count',
+      'lab.echo',
+      'lab.grow',
+      'lab.wait',
+      'lab.watched',
+    ]);
+    t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'hello' } })), 'hello');
+    const progress: number[] = [];
+    const counted = await client.callTool(
+      { name: 'lab.count', arguments: { n: 3 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    t.equal(firstText(counted), 'counted to 3');
+    t.same(progress, [1, 2, 3], 'the plugin’s progress reached the caller');
+  });
+
+  t.test('a 2026-07-28 client lists and calls a tool, with progress', async (t) => {
+    const { client, transport } = await modernClient(t, host.url);
+    t.equal(client.getNegotiatedProtocolVersion(), MODERN);
+    t.equal(transport.sessionId, undefined, 'no session in the stateless era');
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    t.ok(names.includes('lab.echo'), 'lists the composed names');
+    t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'modern' } })), 'modern');
+    const progress: number[] = [];
+    const counted = await client.callTool(
+      { name: 'lab.count', arguments: { n: 2 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    t.equal(firstText(counted), 'counted to 2');
+    t.same(progress, [1, 2]);
+  });
+
+  t.test('two concurrent 2025-era sessions keep their own progress and outlive each other', async (t) => {
+    const a = await legacyClient(t, host.url);
+    const b = await legacyClient(t, host.url);
+    t.not(a.transport.sessionId, b.transport.sessionId, 'two sessions');
+    const seen = { a: [] as number[], b: [] as number[] };
+    const [ra, rb] = await Promise.all([
+      a.client.callTool({ name: 'lab.count', arguments: { n: 4 } }, { onprogress: (p) => seen.a.push(p.progress) }),
+      b.client.callTool({ name: 'lab.count', arguments: { n: 2 } }, { onprogress: (p) => seen.b.push(p.progress) }),
+    ]);
+    t.equal(firstText(ra), 'counted to 4');
+    t.equal(firstText(rb), 'counted to 2');
+    t.same(seen, { a: [1, 2, 3, 4], b: [1, 2] }, 'each session saw only its own progress');
+    await a.transport.terminateSession();
+    t.equal(firstText(await b.client.callTool({ name: 'lab.echo', arguments: { text: 'still here' } })), 'still here');
+  });
+
+  t.test('a plugin’s own list_changed reaches clients of both eras', async (t) => {
+    const legacy = await legacyClient(t, host.url);
+    const modern = await modernClient(t, host.url);
+    let legacyHeard = 0;
+    let modernHeard = 0;
+    legacy.client.setNotificationHandler('notifications/tools/list_changed', () => {
+      legacyHeard += 1;
+    });
+    modern.client.setNotificationHandler('notifications/tools/list_changed', () => {
+      modernHeard += 1;
+    });
+    const subscription = await modern.client.listen({ toolsListChanged: true });
+    t.teardown(() => subscription.close());
+    // The legacy client's notification stream (its GET) opens after connect.
+    await sleep(100);
+    const added = firstText(await legacy.client.callTool({ name: 'lab.grow', arguments: {} }));
+    await until(() => legacyHeard > 0 && modernHeard > 0, 'tools/list_changed on both clients');
+    t.equal(legacyHeard, 1, 'the legacy session heard it once');
+    t.equal(modernHeard, 1, 'the listen stream heard it once');
+    const names = (await modern.client.listTools()).tools.map((tool) => tool.name);
+    t.ok(names.includes(`lab.${added}`), 'the new tool is listed');
+    t.equal(firstText(await legacy.client.callTool({ name: `lab.${added}`, arguments: {} })), added);
+  });
+
+  t.test('resource updates reach the subscribers of both eras, and the plugin is unsubscribed after', async (t) => {
+    const legacy = await legacyClient(t, host.url);
+    const modern = await modernClient(t, host.url);
+    const heard = { legacy: [] as string[], modern: [] as string[] };
+    legacy.client.setNotificationHandler('notifications/resources/updated', (n) => {
+      heard.legacy.push(n.params.uri);
+    });
+    modern.client.setNotificationHandler('notifications/resources/updated', (n) => {
+      heard.modern.push(n.params.uri);
+    });
+    await legacy.client.subscribeResource({ uri: 'lab://gauge' });
+    const stream = await modern.client.listen({ resourceSubscriptions: ['lab://gauge'] });
+    await sleep(100);
+    t.equal(firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} })), 'lab://gauge');
+    await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
+    await until(() => heard.legacy.length > 0 && heard.modern.length > 0, 'resources/updated on both clients');
+    t.same(heard, { legacy: ['lab://gauge'], modern: ['lab://gauge'] }, 'once each');
+
+    await legacy.client.unsubscribeResource({ uri: 'lab://gauge' });
+    t.equal(
+      firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} })),
+      'lab://gauge',
+      'the listen stream still holds the subscription',
+    );
+    await stream.close();
+    let watched = '';
+    for (let i = 0; i < 50 && watched !== 'nothing'; i++) {
+      watched = firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} }));
+      await sleep(20);
+    }
+    t.equal(watched, 'nothing', 'the last watcher gone, the plugin is unsubscribed');
+  });
+
+  t.test('a client that disconnects cancels its call upstream, in either era', async (t) => {
+    for (const era of ['legacy', 'modern'] as const) {
+      // A fetch whose tools/call connection the test can cut, as a client
+      // that crashes or loses its network would: no notifications/cancelled.
+      const cut = new AbortController();
+      const cancelsSent: string[] = [];
+      const fetchWithCut: FetchLike = (input, init) => {
+        const body = typeof init?.body === 'string' ? init.body : '';
+        if (body.includes('notifications/cancelled')) cancelsSent.push(body);
+        const isWait = body.includes('"tools/call"') && body.includes('lab.wait');
+        return fetch(input, isWait ? { ...init, signal: cut.signal } : init);
+      };
+      const { client } = era === 'legacy'
+        ? await legacyClient(t, host.url, { fetch: fetchWithCut })
+        : await modernClient(t, host.url, { fetch: fetchWithCut });
+      const call = client.callTool({ name: 'lab.wait', arguments: { tag: era } }).catch((error: unknown) => error);
+      await until(() => existsSync(join(markers, `${era}.started`)), `the ${era} call to start`);
+      cut.abort();
+      await until(() => existsSync(join(markers, `${era}.cancelled`)), `the plugin to see the ${era} call cancelled`);
+      t.match(readFileSync(join(markers, `${era}.cancelled`), 'utf8'), /cancel/, `${era}: the plugin was told`);
+      t.same(cancelsSent, [], `${era}: the client sent no notifications/cancelled: the disconnect did it`);
+      t.type(await call, Error, `${era}: the client's call failed with its connection`);
+    }
+  });
+
+  t.test('DNS rebinding: a foreign Host or Origin is refused', async (t) => {
+    const badHost = await rawRequest(host.url, { headers: { ...MCP_HEADERS, host: 'evil.example:80' }, body: TOOLS_LIST });
+    t.equal(badHost.status, 403);
+    t.match(JSON.parse(badHost.body), {
+      error: { code: -32000, message: /^Invalid Host: evil\.example: .*add it to http\.allowedHosts/ },
+    });
+    const badOrigin = await fetch(host.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: 'https://evil.example' },
+      body: TOOLS_LIST,
+    });
+    t.equal(badOrigin.status, 403);
+    t.match(await badOrigin.json(), {
+      error: { message: /^Invalid Origin: evil\.example: .*add its origin to http\.allowedOrigins/ },
+    });
+    const localhost = await rawRequest(host.url.replace('127.0.0.1', 'localhost'), {
+      headers: { ...MCP_HEADERS, host: `localhost:${new URL(host.url).port}`, origin: 'http://localhost:5173' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() }),
+    });
+    t.equal(localhost.status, 200, 'loopback names and origins pass');
+  });
+
+  t.test('an oversized body is refused with 413', async (t) => {
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'lab.echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } },
+    });
+    const response = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: huge });
+    t.equal(response.status, 413);
+    t.match(await response.json(), { error: { message: /Request body must not exceed 4194304 bytes/ } });
+  });
+
+  t.test('an unknown session id gets 404; a GET without one gets 400', async (t) => {
+    const unknown = await fetch(host.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-session-id': 'no-such-session' },
+      body: TOOLS_LIST,
+    });
+    t.equal(unknown.status, 404);
+    t.match(await unknown.json(), {
+      error: { code: -32001, message: /^Session not found: no session "no-such-session".*start a new one with initialize/ },
+    });
+    const get = await fetch(host.url, { headers: { accept: 'text/event-stream' } });
+    t.equal(get.status, 400);
+    t.match(await get.json(), { error: { message: /GET needs an Mcp-Session-Id header/ } });
+  });
+
+  t.test('other paths are 404 with a JSON body', async (t) => {
+    const response = await fetch(new URL('/elsewhere', host.url));
+    t.equal(response.status, 404);
+    t.same(await response.json(), {
+      error: 'not_found',
+      message: 'mcp-host serves MCP at /mcp; there is nothing at /elsewhere',
+    });
+  });
+});
+
+t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const { config } = writeLab(ws);
+  const host = await startHost(t, config, { env: { MCP_HOST_HTTP_TOKENS: 'first-token, second-token' } });
+
+  const none = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST });
+  t.equal(none.status, 401);
+  t.match(none.headers.get('www-authenticate'), /^Bearer error="invalid_token"/);
+  t.match(await none.json(), { error: 'invalid_token', error_description: 'Missing Authorization header' });
+
+  const wrong = await fetch(host.url, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, authorization: 'Bearer first-token-but-longer' },
+    body: TOOLS_LIST,
+  });
+  t.equal(wrong.status, 401);
+  t.match(await wrong.json(), { error_description: /not one this mcp-host accepts.*MCP_HOST_HTTP_TOKENS/ });
+
+  const { client } = await legacyClient(t, host.url, { requestInit: { headers: { authorization: 'Bearer second-token' } } });
+  t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'authorized' } })), 'authorized');
+});
+
+t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const { config } = writeLab(ws);
+  const host = await startHost(t, config);
+  const legacy = await legacyClient(t, host.url);
+  const modern = await modernClient(t, host.url);
+  const subscription = await modern.client.listen({ toolsListChanged: true });
+  t.teardown(() => subscription.close());
+  await sleep(100);
+  const started = Date.now();
+  host.child.kill('SIGTERM');
+  t.equal(await host.exited, 0, 'exit status 0');
+  t.ok(Date.now() - started < 5_000, 'promptly, with open streams');
+  await t.rejects(legacy.client.listTools(), 'the server is gone');
+});
+
+t.test('--http refuses a malformed address as wrong usage', async (t) => {
+  const child = spawn(process.execPath, [CLI, 'start', '--http', 'localhost:http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  t.equal(code, 2);
+  t.match(stderr, /--http expects \[HOST:\]PORT with PORT from 0 to 65535 .* got "localhost:http"/);
+});
+
+function initializeParams() {
+  return { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } };
+}

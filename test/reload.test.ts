@@ -1,0 +1,418 @@
+// Hot reload, end to end: the host runs as a child process (`mcp-host start`)
+// with a real SDK client on its stdio, while the test edits the config and
+// the installed plugins on disk, sends SIGHUP, and runs `mcp-host reload`.
+import { execFile } from 'node:child_process';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
+
+const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+
+/** The part of a tap test the helpers use. */
+interface TestLike {
+  teardown(fn: () => unknown): void;
+}
+
+type ListName = 'tools' | 'prompts' | 'resources';
+
+interface Host {
+  client: Client;
+  pid: number;
+  /** `list_changed` notifications received, per list. */
+  notified: Record<ListName, number>;
+  /** Everything the host logged so far. */
+  log(): string;
+  /** Wait until `check` holds, failing with `what` after `ms`. */
+  until(what: string, check: () => boolean, ms?: number): Promise<void>;
+}
+
+/** A workspace with the test plugins installed under node_modules and its own control directory. */
+function workspace(t: TestLike): Workspace & { env: NodeJS.ProcessEnv } {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const runtimeDir = join(ws.dir, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  writeCounter(ws);
+  writeGreet(ws, '1.0.0', 'hello from v1');
+  writeToolPlugin(ws, 'extra', ['alpha', 'beta']);
+  writeToolPlugin(ws, 'flat-a', ['same']);
+  writeToolPlugin(ws, 'flat-b', ['same']);
+  ws.writePackage('node_modules/@t/slow', manifest('@t/slow', 'slow'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+export default {
+  create() {
+    const server = new McpServer({ name: 'slow', version: '1.0.0' });
+    server.registerTool('wait', { description: 'Wait, then answer.', inputSchema: z.object({ ms: z.number() }) },
+      async ({ ms }) => { await new Promise((r) => setTimeout(r, ms)); return { content: [{ type: 'text', text: 'waited ' + ms + ' ms' }] }; });
+    return server;
+  },
+};
+`,
+  });
+  ws.writePackage('node_modules/@t/broken', manifest('@t/broken', 'broken'), {
+    'index.js': `export default { create() { throw new Error('missing API key: set options.key'); } };\n`,
+  });
+  return Object.assign(ws, { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir, MCP_HOST_LOG_LEVEL: 'debug' } });
+}
+
+function manifest(name: string, prefix: string, version = '1.0.0'): Record<string, unknown> {
+  return { name, version, type: 'module', exports: './index.js', 'mcp-host': { prefix } };
+}
+
+/** A plugin whose tools answer their own name. */
+function writeToolPlugin(ws: Workspace, name: string, tools: string[]): void {
+  const register = tools
+    .map((tool) => `server.registerTool('${tool}', { description: '${tool} of ${name}' }, async () => text('${name}.${tool}'));`)
+    .join('\n    ');
+  ws.writePackage(`node_modules/@t/${name}`, manifest(`@t/${name}`, name), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+const text = (text) => ({ content: [{ type: 'text', text }] });
+export default {
+  create() {
+    const server = new McpServer({ name: '${name}', version: '1.0.0' });
+    ${register}
+    return server;
+  },
+};
+`,
+  });
+}
+
+/** A plugin with state: its count survives a reload only if its instance does. */
+function writeCounter(ws: Workspace): void {
+  ws.writePackage('node_modules/@t/counter', manifest('@t/counter', 'counter'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+export default {
+  create() {
+    let count = 0;
+    const server = new McpServer({ name: 'counter', version: '1.0.0' });
+    server.registerTool('increment', { description: 'Add one.' }, async () => ({ content: [{ type: 'text', text: String(++count) }] }));
+    return server;
+  },
+};
+`,
+  });
+}
+
+/** A plugin whose answer lives in a second file of the package, so an upgrade must reach past the entry. */
+function writeGreet(ws: Workspace, version: string, greeting: string, relDir = 'node_modules/@t/greet'): string {
+  return ws.writePackage(relDir, manifest('@t/greet', 'greet', version), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+import { greeting } from './lib.js';
+export default {
+  create() {
+    const server = new McpServer({ name: 'greet', version: '${version}' });
+    server.registerTool('hello', { description: 'Greet (${version}).' }, async () => ({ content: [{ type: 'text', text: greeting }] }));
+    return server;
+  },
+};
+`,
+    'lib.js': `export const greeting = ${JSON.stringify(greeting)};\n`,
+  });
+}
+
+/** Write the config mounting these test plugins (by name) with quick reload settings. */
+function writeConfig(ws: Workspace, plugins: (string | Record<string, unknown>)[], extra: Record<string, unknown> = {}) {
+  const entries = plugins.map((plugin) => (typeof plugin === 'string' ? { package: `@t/${plugin}` } : plugin));
+  const { reload, ...rest } = extra;
+  return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest });
+}
+
+async function startHost(t: TestLike, ws: Workspace & { env: NodeJS.ProcessEnv }, configFile: string): Promise<Host> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'start', '--config', configFile],
+    env: ws.env as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const client = new Client({ name: 'reload-test', version: '1.0.0' });
+  const notified: Record<ListName, number> = { tools: 0, prompts: 0, resources: 0 };
+  client.setNotificationHandler('notifications/tools/list_changed', () => void notified.tools++);
+  client.setNotificationHandler('notifications/prompts/list_changed', () => void notified.prompts++);
+  client.setNotificationHandler('notifications/resources/list_changed', () => void notified.resources++);
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return {
+    client,
+    pid: transport.pid!,
+    notified,
+    log: () => log,
+    async until(what, check, ms = 10_000) {
+      const deadline = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; host log:\n${log}`);
+        await sleep(10);
+      }
+    },
+  };
+}
+
+/** `mcp-host reload` as an admin runs it. */
+function runReload(ws: { env: NodeJS.ProcessEnv }, configFile: string) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [CLI, 'reload', '--config', configFile], { env: ws.env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function toolNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((tool) => tool.name).sort();
+}
+
+async function callText(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = await client.callTool({ name, arguments: args });
+  return (result.content as { text: string }[])[0]!.text;
+}
+
+/** The number of times the host logged `text`. */
+function count(log: string, text: string): number {
+  return log.split(text).length - 1;
+}
+
+/** Long enough for a second, unwanted notification to arrive after the first. */
+const SETTLE_MS = 400;
+
+t.test('adding a plugin: one tools/list_changed, the new tools listed, unchanged plugins keep their state', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter']);
+  const host = await startHost(t, ws, config);
+  t.equal(await callText(host.client, 'counter.increment'), '1');
+
+  writeConfig(ws, ['counter', 'extra']);
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+  t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
+  t.equal(await callText(host.client, 'extra.alpha'), 'extra.alpha');
+  t.equal(await callText(host.client, 'counter.increment'), '2', 'the counter is the same instance');
+  await sleep(SETTLE_MS);
+  t.same(host.notified, { tools: 1, prompts: 0, resources: 0 }, 'exactly one notification, for tools only');
+});
+
+t.test('removing a plugin with mcp-host reload: its tools are gone and the command says what changed', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter', 'extra'], { reload: { watch: false } });
+  const host = await startHost(t, ws, config);
+  writeConfig(ws, ['counter'], { reload: { watch: false } });
+  const { code, stdout } = await runReload(ws, config);
+  t.equal(code, 0);
+  t.match(stdout, /reloaded in [\d.]+ ms, generation \d+ is live/);
+  t.match(stdout, '  plugins removed: extra\n');
+  t.match(stdout, '  tools removed: extra.alpha, extra.beta\n');
+  t.match(stdout, '  clients notified: tools\n');
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+  t.same(await toolNames(host.client), ['counter.increment']);
+  await t.rejects(host.client.callTool({ name: 'extra.alpha', arguments: {} }), /extra\.alpha/);
+});
+
+t.test('an npm upgrade (the package directory replaced, new version) runs the new code, lib files too', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter', 'greet']);
+  const host = await startHost(t, ws, config);
+  t.equal(await callText(host.client, 'greet.hello'), 'hello from v1');
+  t.equal(await callText(host.client, 'counter.increment'), '1');
+
+  // As npm does it: the new version is extracted beside, the old directory moved away.
+  const installed = join(ws.dir, 'node_modules/@t/greet');
+  writeGreet(ws, '2.0.0', 'hello from v2', 'node_modules/@t/.greet-staged');
+  renameSync(installed, join(ws.dir, 'node_modules/@t/.greet-retired'));
+  renameSync(join(ws.dir, 'node_modules/@t/.greet-staged'), installed);
+  rmSync(join(ws.dir, 'node_modules/@t/.greet-retired'), { recursive: true });
+
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+  t.equal(await callText(host.client, 'greet.hello'), 'hello from v2');
+  t.equal(await callText(host.client, 'counter.increment'), '2', 'the unchanged plugin kept its state');
+  const { stdout } = await runReload(ws, config);
+  t.match(stdout, 'nothing changed', 'the watch already took the upgrade');
+
+  // And again, in place this time: the re-armed watch sees the new directory.
+  writeGreet(ws, '3.0.0', 'hello from v3');
+  await host.until('the second upgrade', () => host.notified.tools === 2);
+  t.equal(await callText(host.client, 'greet.hello'), 'hello from v3');
+});
+
+t.test('a whitespace-only edit reloads and notifies nobody', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter', 'extra']);
+  const host = await startHost(t, ws, config);
+  ws.writeConfig(`\n\n   export default {
+    plugins: [ { package: '@t/counter' },   { package: '@t/extra' } ],
+    reload: { debounceMs: 50 },
+  };\n\n`);
+  await host.until('the reload', () => host.log().includes('clients see no change'));
+  await sleep(SETTLE_MS);
+  t.same(host.notified, { tools: 0, prompts: 0, resources: 0 });
+  const { code, stdout } = await runReload(ws, config);
+  t.equal(code, 0);
+  t.match(stdout, '  nothing changed: clients were not notified\n');
+});
+
+t.test('refused reloads keep the live catalogue serving and mcp-host reload exits 1 with the reason', async (t) => {
+  const cases: [string, (ws: Workspace) => void, RegExp[]][] = [
+    [
+      'a syntax error in the config',
+      (ws) => ws.writeConfig(`export default {\n  plugins: [ { package: '@t/counter' } ,, }\n};\n`),
+      [/mcp-host\.config\.js:2: syntax error/, /Fix: correct line 2/],
+    ],
+    [
+      'a plugin that throws in create',
+      (ws) => writeConfig(ws, ['counter', 'broken']),
+      [/plugin "@t\/broken"|broken/, /create\(\) threw: missing API key: set options\.key/],
+    ],
+    [
+      'a collision between two flat plugins',
+      (ws) =>
+        writeConfig(ws, [
+          'counter',
+          { package: '@t/flat-a', flat: true },
+          { package: '@t/flat-b', flat: true },
+        ]),
+      [/same/, /@t\/flat-a/, /@t\/flat-b/],
+    ],
+  ];
+  for (const [what, edit, reasons] of cases) {
+    await t.test(what, async (t) => {
+      const ws = workspace(t);
+      const config = writeConfig(ws, ['counter']);
+      const host = await startHost(t, ws, config);
+      t.equal(await callText(host.client, 'counter.increment'), '1');
+      edit(ws);
+      await host.until('the refusal', () => host.log().includes('reload refused'));
+      const { code, stdout, stderr } = await runReload(ws, config);
+      t.equal(code, 1, 'mcp-host reload exits 1');
+      t.equal(stdout, '');
+      t.match(stderr, /reload refused \((a problem|\d problems)\); generation 1 keeps serving unchanged/);
+      for (const reason of reasons) t.match(stderr, reason);
+      t.same(await toolNames(host.client), ['counter.increment'], 'the old catalogue answers');
+      t.equal(await callText(host.client, 'counter.increment'), '2', 'with the same instance');
+      t.same(host.notified, { tools: 0, prompts: 0, resources: 0 }, 'nobody was told of a change');
+
+      // Fixing the config is taken at once.
+      writeConfig(ws, ['counter', 'extra']);
+      await host.until('the fixed config', () => host.notified.tools === 1);
+      t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
+    });
+  }
+});
+
+t.test('a call started before a reload that removes its plugin still returns its result', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter', 'slow'], { reload: { watch: false } });
+  const host = await startHost(t, ws, config);
+  const call = callText(host.client, 'slow.wait', { ms: 1500 });
+  await sleep(200);
+  writeConfig(ws, ['counter'], { reload: { watch: false } });
+  const { code, stdout } = await runReload(ws, config);
+  t.equal(code, 0);
+  t.match(stdout, 'plugins removed: slow');
+  t.equal(host.notified.tools, 1, 'clients were told before the old call finished');
+  t.same(await toolNames(host.client), ['counter.increment'], 'new calls see the new catalogue');
+  t.equal(await call, 'waited 1500 ms');
+});
+
+t.test('a call still running at the drain timeout is cancelled with an error that says why', async (t) => {
+  const ws = workspace(t);
+  const settings = { reload: { watch: false, drainTimeoutMs: 300 } };
+  const config = writeConfig(ws, ['counter', 'slow'], settings);
+  const host = await startHost(t, ws, config);
+  const call = callText(host.client, 'slow.wait', { ms: 10_000 });
+  await sleep(200);
+  writeConfig(ws, ['counter'], settings);
+  t.equal((await runReload(ws, config)).code, 0);
+  const started = Date.now();
+  await t.rejects(call, {
+    code: -32001,
+    message:
+      'mcp-host cancelled tools/call on mount "slow": a reload removed or replaced this plugin, and the call was still running at the drain timeout (reload.drainTimeoutMs, 300 ms). Fix: raise reload.drainTimeoutMs in the host config.',
+  });
+  t.ok(Date.now() - started < 2000, 'the call ends at the drain timeout');
+});
+
+t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter'], { reload: { watch: false } });
+  const host = await startHost(t, ws, config);
+  writeConfig(ws, ['counter', 'extra'], { reload: { watch: false } });
+  await sleep(SETTLE_MS);
+  t.equal(host.notified.tools, 0, 'the watch is off');
+  process.kill(host.pid, 'SIGHUP');
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+  t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
+
+  writeConfig(ws, ['counter', 'greet'], { reload: { watch: false } });
+  for (let i = 0; i < 5; i++) process.kill(host.pid, 'SIGHUP');
+  await host.until('the burst to settle', () => count(host.log(), 'reloaded (SIGHUP)') >= 2);
+  await sleep(SETTLE_MS);
+  t.ok(count(host.log(), 'reloading (SIGHUP)') <= 3, 'five signals made at most two reloads after the first');
+  t.same(await toolNames(host.client), ['counter.increment', 'greet.hello']);
+  t.equal(host.notified.tools, 2, 'one notification for the burst');
+});
+
+t.test('a burst of five saves ends at the latest config, with one notification', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter']);
+  const host = await startHost(t, ws, config);
+  const versions = [['counter', 'greet'], ['counter', 'slow'], ['greet'], ['counter', 'greet', 'slow'], ['counter', 'extra']];
+  for (const plugins of versions) {
+    writeConfig(ws, plugins);
+    await sleep(10);
+  }
+  await host.until('tools/list_changed', () => host.notified.tools >= 1);
+  await sleep(SETTLE_MS);
+  t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
+  t.equal(host.notified.tools, 1);
+  t.equal(count(host.log(), 'reloading (changed on disk'), 1, 'one reload for five saves');
+});
+
+t.test('a cursor from before a reload is refused with -32602', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter', 'extra'], { pageSize: 1 });
+  const host = await startHost(t, ws, config);
+  // One page, as a client paging by hand sees it (listTools() without a cursor would walk them all).
+  const first = await host.client.request({ method: 'tools/list', params: {} });
+  t.ok(first.nextCursor, 'the first page has a cursor');
+  writeConfig(ws, ['counter', 'extra', 'greet'], { pageSize: 1 });
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+  await t.rejects(host.client.request({ method: 'tools/list', params: { cursor: first.nextCursor } }), {
+    code: -32602,
+    message: /Expired cursor: the catalogue was reloaded since this listing began/,
+  });
+});
+
+t.test('mcp-host reload when no host runs the config says so and exits 1', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter']);
+  let result = await runReload(ws, config);
+  t.equal(result.code, 1);
+  t.match(result.stderr, `mcp-host: ${config}: no running mcp-host serves this config.`);
+  t.match(result.stderr, `Fix: start one (mcp-host start --config ${config})`);
+
+  // A host killed outright leaves its socket behind; it is recognized as dead and removed.
+  const host = await startHost(t, ws, config);
+  process.kill(host.pid, 'SIGKILL');
+  await sleep(200);
+  result = await runReload(ws, config);
+  t.equal(result.code, 1);
+  t.match(result.stderr, 'no running mcp-host serves this config');
+
+  result = await runReload(ws, join(ws.dir, 'missing.config.js'));
+  t.equal(result.code, 1);
+  t.match(result.stderr, 'the config file does not exist, so no host can be running it');
+});
+
+t.test('the control directory must be private to the user', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter']);
+  const shared = join(ws.dir, 'shared-run');
+  mkdirSync(join(shared, 'mcp-host'), { recursive: true, mode: 0o755 });
+  const result = await runReload({ env: { ...ws.env, XDG_RUNTIME_DIR: shared } }, config);
+  t.equal(result.code, 1);
+  t.match(result.stderr, `${join(shared, 'mcp-host')}: the control directory is not private to this user`);
+  t.match(result.stderr, 'mode 755');
+});
