@@ -54,8 +54,10 @@ export class HostRuntime implements MountEvents {
     const deadline = Date.now() + drainTimeoutMs;
     await Promise.all(
       mounts.map(async (mount) => {
-        while (mount.peer.inFlight > 0 && Date.now() < deadline) await sleep(20);
-        if (mount.peer.inFlight > 0) {
+        // A mount that is down has no client calls, only its own reconnection: nothing to wait for.
+        const busy = () => mount.isUp && mount.peer.inFlight > 0;
+        while (busy() && Date.now() < deadline) await sleep(20);
+        if (busy()) {
           mount.logger.warn(`closing with ${mount.peer.inFlight} calls still running after the drain timeout`);
           mount.peer.abandon(
             `${why}, and the call was still running at the drain timeout (reload.drainTimeoutMs, ${drainTimeoutMs} ms). Fix: raise reload.drainTimeoutMs in the host config.`,

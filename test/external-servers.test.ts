@@ -363,7 +363,8 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     upstreams: FAST_UPSTREAMS,
     plugins: [
       { package: 'fixture-server', prefix: 'fixture', env: { PID_FILE: pidFile, GRANDCHILD_FILE: grandchildFile } },
-      { package: '@modelcontextprotocol/server-everything', prefix: 'everything' },
+      // A second instance that stays up. (Not server-everything: it sends list_changed of its own after connecting.)
+      { package: 'fixture-server', prefix: 'steady' },
     ],
   });
   const host = await startHost(t, configFile);
@@ -379,7 +380,7 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     whileDown.some((name) => name.startsWith('fixture.')),
     "the dead child's tools are withdrawn",
   );
-  t.ok(whileDown.includes('everything.echo'), 'the other mounts keep serving');
+  t.same(whileDown, ['steady.echo', 'steady.slow'], 'the other mounts keep serving');
   const refused = await refusal(client.callTool(echo));
   t.match(
     refused,
@@ -510,6 +511,8 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
   t.teardown(ws.cleanup);
   writeFixturePackage(ws);
   const closedPort = await freePort();
+  const locked = await startRemoteFixture();
+  t.teardown(() => locked.close());
   const configFile = ws.writeConfig({
     reload: { watch: false },
     upstreams: { startTimeoutMs: 1500 },
@@ -519,12 +522,13 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
       { command: process.execPath, args: ['-e', 'console.error("Error: boom"); process.exit(3)'], prefix: 'crash' },
       { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], prefix: 'mute' },
       { url: `http://127.0.0.1:${closedPort}/mcp`, prefix: 'gone' },
+      { url: locked.url, prefix: 'locked' },
     ],
   });
 
   const checked = await runCli(['check', '--config', configFile]);
   t.equal(checked.code, 1, 'check exits 1');
-  t.match(checked.stdout, /4 problems/);
+  t.match(checked.stdout, /5 problems/);
   t.match(
     checked.stdout,
     'plugin "ghost" (mcp-host-no-such-command) (plugins[1]): could not be reached: could not start "mcp-host-no-such-command": spawn mcp-host-no-such-command ENOENT. Fix: install "mcp-host-no-such-command" or put it on the PATH',
@@ -538,12 +542,21 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
     checked.stdout,
     `plugin "gone" (http://127.0.0.1:${closedPort}/mcp) (plugins[4]): could not be reached: could not reach http://127.0.0.1:${closedPort}/mcp: fetch failed (ECONNREFUSED).`,
   );
+  t.match(
+    checked.stdout,
+    `plugin "locked" (${locked.url}) (plugins[5]): could not be reached: ${locked.url} refused the host with HTTP 401. Fix: give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.`,
+  );
   t.notMatch(checked.stdout, /plugin "fixture"/, 'the reachable upstream is not reported');
-  t.ok(checked.ms < 10_000, `a hung upstream delays check only by the start timeout (${checked.ms} ms)`);
+  // Without the start timeout, the mute child would hold check until its 60 s request timeout.
+  t.ok(checked.ms < 30_000, `a hung upstream delays check only by the start timeout (${checked.ms} ms)`);
+
+  const listed = await runCli(['list', '--config', configFile]);
+  t.equal(listed.code, 0, 'list shows a catalogue with upstreams down');
+  t.match(listed.stdout, 'ghost  (mcp-host-no-such-command, stdio, prefix "ghost", down)');
 
   const started = Date.now();
   const host = await startHost(t, configFile);
-  t.comment(`start with four unreachable upstreams served after ${Date.now() - started} ms`);
+  t.comment(`start with five unreachable upstreams served after ${Date.now() - started} ms`);
   const names = (await host.client.listTools()).tools.map((tool) => tool.name);
   t.same(names, ['fixture.echo', 'fixture.slow'], 'start serves the upstreams it reached');
   t.match(
@@ -551,6 +564,12 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
     'plugin "ghost" (mcp-host-no-such-command): is down: could not start',
     'a call under the prefix of an upstream never reached names it and why',
   );
+  const everyone = descendants(host.pid);
+  const stopping = Date.now();
+  await host.close();
+  t.comment(`the host stopped in ${Date.now() - stopping} ms with a mute child and a crash loop`);
+  await waitFor(() => everyone.every((pid) => !isAlive(pid)), 5000, 'every process the host started to exit');
+  t.pass(`no orphan remains, the mute child included (checked ${everyone.length} pids)`);
 });
 
 t.test('an upstream that negotiates a revision outside the host range is refused, naming the versions', async (t) => {
@@ -570,4 +589,40 @@ t.test('an upstream that negotiates a revision outside the host range is refused
   const started = await runCli(['start', '--config', configFile]);
   t.equal(started.code, 1, 'start refuses it too');
   t.match(started.stderr, /answered with "2024-11-05", which is outside the host's protocolVersions/);
+});
+
+t.test('a reload closes the children of the mounts it removes and keeps the unchanged ones', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  writeFixturePackage(ws);
+  const removedPids = join(ws.dir, 'removed.pids');
+  const keptPids = join(ws.dir, 'kept.pids');
+  const kept = { package: 'fixture-server', prefix: 'kept', env: { PID_FILE: keptPids } };
+  const configFile = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [{ package: 'fixture-server', prefix: 'removed', env: { PID_FILE: removedPids } }, kept],
+  });
+  const host = await startHost(t, configFile);
+  const [removed] = pidsIn(removedPids);
+  ws.writeConfig({ reload: { watch: false }, plugins: [kept] });
+  process.kill(host.pid, 'SIGHUP');
+  await waitFor(() => host.listChanges() === 1, 10_000, 'tools/list_changed after the reload');
+  await waitFor(() => !isAlive(removed!), 5000, "the removed mount's child to exit");
+  t.pass("the removed mount's child is closed");
+  t.same(pidsIn(keptPids).length, 1, 'the unchanged mount keeps its child');
+  t.same((await host.client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name), [
+    'kept.echo',
+    'kept.slow',
+  ]);
+});
+
+t.test('the upstreams settings are validated like every other key', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const configFile = ws.writeConfig({ upstreams: { startTimeoutMs: 0, pingIntervalMs: 'often', retries: 3 }, plugins: [] });
+  const checked = await runCli(['check', '--config', configFile]);
+  t.equal(checked.code, 1);
+  t.match(checked.stdout + checked.stderr, 'upstreams.startTimeoutMs: expected a positive integer, got 0. Fix: e.g. startTimeoutMs: 30000.');
+  t.match(checked.stdout + checked.stderr, 'upstreams.pingIntervalMs: expected an integer of 0 or more, got "often". Fix: e.g. pingIntervalMs: 15000 (0 turns pinging off).');
+  t.match(checked.stdout + checked.stderr, 'upstreams.retries: unknown key "retries".');
 });

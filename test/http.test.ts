@@ -8,12 +8,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { HostRuntime } from '../host/runtime.js';
+import { createLogger } from '../host/log.js';
+import { composeCatalogue } from '../host/catalogue/compose.js';
+import { serveOverHttp } from '../host/serve/http.js';
 
-const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+// The CLI of the same build as this test.
+const CLI = fileURLToPath(new URL('../host/cli.js', import.meta.url));
 const MODERN = '2026-07-28';
 
 /**
@@ -25,6 +31,7 @@ const MODERN = '2026-07-28';
 const LAB_PLUGIN = `
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -445,6 +452,38 @@ t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => 
   t.equal(await host.exited, 0, 'exit status 0');
   t.ok(Date.now() - started < 5_000, 'promptly, with open streams');
   await t.rejects(legacy.client.listTools(), 'the server is gone');
+});
+
+t.test('in process: idle 2025-era sessions end, and close() leaves the runtime empty', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const { config } = writeLab(ws);
+  const runtime = new HostRuntime(createLogger('silent'));
+  const { generation } = await composeCatalogue({ configPath: config, cwd: ws.dir, logger: runtime.logger, events: runtime, id: 1 });
+  runtime.swap(generation);
+  t.teardown(() => runtime.close());
+  const service = await serveOverHttp(runtime, { host: '127.0.0.1', port: 0, sessionIdleTimeoutMs: 300 });
+  t.teardown(() => service.close());
+  t.equal(runtime.sessions.size, 1, 'the modern endpoint’s notifier');
+
+  const { client, transport } = await legacyClient(t, service.url);
+  const id = transport.sessionId!;
+  t.equal(runtime.sessions.size, 2, 'and the legacy session');
+  await sleep(600);
+  t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'kept' } })), 'kept', 'an open GET stream keeps a session');
+  await client.close(); // drops the GET stream without a DELETE, as a crashed client would
+  await until(() => runtime.sessions.size === 1, 'the idle session to end', 3_000);
+  const gone = await fetch(service.url, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    body: TOOLS_LIST,
+  });
+  t.equal(gone.status, 404, 'its id is now unknown');
+
+  await legacyClient(t, service.url);
+  t.equal(runtime.sessions.size, 2);
+  await service.close();
+  t.equal(runtime.sessions.size, 0, 'close() ended the session and the modern endpoint');
 });
 
 t.test('--http refuses a malformed address as wrong usage', async (t) => {

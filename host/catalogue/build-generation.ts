@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import { ProblemsError, problemsOf, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
+import { codeIdentity } from '../loader/code-identity.js';
 import { startMount } from '../mounts/start-mount.js';
 import type { Mount, MountEvents } from '../mounts/mount.js';
 import { Generation } from './generation.js';
@@ -32,7 +33,6 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
   );
   const started: Mount[] = [];
   const problems: Problem[] = [];
-  const importTag = `g${options.id}`;
 
   const mounts = await Promise.all(
     specs.map(async (spec) => {
@@ -42,7 +42,7 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
         return kept;
       }
       try {
-        const mount = await startMount(spec, importTag, logger, events, config);
+        const mount = await startMount(spec, await codeIdentity(spec), logger, events, config);
         started.push(mount);
         return mount;
       } catch (error) {

@@ -36,6 +36,7 @@ export async function resolvePackage(specifier: string, configDir: string, where
     ? findLocalPackage(specifier, configDir, where)
     : findInstalled(specifier, configDir, where);
   const packageJsonFile = join(dir, 'package.json');
+  const repair = isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`;
   const text = await readFile(packageJsonFile, 'utf8');
   let packageJson: unknown;
   try {
@@ -44,14 +45,14 @@ export async function resolvePackage(specifier: string, configDir: string, where
     throw new HostError({
       where,
       what: `the package.json of "${specifier}" (${packageJsonFile}) is not valid JSON: ${endSentence(describeThrown(error))}`,
-      fix: isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`,
+      fix: repair,
     });
   }
   if (typeof packageJson !== 'object' || packageJson === null || Array.isArray(packageJson)) {
     throw new HostError({
       where,
       what: `the package.json of "${specifier}" (${packageJsonFile}) is not a JSON object.`,
-      fix: isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`,
+      fix: repair,
     });
   }
   const record = packageJson as Record<string, unknown>;
@@ -125,6 +126,7 @@ function findLocalPackage(specifier: string, configDir: string, where: string): 
  * package whose `exports` does not list it, so its presence is checked directly.
  */
 function findInstalled(name: string, configDir: string, where: string): string {
+  // The paths a module in the config's directory would search; that module need not exist.
   const lookupDirs = createRequire(join(configDir, 'mcp-host.config.js')).resolve.paths(name) ?? [];
   const dir = lookupDirs
     .map((nodeModules) => join(nodeModules, name))

@@ -46,17 +46,17 @@ export async function startInProcessMount(
   await server.connect(pluginSide as never);
   // The peer exists before the Mount it belongs to; events that arrive in
   // between (none should: the handshake is not done) are dropped.
-  let mount: Mount | undefined;
+  const built: { mount?: Mount } = {};
   const peer = new UpstreamPeer(hostSide, {
     label: spec.prefix ?? spec.label,
     logger: pluginLogger,
     timeoutMs: spec.timeoutMs,
-    onNotification: (notification) => mount && events.onNotification(mount, notification),
-    onClose: () => mount && events.onClose(mount),
+    onNotification: (notification) => built.mount && events.onNotification(built.mount, notification),
+    onClose: () => built.mount && events.onClose(built.mount),
   });
   const handshake = await peer.connect(handshakeVersion(spec.manifest.protocolVersions), HOST_CLIENT_CAPABILITIES);
-  mount = new Mount(spec, peer, handshake, pluginLogger, async () => {
+  built.mount = new Mount(spec, peer, handshake, pluginLogger, async () => {
     await server.close();
   });
-  return mount;
+  return built.mount;
 }

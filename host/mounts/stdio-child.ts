@@ -5,8 +5,14 @@ import type { StdioSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
-/** How long a child may take to exit once its input ends, and again after SIGTERM, before the next step. */
-const EXIT_GRACE_MS = 2000;
+/**
+ * How long a child may take to exit once its input ends, before SIGTERM;
+ * and after SIGTERM, before SIGKILL. Short: clients give the host itself
+ * only a few seconds to stop before they kill it, and a host killed
+ * mid-shutdown would leave its children behind.
+ */
+const EOF_GRACE_MS = 1000;
+const TERM_GRACE_MS = 2000;
 
 /** How many of a child's last stderr lines are kept to explain why it exited. */
 const STDERR_TAIL = 20;
@@ -127,9 +133,9 @@ export class ChildChannel implements ExplainedChannel {
     if (!child || child.pid === undefined) return;
     if (child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
-      if (!(await settlesWithin(this.exited, EXIT_GRACE_MS))) {
+      if (!(await settlesWithin(this.exited, EOF_GRACE_MS))) {
         signalGroup(child.pid, 'SIGTERM');
-        if (!(await settlesWithin(this.exited, EXIT_GRACE_MS))) signalGroup(child.pid, 'SIGKILL');
+        if (!(await settlesWithin(this.exited, TERM_GRACE_MS))) signalGroup(child.pid, 'SIGKILL');
       }
     }
     await this.exited;
@@ -179,7 +185,7 @@ export class ChildChannel implements ExplainedChannel {
     setTimeout(() => {
       signalGroup(pid, 'SIGKILL');
       liveGroups.delete(pid);
-    }, EXIT_GRACE_MS).unref();
+    }, TERM_GRACE_MS).unref();
   }
 
   private spawnOutage(error: NodeJS.ErrnoException): Outage {

@@ -11,6 +11,7 @@ import type { UpstreamChannel } from './channel.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { HOST_VERSION } from '../version.js';
 import { describeThrown } from '../errors.js';
+import { kindsChangedBy } from '../catalogue/list-kinds.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -185,7 +186,10 @@ export class UpstreamPeer {
       this.cancel(id, reason);
       this.settle(id, (p) =>
         p.reject(
-          new RpcError(ErrorCode.RequestTimeout, `mcp-host cancelled ${p.method} on mount "${this.options.label}": ${reason}`),
+          new RpcError(
+            ErrorCode.RequestTimeout,
+            `mcp-host cancelled ${p.method} on mount "${this.options.label}": ${reason}`,
+          ),
         ),
       );
     }
@@ -254,7 +258,11 @@ export class UpstreamPeer {
       this.incoming.get(params?.requestId as RequestId)?.abort(params?.reason);
       return;
     }
-    const owner = related !== undefined ? this.pending.get(related) : undefined;
+    // A change to the mount's catalogue concerns every session, whichever
+    // call it happened during (a tool that registers another).
+    const mountWide =
+      kindsChangedBy(notification.method).length > 0 || notification.method === 'notifications/resources/updated';
+    const owner = related !== undefined && !mountWide ? this.pending.get(related) : undefined;
     if (owner?.hooks.onNotification) owner.hooks.onNotification(notification);
     else this.options.onNotification(notification);
   }

@@ -20,8 +20,13 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
  * whole, failed, or was dropped by the client: how the host learns that a
  * stream (a call's SSE answer, a GET or `subscriptions/listen` stream) is
  * over.
+ *
+ * `signal` (the request's, aborted when the client disconnects) ends the
+ * stream at once: the Node adapter would otherwise notice only at the next
+ * chunk, up to a keep-alive interval later, and until then the SDK keeps
+ * the stream (a reconnecting GET would be refused as a second stream).
  */
-export function onBodyEnd(response: Response, onEnd: () => void): Response {
+export function onBodyEnd(response: Response, onEnd: () => void, signal?: AbortSignal): Response {
   if (response.body === null) {
     onEnd();
     return response;
@@ -31,8 +36,15 @@ export function onBodyEnd(response: Response, onEnd: () => void): Response {
   const end = () => {
     if (ended) return;
     ended = true;
+    signal?.removeEventListener('abort', dropped);
     onEnd();
   };
+  const dropped = () => {
+    end();
+    reader.cancel(signal?.reason).catch(() => {});
+  };
+  if (signal?.aborted) dropped();
+  else signal?.addEventListener('abort', dropped, { once: true });
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

@@ -67,7 +67,7 @@ export class LegacySessions {
       );
     }
     session.lastActive = Date.now();
-    return tracked(session, await session.transport.handleRequest(request));
+    return tracked(session, request, await session.transport.handleRequest(request));
   }
 
   /** End every session (shutdown): their front servers leave the runtime as they close. */
@@ -104,7 +104,7 @@ export class LegacySessions {
       await front.server.close();
       return response;
     }
-    return tracked(session, response);
+    return tracked(session, request, response);
   }
 
   private endIdle(): void {
@@ -118,12 +118,16 @@ export class LegacySessions {
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */
-function tracked(session: LegacySession, response: Response): Response {
+function tracked(session: LegacySession, request: Request, response: Response): Response {
   session.open += 1;
-  return onBodyEnd(response, () => {
-    session.open -= 1;
-    session.lastActive = Date.now();
-  });
+  return onBodyEnd(
+    response,
+    () => {
+      session.open -= 1;
+      session.lastActive = Date.now();
+    },
+    request.signal,
+  );
 }
 
 /**

@@ -50,7 +50,7 @@ export function createModernEndpoint(runtime: HostRuntime, maxRequestBodySize: n
       // Only an opened stream holds subscriptions (a refusal is a JSON answer).
       if (uris.length === 0 || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
       for (const uri of uris) watched.hold(uri);
-      return onBodyEnd(response, () => uris.forEach((uri) => watched.release(uri)));
+      return onBodyEnd(response, () => uris.forEach((uri) => watched.release(uri)), request.signal);
     },
     async close() {
       runtime.removeSession(notifier);

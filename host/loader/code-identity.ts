@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import type { PluginSpec } from './types.js';
+
+/** Past this many files a package is not walked: it is imported fresh every time. */
+const MAX_FILES = 10_000;
+let uncounted = 0;
+
+/**
+ * The tag a plugin's code is imported under (see fresh-import.ts): a hash of
+ * the size and modification time of every file of the package's own (not
+ * of packages installed inside it, nor of dot-directories such as .git), and
+ * of the node_modules directories its imports resolve from: an import that
+ * failed for want of a dependency (Node keeps the failure cached with the
+ * module) is tried afresh once `npm install` has changed them.
+ *
+ * Node never frees a module, so every fresh import of a plugin stays in
+ * memory for the life of the host. Tagging by what is on disk rather than by
+ * reload means a plugin re-created with the same code (its options changed,
+ * it was removed and added back, a refused reload is retried) reuses the
+ * modules already loaded, while any change to its files (an npm upgrade, an
+ * edit in place) is loaded fresh. Memory then grows with the number of
+ * distinct versions of a plugin loaded, not with the number of reloads.
+ */
+export async function codeIdentity(spec: PluginSpec): Promise<string> {
+  if (spec.kind !== 'in-process') return spec.fingerprint;
+  const files: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) await walk(path);
+      } else if (entry.isFile() || entry.isSymbolicLink()) {
+        if (files.length >= MAX_FILES) throw new RangeError('too many files');
+        const { size, mtimeMs } = await stat(path).catch(() => ({ size: -1, mtimeMs: -1 }));
+        files.push(`${relative(spec.packageDir, path)}\0${size}\0${mtimeMs}`);
+      }
+    }
+  };
+  try {
+    await walk(spec.packageDir);
+    for (let dir = spec.packageDir; dirname(dir) !== dir; dir = dirname(dir)) {
+      for (const path of [join(dir, 'node_modules'), join(dir, 'node_modules', '.package-lock.json')]) {
+        const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: -1 }));
+        files.push(`${path}\0${mtimeMs}`);
+      }
+    }
+  } catch {
+    // Unreadable or huge: fresh every time is always correct, only costlier.
+    return `unwalked-${++uncounted}`;
+  }
+  return createHash('sha256').update(spec.entryFile).update('\n').update(files.join('\n')).digest('hex').slice(0, 16);
+}
