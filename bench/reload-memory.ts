@@ -65,10 +65,7 @@ export default {
 
 function writeConfig(ws: Workspace, suffix: string): string {
   return ws.writeConfig({
-    plugins: [
-      { package: '@bench/steady' },
-      { package: '@bench/churn', options: { suffix } },
-    ],
+    plugins: [{ package: '@bench/steady' }, { package: '@bench/churn', options: { suffix } }],
     reload: { watch: false, drainTimeoutMs: 1000 },
   });
 }
@@ -108,7 +105,13 @@ async function run(scenario: Scenario): Promise<void> {
     const configFile = writeConfig(ws, '');
     const logger = createLogger('silent');
     const runtime = new HostRuntime(logger);
-    const { generation } = await composeCatalogue({ configPath: configFile, cwd: ws.dir, logger, events: runtime, id: 1 });
+    const { generation } = await composeCatalogue({
+      configPath: configFile,
+      cwd: ws.dir,
+      logger,
+      events: runtime,
+      id: 1,
+    });
     runtime.swap(generation);
     const reloader = new Reloader(runtime, { configPath: configFile, cwd: ws.dir, logger });
 

@@ -33,10 +33,16 @@ export class HostRuntime implements MountEvents {
   swap(next: Generation): CatalogueDiff | undefined {
     const before = this.live;
     this.live = next;
+    // A supervised mount may have come back since `next` was built, while
+    // only the live generation hears of it: index it as it is now.
+    next.reindex();
     if (!before) return undefined;
     const diff = diffGenerations(before, next);
     this.broadcastListChanged(diff.changedLists);
     const kept = new Set(next.mounts);
+    // A new or replaced plugin starts with no subscriptions: renew those sessions hold on what it serves.
+    const previous = new Set(before.mounts);
+    for (const mount of next.mounts) if (!previous.has(mount) && mount.isUp) this.resubscribe(next, mount);
     void this.retire(
       before.mounts.filter((mount) => !kept.has(mount)),
       next.config.reload.drainTimeoutMs,

@@ -101,6 +101,8 @@ interface RunningHost {
   stderr(): string;
   /** How many notifications/tools/list_changed the client has had. */
   listChanges(): number;
+  /** Every message the host sent the client, as it came off the wire. */
+  received: { method?: string; params?: Record<string, unknown> }[];
   close(): Promise<void>;
 }
 
@@ -124,6 +126,12 @@ async function startHost(
   });
   setup(client);
   await client.connect(transport);
+  const received: RunningHost['received'] = [];
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message) => {
+    received.push(message as RunningHost['received'][number]);
+    dispatch?.(message);
+  };
   const pid = transport.pid!;
   let closed = false;
   const close = async () => {
@@ -133,7 +141,7 @@ async function startHost(
     await waitFor(() => !isAlive(pid), 10_000, `the host (pid ${pid}) to exit`);
   };
   t.teardown(close);
-  return { client, pid, stderr: () => stderr, listChanges: () => changes, close };
+  return { client, pid, stderr: () => stderr, listChanges: () => changes, received, close };
 }
 
 /** A client straight to a stdio server, for comparing what the host passes through. */
@@ -192,12 +200,7 @@ function isAlive(pid: number): boolean {
 }
 
 function pidsIn(file: string): number[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map(Number)
-    : [];
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
 }
 
 /** The error a call is refused with, as the client sees it. */
@@ -211,21 +214,27 @@ async function refusal(call: Promise<unknown>): Promise<string> {
 }
 
 /** A Streamable HTTP MCP server (SDK v2 behind createMcpHandler) that wants a token header. */
-async function startRemoteFixture(port = 0): Promise<{ url: string; port: number; close(): Promise<void> }> {
+async function startRemoteFixture(
+  port = 0,
+  legacy: 'stateless' | 'reject' = 'stateless',
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'remote-fixture', version: '1.0.0' });
-      server.registerTool(
-        'add',
-        {
-          description: 'Adds two numbers.',
-          inputSchema: z.object({ a: z.number(), b: z.number() }),
-          outputSchema: z.object({ sum: z.number() }),
-        },
-        ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
-      );
-      return server;
-    }),
+    createMcpHandler(
+      () => {
+        const server = new McpServer({ name: 'remote-fixture', version: '1.0.0' });
+        server.registerTool(
+          'add',
+          {
+            description: 'Adds two numbers.',
+            inputSchema: z.object({ a: z.number(), b: z.number() }),
+            outputSchema: z.object({ sum: z.number() }),
+          },
+          ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
+        );
+        return server;
+      },
+      { legacy },
+    ),
   );
   const server: Server = createServer((req, res) => {
     if (req.headers['x-fixture-token'] !== 'secret') {
@@ -322,17 +331,22 @@ t.test('npm server packages: server-everything prefixed, server-memory flat, fro
     await memory.callTool({ name: 'read_graph', arguments: {} }),
   );
 
-  const progress: { progress: number; total?: number }[] = [];
+  const progress: number[] = [];
   const longRun = { duration: 1, steps: 4 };
   const longResult = await client.callTool(
     { name: 'everything.trigger-long-running-operation', arguments: longRun },
-    { onprogress: (p) => progress.push({ progress: p.progress, total: p.total }) },
+    { onprogress: (p) => progress.push(p.progress) },
   );
+  const onWire = host.received.filter((message) => message.method === 'notifications/progress');
   t.same(
-    progress,
-    [1, 2, 3, 4].map((n) => ({ progress: n, total: 4 })),
-    "the long-running tool's progress reaches the client",
+    onWire.map((message) => message.params),
+    [1, 2, 3, 4].map((n) => ({ progress: n, total: 4, progressToken: onWire[0]?.params?.progressToken })),
+    "the long-running tool's progress reaches the client, under the client's own token",
   );
+  // The SDK client sometimes drops the last one, which the server sends just
+  // before its result: it does the same talking to the server directly.
+  t.same(progress, [1, 2, 3, 4].slice(0, progress.length), 'and its onprogress sees them in order');
+  t.ok(progress.length >= 3);
   t.same(longResult, await everything.callTool({ name: 'trigger-long-running-operation', arguments: longRun }));
 
   const elicitation = (await client.callTool({
@@ -349,7 +363,11 @@ t.test('npm server packages: server-everything prefixed, server-memory flat, fro
   t.comment(`host and its stdio children stopped in ${Date.now() - stopping} ms`);
   await waitFor(() => children.every((pid) => !isAlive(pid)), 5000, 'the stdio children to exit');
   t.pass('no child outlives the host');
-  t.match(host.stderr(), /"plugin":"everything".*Starting default \(STDIO\) server/, "a child's stderr is logged under its mount");
+  t.match(
+    host.stderr(),
+    /"plugin":"everything".*Starting default \(STDIO\) server/,
+    "a child's stderr is logged under its mount",
+  );
 });
 
 t.test('a child that dies is restarted; its tools leave and come back with list_changed', async (t) => {
@@ -384,7 +402,9 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
   const refused = await refusal(client.callTool(echo));
   t.match(
     refused,
-    new RegExp(`plugin "fixture" \\(fixture-server\\): is down: its process \\(pid ${first}\\) was killed by signal SIGKILL`),
+    new RegExp(
+      `plugin "fixture" \\(fixture-server\\): is down: its process \\(pid ${first}\\) was killed by signal SIGKILL`,
+    ),
     'a call to it is refused naming the mount and its state',
   );
 
@@ -397,6 +417,16 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
   );
   t.same(((await client.callTool(echo)) as ToolResult).structuredContent, { text: 'hello', pid: second });
   t.match(host.stderr(), /went down: its process \(pid \d+\) was killed by signal SIGKILL.*Reconnecting in 100 ms/);
+  const logTime = (pattern: RegExp) =>
+    (
+      JSON.parse(
+        host
+          .stderr()
+          .split('\n')
+          .find((line) => pattern.test(line))!,
+      ) as { time: number }
+    ).time;
+  t.comment(`back up ${logTime(/back up/) - logTime(/went down/)} ms after it went down (backoff 100 ms)`);
   const grandchildren = pidsIn(grandchildFile);
   await waitFor(() => !isAlive(grandchildren[0]!), 5000, 'the killed child’s grandchild to be reaped');
   t.pass("the killed child's process group is reaped");
@@ -458,7 +488,9 @@ t.test('a remote server over Streamable HTTP, mounted by URL with headers; it dr
 
   const direct = new Client({ name: 'direct', version: '1.0.0' });
   await direct.connect(
-    new StreamableHTTPClientTransport(new URL(remote.url), { requestInit: { headers: { 'x-fixture-token': 'secret' } } }),
+    new StreamableHTTPClientTransport(new URL(remote.url), {
+      requestInit: { headers: { 'x-fixture-token': 'secret' } },
+    }),
   );
   const sum = { arguments: { a: 2, b: 3 } };
   const directResult = await direct.callTool({ name: 'add', ...sum });
@@ -513,6 +545,8 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
   const closedPort = await freePort();
   const locked = await startRemoteFixture();
   t.teardown(() => locked.close());
+  const modernOnly = await startRemoteFixture(0, 'reject');
+  t.teardown(() => modernOnly.close());
   const configFile = ws.writeConfig({
     reload: { watch: false },
     upstreams: { startTimeoutMs: 1500 },
@@ -523,17 +557,21 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
       { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], prefix: 'mute' },
       { url: `http://127.0.0.1:${closedPort}/mcp`, prefix: 'gone' },
       { url: locked.url, prefix: 'locked' },
+      { url: modernOnly.url, prefix: 'modern', headers: { 'x-fixture-token': 'secret' } },
     ],
   });
 
   const checked = await runCli(['check', '--config', configFile]);
   t.equal(checked.code, 1, 'check exits 1');
-  t.match(checked.stdout, /5 problems/);
+  t.match(checked.stdout, /6 problems/);
   t.match(
     checked.stdout,
     'plugin "ghost" (mcp-host-no-such-command) (plugins[1]): could not be reached: could not start "mcp-host-no-such-command": spawn mcp-host-no-such-command ENOENT. Fix: install "mcp-host-no-such-command" or put it on the PATH',
   );
-  t.match(checked.stdout, /plugin "crash" .*\(plugins\[2\]\): could not be reached: its process \(pid \d+\) exited with code 3; its stderr said: "Error: boom"\./);
+  t.match(
+    checked.stdout,
+    /plugin "crash" .*\(plugins\[2\]\): could not be reached: its process \(pid \d+\) exited with code 3; its stderr said: "Error: boom"\./,
+  );
   t.match(
     checked.stdout,
     /plugin "mute" .*\(plugins\[3\]\): could not be reached: it did not finish connecting within 1500 ms \(upstreams\.startTimeoutMs\)/,
@@ -546,6 +584,14 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
     checked.stdout,
     `plugin "locked" (${locked.url}) (plugins[5]): could not be reached: ${locked.url} refused the host with HTTP 401. Fix: give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.`,
   );
+  t.match(
+    checked.stdout,
+    `plugin "modern" (${modernOnly.url}) (plugins[6]): could not be reached: ${modernOnly.url} answered the Streamable HTTP initialize with HTTP 400 (`,
+  );
+  t.match(
+    checked.stdout,
+    /Unsupported protocol version: 2025-11-25.*and the legacy HTTP\+SSE stream with HTTP 405\. Fix: check the url in the entry \(the MCP endpoint, often \/mcp\)\. mcp-host connects with the 2025-era handshake \(initialize\): a server that serves only the 2026-07-28 revision must keep its legacy fallback on to be mounted\./,
+  );
   t.notMatch(checked.stdout, /plugin "fixture"/, 'the reachable upstream is not reported');
   // Without the start timeout, the mute child would hold check until its 60 s request timeout.
   t.ok(checked.ms < 30_000, `a hung upstream delays check only by the start timeout (${checked.ms} ms)`);
@@ -556,7 +602,7 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
 
   const started = Date.now();
   const host = await startHost(t, configFile);
-  t.comment(`start with five unreachable upstreams served after ${Date.now() - started} ms`);
+  t.comment(`start with six unreachable upstreams served after ${Date.now() - started} ms`);
   const names = (await host.client.listTools()).tools.map((tool) => tool.name);
   t.same(names, ['fixture.echo', 'fixture.slow'], 'start serves the upstreams it reached');
   t.match(
@@ -610,19 +656,28 @@ t.test('a reload closes the children of the mounts it removes and keeps the unch
   await waitFor(() => !isAlive(removed!), 5000, "the removed mount's child to exit");
   t.pass("the removed mount's child is closed");
   t.same(pidsIn(keptPids).length, 1, 'the unchanged mount keeps its child');
-  t.same((await host.client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name), [
-    'kept.echo',
-    'kept.slow',
-  ]);
+  t.same(
+    (await host.client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name),
+    ['kept.echo', 'kept.slow'],
+  );
 });
 
 t.test('the upstreams settings are validated like every other key', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
-  const configFile = ws.writeConfig({ upstreams: { startTimeoutMs: 0, pingIntervalMs: 'often', retries: 3 }, plugins: [] });
+  const configFile = ws.writeConfig({
+    upstreams: { startTimeoutMs: 0, pingIntervalMs: 'often', retries: 3 },
+    plugins: [],
+  });
   const checked = await runCli(['check', '--config', configFile]);
   t.equal(checked.code, 1);
-  t.match(checked.stdout + checked.stderr, 'upstreams.startTimeoutMs: expected a positive integer, got 0. Fix: e.g. startTimeoutMs: 30000.');
-  t.match(checked.stdout + checked.stderr, 'upstreams.pingIntervalMs: expected an integer of 0 or more, got "often". Fix: e.g. pingIntervalMs: 15000 (0 turns pinging off).');
+  t.match(
+    checked.stdout + checked.stderr,
+    'upstreams.startTimeoutMs: expected a positive integer, got 0. Fix: e.g. startTimeoutMs: 30000.',
+  );
+  t.match(
+    checked.stdout + checked.stderr,
+    'upstreams.pingIntervalMs: expected an integer of 0 or more, got "often". Fix: e.g. pingIntervalMs: 15000 (0 turns pinging off).',
+  );
   t.match(checked.stdout + checked.stderr, 'upstreams.retries: unknown key "retries".');
 });

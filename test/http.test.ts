@@ -6,11 +6,13 @@
 // real plugin package on disk; clients are the SDK's own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { pino } from 'pino';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { HostRuntime } from '../host/runtime.js';
@@ -120,7 +122,7 @@ interface Host {
   exited: Promise<number | null>;
 }
 
-function writeLab(ws: Workspace): { config: string; markers: string } {
+function writeLab(ws: Workspace, extra: Record<string, unknown> = {}): { config: string; markers: string } {
   const markers = join(ws.dir, 'markers');
   ws.writeFile('markers/.keep', '');
   ws.writePackage(
@@ -131,6 +133,7 @@ function writeLab(ws: Workspace): { config: string; markers: string } {
   const config = ws.writeConfig({
     plugins: [{ package: '@test/mcp-lab', options: { markers } }],
     reload: { watch: false },
+    ...extra,
   });
   return { config, markers };
 }
@@ -162,7 +165,11 @@ async function startHost(
   return { url, child, stderr: () => stderr, exited };
 }
 
-async function legacyClient(t: HasTeardown, url: string, options: { fetch?: FetchLike; requestInit?: RequestInit } = {}) {
+async function legacyClient(
+  t: HasTeardown,
+  url: string,
+  options: { fetch?: FetchLike; requestInit?: RequestInit } = {},
+) {
   const client = new Client({ name: 'legacy-client', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), options);
   await client.connect(transport);
@@ -171,7 +178,10 @@ async function legacyClient(t: HasTeardown, url: string, options: { fetch?: Fetc
 }
 
 async function modernClient(t: HasTeardown, url: string, options: { fetch?: FetchLike } = {}) {
-  const client = new Client({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+  const client = new Client(
+    { name: 'modern-client', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(url), options);
   await client.connect(transport);
   t.teardown(() => client.close());
@@ -342,9 +352,10 @@ t.test('one host over HTTP', async (t) => {
         const isWait = body.includes('"tools/call"') && body.includes('lab.wait');
         return fetch(input, isWait ? { ...init, signal: cut.signal } : init);
       };
-      const { client } = era === 'legacy'
-        ? await legacyClient(t, host.url, { fetch: fetchWithCut })
-        : await modernClient(t, host.url, { fetch: fetchWithCut });
+      const { client } =
+        era === 'legacy'
+          ? await legacyClient(t, host.url, { fetch: fetchWithCut })
+          : await modernClient(t, host.url, { fetch: fetchWithCut });
       const call = client.callTool({ name: 'lab.wait', arguments: { tag: era } }).catch((error: unknown) => error);
       await until(() => existsSync(join(markers, `${era}.started`)), `the ${era} call to start`);
       cut.abort();
@@ -356,7 +367,10 @@ t.test('one host over HTTP', async (t) => {
   });
 
   t.test('DNS rebinding: a foreign Host or Origin is refused', async (t) => {
-    const badHost = await rawRequest(host.url, { headers: { ...MCP_HEADERS, host: 'evil.example:80' }, body: TOOLS_LIST });
+    const badHost = await rawRequest(host.url, {
+      headers: { ...MCP_HEADERS, host: 'evil.example:80' },
+      body: TOOLS_LIST,
+    });
     t.equal(badHost.status, 403);
     t.match(JSON.parse(badHost.body), {
       error: { code: -32000, message: /^Invalid Host: evil\.example: .*add it to http\.allowedHosts/ },
@@ -397,7 +411,10 @@ t.test('one host over HTTP', async (t) => {
     });
     t.equal(unknown.status, 404);
     t.match(await unknown.json(), {
-      error: { code: -32001, message: /^Session not found: no session "no-such-session".*start a new one with initialize/ },
+      error: {
+        code: -32001,
+        message: /^Session not found: no session "no-such-session".*start a new one with initialize/,
+      },
     });
     const get = await fetch(host.url, { headers: { accept: 'text/event-stream' } });
     t.equal(get.status, 400);
@@ -433,7 +450,9 @@ t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
   t.equal(wrong.status, 401);
   t.match(await wrong.json(), { error_description: /not one this mcp-host accepts.*MCP_HOST_HTTP_TOKENS/ });
 
-  const { client } = await legacyClient(t, host.url, { requestInit: { headers: { authorization: 'Bearer second-token' } } });
+  const { client } = await legacyClient(t, host.url, {
+    requestInit: { headers: { authorization: 'Bearer second-token' } },
+  });
   t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'authorized' } })), 'authorized');
 });
 
@@ -459,18 +478,33 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
   t.teardown(ws.cleanup);
   const { config } = writeLab(ws);
   const runtime = new HostRuntime(createLogger('silent'));
-  const { generation } = await composeCatalogue({ configPath: config, cwd: ws.dir, logger: runtime.logger, events: runtime, id: 1 });
+  const { generation } = await composeCatalogue({
+    configPath: config,
+    cwd: ws.dir,
+    logger: runtime.logger,
+    events: runtime,
+    id: 1,
+  });
   runtime.swap(generation);
   t.teardown(() => runtime.close());
   const service = await serveOverHttp(runtime, { host: '127.0.0.1', port: 0, sessionIdleTimeoutMs: 300 });
   t.teardown(() => service.close());
   t.equal(runtime.sessions.size, 1, 'the modern endpoint’s notifier');
 
+  const stray = await fetch(service.url, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST });
+  t.equal(stray.status, 400, 'a request that is not initialize opens no session');
+  t.match(await stray.json(), { error: { message: 'Bad Request: Server not initialized' } });
+  t.equal(runtime.sessions.size, 1, 'and leaves nothing behind');
+
   const { client, transport } = await legacyClient(t, service.url);
   const id = transport.sessionId!;
   t.equal(runtime.sessions.size, 2, 'and the legacy session');
   await sleep(600);
-  t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'kept' } })), 'kept', 'an open GET stream keeps a session');
+  t.equal(
+    firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'kept' } })),
+    'kept',
+    'an open GET stream keeps a session',
+  );
   await client.close(); // drops the GET stream without a DELETE, as a crashed client would
   await until(() => runtime.sessions.size === 1, 'the idle session to end', 3_000);
   const gone = await fetch(service.url, {
@@ -486,13 +520,106 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
   t.equal(runtime.sessions.size, 0, 'close() ended the session and the modern endpoint');
 });
 
-t.test('--http refuses a malformed address as wrong usage', async (t) => {
-  const child = spawn(process.execPath, [CLI, 'start', '--http', 'localhost:http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+t.test(
+  'in process: bound to every interface, only listed names pass, and the missing token is warned about',
+  async (t) => {
+    const ws = makeWorkspace();
+    t.teardown(ws.cleanup);
+    const { config } = writeLab(ws);
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const runtime = new HostRuntime(logger);
+    const { generation } = await composeCatalogue({ configPath: config, cwd: ws.dir, logger, events: runtime, id: 1 });
+    runtime.swap(generation);
+    t.teardown(() => runtime.close());
+    const service = await serveOverHttp(runtime, { host: '0.0.0.0', port: 0, allowedHosts: ['mcp.example.test'] });
+    t.teardown(() => service.close());
+    t.match(
+      lines.join(''),
+      /is reachable beyond this machine and requires no token; set MCP_HOST_HTTP_TOKENS to require one/,
+    );
+    const local = service.url.replace('0.0.0.0', '127.0.0.1');
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() });
+    const listed = await rawRequest(local, {
+      headers: { ...MCP_HEADERS, host: 'mcp.example.test:8080' },
+      body: initialize,
+    });
+    t.equal(listed.status, 200, 'a listed name passes, whatever its port');
+    const unlisted = await rawRequest(local, { headers: { ...MCP_HEADERS, host: '0.0.0.0' }, body: initialize });
+    t.equal(unlisted.status, 403, 'the wildcard address is not a name clients may use');
+  },
+);
+
+t.test('the config’s http section: served without --http, its allowed names extend the defaults', async (t) => {
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const { config } = writeLab(ws, {
+    http: {
+      host: '127.0.0.1',
+      port: 0,
+      allowedHosts: ['mcp.example.test'],
+      allowedOrigins: ['https://app.example.test'],
+    },
+  });
+  const host = await startHost(t, config, { args: [] });
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() });
+  const named = await rawRequest(host.url, {
+    headers: { ...MCP_HEADERS, host: 'mcp.example.test', origin: 'https://app.example.test' },
+    body: initialize,
+  });
+  t.equal(named.status, 200, 'an allowed Host and Origin pass');
+  const other = await rawRequest(host.url, {
+    headers: { ...MCP_HEADERS, origin: 'https://other.example.test' },
+    body: initialize,
+  });
+  t.equal(other.status, 403, 'other origins are still refused');
+  t.match(JSON.parse(other.body), {
+    error: {
+      message:
+        /^Invalid Origin: other\.example\.test: mcp-host accepts Origin localhost, 127\.0\.0\.1, \[::1\], app\.example\.test/,
+    },
+  });
+
+  // --stdio wins over the config's http section.
+  const stdio = spawn(process.execPath, [CLI, 'start', '--config', config, '--stdio'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  t.equal(code, 2);
-  t.match(stderr, /--http expects \[HOST:\]PORT with PORT from 0 to 65535 .* got "localhost:http"/);
+  stdio.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => stdio.once('exit', resolve));
+  await until(() => /over stdio/.test(stderr), 'the host to serve over stdio', 10_000);
+  stdio.stdin!.end();
+  t.equal(await exited, 0, 'and stops when stdin closes');
+});
+
+t.test('start refuses bad serving flags and a busy port', async (t) => {
+  const run = async (args: string[]) => {
+    const child = spawn(process.execPath, [CLI, 'start', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return { code, stderr };
+  };
+  const malformed = await run(['--http', 'localhost:http']);
+  t.equal(malformed.code, 2, 'a malformed address is wrong usage');
+  t.match(malformed.stderr, /--http expects \[HOST:\]PORT with PORT from 0 to 65535 .* got "localhost:http"/);
+  const both = await run(['--stdio', '--http', '3000']);
+  t.equal(both.code, 2);
+  t.match(both.stderr, /--stdio and --http exclude each other/);
+
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  const { config } = writeLab(ws);
+  const squatter = createServer();
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => squatter.close());
+  const { port } = squatter.address() as AddressInfo;
+  const busy = await run(['--config', config, '--http', `127.0.0.1:${port}`]);
+  t.equal(busy.code, 1, 'a busy port is a problem, not a crash');
+  t.match(
+    busy.stderr,
+    `mcp-host: HTTP 127.0.0.1:${port}: the port is already in use. Fix: pick another address with --http [HOST:]PORT`,
+  );
 });
 
 function initializeParams() {

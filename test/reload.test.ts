@@ -1,16 +1,20 @@
 // Hot reload, end to end: the host runs as a child process (`mcp-host start`)
 // with a real SDK client on its stdio, while the test edits the config and
 // the installed plugins on disk, sends SIGHUP, and runs `mcp-host reload`.
-import { execFile } from 'node:child_process';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 
 const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+
+// Every test here starts a host (and most run `mcp-host reload` too): slower than tap's default allows.
+t.setTimeout(300_000);
 
 /** The part of a tap test the helpers use. */
 interface TestLike {
@@ -54,6 +58,7 @@ export default {
 };
 `,
   });
+  writeGauge(ws, '1.0.0');
   ws.writePackage('node_modules/@t/broken', manifest('@t/broken', 'broken'), {
     'index.js': `export default { create() { throw new Error('missing API key: set options.key'); } };\n`,
   });
@@ -67,7 +72,10 @@ function manifest(name: string, prefix: string, version = '1.0.0'): Record<strin
 /** A plugin whose tools answer their own name. */
 function writeToolPlugin(ws: Workspace, name: string, tools: string[]): void {
   const register = tools
-    .map((tool) => `server.registerTool('${tool}', { description: '${tool} of ${name}' }, async () => text('${name}.${tool}'));`)
+    .map(
+      (tool) =>
+        `server.registerTool('${tool}', { description: '${tool} of ${name}' }, async () => text('${name}.${tool}'));`,
+    )
     .join('\n    ');
   ws.writePackage(`node_modules/@t/${name}`, manifest(`@t/${name}`, name), {
     'index.js': `import { McpServer } from '@modelcontextprotocol/server';
@@ -99,6 +107,34 @@ export default {
   });
 }
 
+/** A plugin with a resource clients can subscribe to; `watched` says what the host subscribed it to. */
+function writeGauge(ws: Workspace, version: string): void {
+  ws.writePackage('node_modules/@t/gauge', manifest('@t/gauge', 'gauge', version), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+const text = (text) => ({ content: [{ type: 'text', text }] });
+export default {
+  create() {
+    const server = new McpServer({ name: 'gauge', version: '${version}' }, { capabilities: { resources: { subscribe: true } } });
+    const watched = new Set();
+    let level = 0;
+    server.registerResource('level', 'gauge://level', { mimeType: 'text/plain' }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: String(level) }],
+    }));
+    server.server.setRequestHandler('resources/subscribe', async (request) => (watched.add(request.params.uri), {}));
+    server.server.setRequestHandler('resources/unsubscribe', async (request) => (watched.delete(request.params.uri), {}));
+    server.registerTool('bump', { description: 'Raise the level (${version}).' }, async () => {
+      level += 1;
+      if (watched.has('gauge://level')) await server.server.sendResourceUpdated({ uri: 'gauge://level' });
+      return text(String(level));
+    });
+    server.registerTool('watched', { description: 'What the host subscribed to.' }, async () => text([...watched].join(',') || 'nothing'));
+    return server;
+  },
+};
+`,
+  });
+}
+
 /** A plugin whose answer lives in a second file of the package, so an upgrade must reach past the entry. */
 function writeGreet(ws: Workspace, version: string, greeting: string, relDir = 'node_modules/@t/greet'): string {
   return ws.writePackage(relDir, manifest('@t/greet', 'greet', version), {
@@ -117,7 +153,11 @@ export default {
 }
 
 /** Write the config mounting these test plugins (by name) with quick reload settings. */
-function writeConfig(ws: Workspace, plugins: (string | Record<string, unknown>)[], extra: Record<string, unknown> = {}) {
+function writeConfig(
+  ws: Workspace,
+  plugins: (string | Record<string, unknown>)[],
+  extra: Record<string, unknown> = {},
+) {
   const entries = plugins.map((plugin) => (typeof plugin === 'string' ? { package: `@t/${plugin}` } : plugin));
   const { reload, ...rest } = extra;
   return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest });
@@ -180,20 +220,23 @@ function count(log: string, text: string): number {
 /** Long enough for a second, unwanted notification to arrive after the first. */
 const SETTLE_MS = 400;
 
-t.test('adding a plugin: one tools/list_changed, the new tools listed, unchanged plugins keep their state', async (t) => {
-  const ws = workspace(t);
-  const config = writeConfig(ws, ['counter']);
-  const host = await startHost(t, ws, config);
-  t.equal(await callText(host.client, 'counter.increment'), '1');
+t.test(
+  'adding a plugin: one tools/list_changed, the new tools listed, unchanged plugins keep their state',
+  async (t) => {
+    const ws = workspace(t);
+    const config = writeConfig(ws, ['counter']);
+    const host = await startHost(t, ws, config);
+    t.equal(await callText(host.client, 'counter.increment'), '1');
 
-  writeConfig(ws, ['counter', 'extra']);
-  await host.until('tools/list_changed', () => host.notified.tools === 1);
-  t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
-  t.equal(await callText(host.client, 'extra.alpha'), 'extra.alpha');
-  t.equal(await callText(host.client, 'counter.increment'), '2', 'the counter is the same instance');
-  await sleep(SETTLE_MS);
-  t.same(host.notified, { tools: 1, prompts: 0, resources: 0 }, 'exactly one notification, for tools only');
-});
+    writeConfig(ws, ['counter', 'extra']);
+    await host.until('tools/list_changed', () => host.notified.tools === 1);
+    t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
+    t.equal(await callText(host.client, 'extra.alpha'), 'extra.alpha');
+    t.equal(await callText(host.client, 'counter.increment'), '2', 'the counter is the same instance');
+    await sleep(SETTLE_MS);
+    t.same(host.notified, { tools: 1, prompts: 0, resources: 0 }, 'exactly one notification, for tools only');
+  },
+);
 
 t.test('removing a plugin with mcp-host reload: its tools are gone and the command says what changed', async (t) => {
   const ws = workspace(t);
@@ -237,6 +280,23 @@ t.test('an npm upgrade (the package directory replaced, new version) runs the ne
   t.equal(await callText(host.client, 'greet.hello'), 'hello from v3');
 });
 
+t.test('a replaced plugin is subscribed again to the resources clients follow', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['gauge']);
+  const host = await startHost(t, ws, config);
+  const updated: string[] = [];
+  host.client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+  await host.client.subscribeResource({ uri: 'gauge://level' });
+  t.equal(await callText(host.client, 'gauge.watched'), 'gauge://level');
+
+  writeGauge(ws, '2.0.0');
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+  t.equal(await callText(host.client, 'gauge.watched'), 'gauge://level', 'the new instance was subscribed');
+  t.equal(await callText(host.client, 'gauge.bump'), '1', 'it is the new instance');
+  await host.until('resources/updated', () => updated.length === 1);
+  t.same(updated, ['gauge://level']);
+});
+
 t.test('a whitespace-only edit reloads and notifies nobody', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'extra']);
@@ -267,12 +327,7 @@ t.test('refused reloads keep the live catalogue serving and mcp-host reload exit
     ],
     [
       'a collision between two flat plugins',
-      (ws) =>
-        writeConfig(ws, [
-          'counter',
-          { package: '@t/flat-a', flat: true },
-          { package: '@t/flat-b', flat: true },
-        ]),
+      (ws) => writeConfig(ws, ['counter', { package: '@t/flat-a', flat: true }, { package: '@t/flat-b', flat: true }]),
       [/same/, /@t\/flat-a/, /@t\/flat-b/],
     ],
   ];
@@ -358,7 +413,13 @@ t.test('a burst of five saves ends at the latest config, with one notification',
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter']);
   const host = await startHost(t, ws, config);
-  const versions = [['counter', 'greet'], ['counter', 'slow'], ['greet'], ['counter', 'greet', 'slow'], ['counter', 'extra']];
+  const versions = [
+    ['counter', 'greet'],
+    ['counter', 'slow'],
+    ['greet'],
+    ['counter', 'greet', 'slow'],
+    ['counter', 'extra'],
+  ];
   for (const plugins of versions) {
     writeConfig(ws, plugins);
     await sleep(10);
@@ -394,10 +455,24 @@ t.test('mcp-host reload when no host runs the config says so and exits 1', async
   t.match(result.stderr, `Fix: start one (mcp-host start --config ${config})`);
 
   // A host killed outright leaves its socket behind; it is recognized as dead and removed.
-  const host = await startHost(t, ws, config);
-  process.kill(host.pid, 'SIGKILL');
-  await sleep(200);
+  // (No client on it: the kill is the point, not a client's view of it.)
+  const child = spawn(process.execPath, [CLI, 'start', '--config', config], {
+    env: ws.env,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let log = '';
+  await new Promise<void>((resolve) =>
+    child.stderr.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('serving')) resolve();
+    }),
+  );
+  const sockets = readdirSync(join(ws.dir, 'run/mcp-host'));
+  t.equal(sockets.length, 1, 'the host listens on one socket');
+  child.kill('SIGKILL');
+  await once(child, 'exit');
   result = await runReload(ws, config);
+  t.same(readdirSync(join(ws.dir, 'run/mcp-host')), [], 'the dead host\u2019s socket was removed');
   t.equal(result.code, 1);
   t.match(result.stderr, 'no running mcp-host serves this config');
 
@@ -415,4 +490,93 @@ t.test('the control directory must be private to the user', async (t) => {
   t.equal(result.code, 1);
   t.match(result.stderr, `${join(shared, 'mcp-host')}: the control directory is not private to this user`);
   t.match(result.stderr, 'mode 755');
+});
+
+/** `mcp-host start --http 127.0.0.1:0` as a child process; its URL is read from its log. */
+async function startHttpHost(t: TestLike, ws: { env: NodeJS.ProcessEnv }, configFile: string) {
+  const child = spawn(process.execPath, [CLI, 'start', '--config', configFile, '--http', '127.0.0.1:0'], {
+    env: ws.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const exited = once(child, 'exit');
+  t.teardown(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(log);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then(() => reject(new Error(`the host exited before listening:\n${log}`)));
+  });
+  return { url, log: () => log };
+}
+
+t.test('over HTTP, clients of both eras each hear one list_changed per reload that changes their tools', async (t) => {
+  const ws = workspace(t);
+  const config = writeConfig(ws, ['counter', 'greet']);
+  const host = await startHttpHost(t, ws, config);
+  const heard = { legacyA: 0, legacyB: 0, modern: 0 };
+  const connect = async (name: keyof typeof heard, modern: boolean) => {
+    const client = new Client(
+      { name, version: '1.0.0' },
+      modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+    );
+    client.setNotificationHandler('notifications/tools/list_changed', () => void heard[name]++);
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    return client;
+  };
+  const legacyA = await connect('legacyA', false);
+  await connect('legacyB', false);
+  const modern = await connect('modern', true);
+  const listening = await modern.listen({ toolsListChanged: true });
+  t.teardown(() => listening.close());
+  // The legacy sessions' notification streams (their GETs) open after connect.
+  await sleep(200);
+  const until = async (what: string, check: () => boolean) => {
+    const deadline = Date.now() + 10_000;
+    while (!check()) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; heard ${JSON.stringify(heard)}; log:\n${host.log()}`);
+      await sleep(10);
+    }
+  };
+  const everyone = (n: number) => heard.legacyA === n && heard.legacyB === n && heard.modern === n;
+  t.equal(await callText(legacyA, 'counter.increment'), '1');
+
+  writeConfig(ws, ['counter', 'greet', 'extra']);
+  await until('the added plugin', () => everyone(1));
+  t.same(await toolNames(modern), ['counter.increment', 'extra.alpha', 'extra.beta', 'greet.hello']);
+  t.equal(await callText(legacyA, 'counter.increment'), '2', 'the unchanged plugin kept its state');
+
+  ws.writeConfig(`export default {
+      plugins: [{ package: '@t/counter' }, { package: '@t/greet' }, { package: '@t/extra' }],
+      reload: { debounceMs: 50 },
+    };\n`);
+  await until('the whitespace reload', () => count(host.log(), 'clients see no change') === 1);
+
+  ws.writeConfig('export default { plugins: [ ;\n');
+  await until('the refusal', () => host.log().includes('reload refused'));
+  const refused = await runReload(ws, config);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /syntax error/);
+  t.equal(await callText(modern, 'extra.alpha'), 'extra.alpha', 'the old catalogue answers the modern client');
+  t.equal(await callText(legacyA, 'greet.hello'), 'hello from v1', 'and the legacy ones');
+  await sleep(SETTLE_MS);
+  t.same(heard, { legacyA: 1, legacyB: 1, modern: 1 }, 'neither reload notified anyone');
+
+  writeGreet(ws, '2.0.0', 'hello from v2');
+  writeConfig(ws, ['counter', 'greet', 'extra']);
+  await until('the upgrade', () => everyone(2));
+  t.equal(await callText(modern, 'greet.hello'), 'hello from v2', 'the new code answers');
+
+  writeConfig(ws, ['counter', 'greet']);
+  await until('the removal', () => everyone(3));
+  t.same(await toolNames(legacyA), ['counter.increment', 'greet.hello']);
+  await sleep(SETTLE_MS);
+  t.same(heard, { legacyA: 3, legacyB: 3, modern: 3 }, 'once each, per reload');
 });

@@ -29,7 +29,11 @@ export async function start(options: StartOptions): Promise<number> {
   const { config, generation } = await composeCatalogue({ ...options, events: runtime, id: 1 });
   runtime.swap(generation);
   // Armed before serving: a client that is connected can rely on reloads.
-  const reloading = await startReloading(runtime, { configFile: config.file, cwd: options.cwd, logger: options.logger });
+  const reloading = await startReloading(runtime, {
+    configFile: config.file,
+    cwd: options.cwd,
+    logger: options.logger,
+  });
   const http = options.stdio ? undefined : httpAddress(config.http, options.http);
   const service = http
     ? await serveOverHttp(runtime, { ...config.http, ...http, bearerTokens: tokensFromEnv() })

@@ -37,6 +37,8 @@ export class RemoteChannel implements ExplainedChannel {
   private initializeId?: RequestId;
   /** Why the server could not be reached or was lost: the last transport failure. */
   private failure?: Outage;
+  /** The handshake is done: from now on a server that is gone ends the channel. */
+  private connected = false;
   private ended = false;
 
   constructor(
@@ -66,7 +68,12 @@ export class RemoteChannel implements ExplainedChannel {
         this.logger.info(
           `${this.spec.url} answered HTTP ${status} to a Streamable HTTP initialize: trying the legacy HTTP+SSE transport`,
         );
-        await this.use(new SSEClientTransport(new URL(this.spec.url), this.options()), transport);
+        try {
+          await this.use(new SSEClientTransport(new URL(this.spec.url), this.options()), transport);
+        } catch (sseError) {
+          this.failure = this.neitherTransport(status, error, sseError);
+          throw sseError;
+        }
         return this.send(message);
       }
       this.failed(error, status);
@@ -99,17 +106,17 @@ export class RemoteChannel implements ExplainedChannel {
     next.onmessage = (message) => {
       // Streamable HTTP requests carry the negotiated revision in a header
       // once the handshake is done; the SDK's Client would set it.
-      if (next instanceof StreamableHTTPClientTransport && 'result' in message && message.id === this.initializeId) {
-        next.setProtocolVersion(String(message.result.protocolVersion));
+      if ('result' in message && message.id === this.initializeId) {
+        this.connected = true;
+        if (next instanceof StreamableHTTPClientTransport) {
+          next.setProtocolVersion(String(message.result.protocolVersion));
+        }
       }
       this.onmessage?.(message);
     };
     next.onerror = (error) => {
       // The SSE stream is the legacy session: when it breaks, the session is gone.
-      if (next instanceof SSEClientTransport && this.transport === next && !this.ended) {
-        this.failed(error, undefined);
-        void this.close();
-      }
+      if (next instanceof SSEClientTransport && this.transport === next && !this.ended) this.failed(error, undefined);
       this.onerror?.(error);
     };
     next.onclose = () => {
@@ -125,15 +132,17 @@ export class RemoteChannel implements ExplainedChannel {
   }
 
   /**
-   * Record why a request failed; end the channel when it means the server
-   * is gone: it could not be reached, it forgot the session (404), or the
-   * legacy transport's session broke (its stream or its POSTs failed).
+   * Record why a request failed; once connected, end the channel when it
+   * means the server is gone: it could not be reached, it forgot the session
+   * (404), or the legacy transport's session broke (its stream or its POSTs
+   * failed). During the handshake the failure is the handshake's, and the
+   * attempt is closed by whoever made it.
    */
   private failed(error: unknown, status: number | undefined): void {
     this.failure = this.outageOf(error, status);
     const gone =
       this.transport instanceof SSEClientTransport || status === 404 || (status === undefined && isNetworkError(error));
-    if (gone && !this.ended) void this.close();
+    if (gone && this.connected && !this.ended) void this.close();
   }
 
   private outageOf(error: unknown, status: number | undefined): Outage {
@@ -154,6 +163,15 @@ export class RemoteChannel implements ExplainedChannel {
     return {
       cause: `could not reach ${url}: ${describeThrown(error)}${code ? ` (${code})` : ''}.`,
       fix: 'start the server, or fix the url in the entry; mcp-host keeps reconnecting with backoff meanwhile.',
+    };
+  }
+
+  /** Both transports refused the handshake: say what each answered, since either may be the one meant. */
+  private neitherTransport(status: number, streamableError: unknown, sseError: unknown): Outage {
+    const sseStatus = httpStatus(sseError);
+    return {
+      cause: `${this.spec.url} answered the Streamable HTTP initialize with HTTP ${status} (${describeThrown(streamableError)}) and the legacy HTTP+SSE stream with ${sseStatus === undefined ? describeThrown(sseError) : `HTTP ${sseStatus}`}.`,
+      fix: 'check the url in the entry (the MCP endpoint, often /mcp). mcp-host connects with the 2025-era handshake (initialize): a server that serves only the 2026-07-28 revision must keep its legacy fallback on to be mounted.',
     };
   }
 

@@ -255,7 +255,7 @@ class Supervisor {
           attempt,
           attempt.channel.explain() ?? {
             cause: `it stopped answering: ping failed (${describeThrown(error)}).`,
-            fix: "check the server and the network between it and the host; mcp-host reconnects with backoff.",
+            fix: 'check the server and the network between it and the host; mcp-host reconnects with backoff.',
           },
         );
         void attempt.peer.close();

@@ -6,6 +6,7 @@ import { asListResult, listPage } from '../catalogue/lists.js';
 import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
 import type { ListKind } from '../catalogue/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
+import { forwardMultiRoundTrip } from './input-required.js';
 import { FrontSession } from './front-session.js';
 
 type Params = Record<string, unknown>;
@@ -45,20 +46,26 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
   if (capabilities.tools) {
     handle('tools/list', list('tools'));
     handle('tools/call', (request, ctx) =>
-      callTool(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+      forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+        callTool(runtime.current, request.params ?? {}, hooks),
+      ),
     );
   }
   if (capabilities.prompts) {
     handle('prompts/list', list('prompts'));
     handle('prompts/get', (request, ctx) =>
-      getPrompt(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+      forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+        getPrompt(runtime.current, request.params ?? {}, hooks),
+      ),
     );
   }
   if (capabilities.resources) {
     handle('resources/list', list('resources'));
     handle('resources/templates/list', list('resourceTemplates'));
     handle('resources/read', (request, ctx) =>
-      readResource(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+      forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+        readResource(runtime.current, request.params ?? {}, hooks),
+      ),
     );
     if (capabilities.resources.subscribe) {
       handle('resources/subscribe', async (request) => {

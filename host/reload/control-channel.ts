@@ -92,7 +92,10 @@ function serve(socket: Socket, configFile: string, reloader: Reloader, logger: L
   socket.on('error', (error) => logger.debug({ err: error }, 'control channel connection error'));
   socket.on('data', (chunk: string) => {
     buffered += chunk;
-    if (buffered.length > MAX_REQUEST_BYTES) socket.destroy();
+    if (buffered.length > MAX_REQUEST_BYTES) {
+      socket.destroy();
+      return;
+    }
     const newline = buffered.indexOf('\n');
     if (newline < 0) return;
     socket.pause();

@@ -34,11 +34,7 @@ export interface RebindingGuardOptions {
  */
 export function rebindingGuard(options: RebindingGuardOptions): (req: IncomingMessage) => HttpRefusal | undefined {
   const bound = boundHostname(options.host);
-  const hosts = unique([
-    ...localhostAllowedHostnames(),
-    ...bound,
-    ...(options.allowedHosts ?? []).map(hostnameOf),
-  ]);
+  const hosts = unique([...localhostAllowedHostnames(), ...bound, ...(options.allowedHosts ?? []).map(hostnameOf)]);
   const origins = unique([
     ...localhostAllowedOrigins(),
     ...bound,

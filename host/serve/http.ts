@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { HostRuntime } from '../runtime.js';
-import { HostError, describeThrown } from '../errors.js';
+import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
-import { bearerGate } from './http-auth.js';
+import { TOKENS_ENV, bearerGate } from './http-auth.js';
 import { jsonRpcErrorResponse, sendResponse } from './http-responses.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
@@ -51,10 +51,11 @@ const REFUSAL_DRAIN_MS = 10_000;
  * the sessionful legacy leg and everything else to the 2026-07-28 handler.
  *
  * In front of both, in this order: DNS-rebinding protection (Host and
- * Origin), the path, and the optional bearer token, all answered before the
- * body is read. The SDK's Node adapter then bounds the body (413), and
- * aborts the request's signal when the client disconnects, which cancels
- * its calls in flight in either era.
+ * Origin), the path, the optional bearer token and a declared body length
+ * over the bound (413), all answered before the body is read. The SDK's
+ * Node adapter then reads the body under the same bound, and aborts the
+ * request's signal when the client disconnects, which cancels its calls in
+ * flight in either era.
  */
 export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOptions): Promise<HttpService> {
   const maxRequestBodySize = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
@@ -102,7 +103,11 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       return refuse(
         req,
         res,
-        jsonRpcErrorResponse(413, -32000, `Payload Too Large: Request body must not exceed ${maxRequestBodySize} bytes`),
+        jsonRpcErrorResponse(
+          413,
+          -32000,
+          `Payload Too Large: Request body must not exceed ${maxRequestBodySize} bytes`,
+        ),
       );
     }
     await serveMcp(req, res);
@@ -112,13 +117,27 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     route(req, res).catch((error: unknown) => {
       runtime.logger.error({ err: error }, `could not answer ${req.method} ${req.url}`);
       if (!res.headersSent) {
-        void sendResponse(res, jsonRpcErrorResponse(500, -32603, `mcp-host failed: ${describeThrown(error)}`));
+        // The cause stays in the host's log: a network client learns nothing of the host's insides.
+        void sendResponse(
+          res,
+          jsonRpcErrorResponse(500, -32603, 'mcp-host could not answer this request; the host log says why'),
+        );
       } else res.destroy();
     });
   });
-  await listen(server, options.host, options.port);
+  try {
+    await listen(server, options.host, options.port);
+  } catch (error) {
+    await Promise.all([modern.close(), legacy.close()]);
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}${MCP_PATH}`;
+  if (!isLoopback(options.host) && !options.bearerTokens?.length) {
+    runtime.logger.warn(
+      `${url} is reachable beyond this machine and requires no token; set ${TOKENS_ENV} to require one`,
+    );
+  }
 
   return {
     url,
@@ -132,6 +151,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       clearTimeout(cut);
     },
   };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 /**
@@ -154,10 +177,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
       reject(
         new HostError({
           where: `HTTP ${host}:${port}`,
-          what:
-            error.code === 'EADDRINUSE'
-              ? 'the port is already in use.'
-              : `could not listen: ${error.message}.`,
+          what: error.code === 'EADDRINUSE' ? 'the port is already in use.' : `could not listen: ${error.message}.`,
           fix: 'pick another address with --http [HOST:]PORT or http.host / http.port in the config (port 0 picks a free one).',
         }),
       );

@@ -6,5 +6,4 @@ export default {
   name: 'mcp-host-conformance',
   plugins: [{ package: '@mcp-host/conformance', flat: true }],
   reload: { watch: false },
-  log: { level: 'warn' },
 };
