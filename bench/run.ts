@@ -1,15 +1,20 @@
 /**
  * `npm run bench`: the host's cost over a direct connection, measured in the
- * same run. The same plugin is served directly over stdio and through
- * `mcp-host start` over stdio; the two are measured in alternating rounds so
- * machine noise hits both alike, and each figure is printed with the ratio
- * host/direct of the time per call (1.00x = free).
+ * same run. The same plugin is served directly and through `mcp-host start`,
+ * over stdio and then over Streamable HTTP; host and direct are measured in
+ * alternating rounds so machine noise hits both alike, and each figure is
+ * printed with the ratio host/direct of the time per call (1.00x = free).
+ *
+ * The clients are the SDK's own v2 Client (2025-era sessions), as a user's
+ * would be. BENCH_ROUNDS and BENCH_CALLS scale the run.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const plugin = join(repo, 'bench/echo-plugin');
@@ -23,9 +28,29 @@ interface Target {
   tool: string;
 }
 
-async function connect(command: string, args: string[]): Promise<Client> {
+async function connectStdio(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+  return client;
+}
+
+/** Start a server process that prints `listening on URL` (on stdout or stderr), and connect to that URL. */
+async function connectHttp(args: string[], children: ChildProcess[]): Promise<Client> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let seen = '';
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on (http:\/\/\S+\/mcp)/.exec(seen);
+      if (match) resolveUrl(match[1]!);
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${seen}`)));
+  });
+  const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }
 
@@ -35,7 +60,7 @@ function hostConfig(): string {
   const file = join(dir, 'mcp-host.config.js');
   writeFileSync(
     file,
-    `export default { plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'warn' } };\n`,
+    `export default { plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'info' } };\n`,
   );
   return file;
 }
@@ -94,21 +119,48 @@ async function measure(label: string, workload: Workload, host: Target, direct: 
   );
 }
 
-const node = process.execPath;
-const host: Target = {
-  name: 'host',
-  client: await connect(node, [join(repo, 'dist/host/cli.js'), 'start', '--config', hostConfig()]),
-  tool: 'bench.echo',
-};
-const direct: Target = {
-  name: 'direct',
-  client: await connect(node, [join(repo, 'dist/bench/serve-direct.js'), join(plugin, 'index.js')]),
-  tool: 'echo',
-};
+async function compare(transport: string, host: Target, direct: Target): Promise<void> {
+  console.log(`\n${transport}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
+  for (const target of [host, direct]) await sequentialCalls(target); // warm-up: JIT, schema caches
+  await measure('tools/call sequential', sequentialCalls, host, direct);
+  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
+  await measure('tools/list (21 tools)', listTools, host, direct);
+  await Promise.all([host.client.close(), direct.client.close()]);
+}
 
-console.log(`mcp-host bench: stdio, ${ROUNDS} alternating rounds of ${CALLS} calls (node ${process.version})`);
-for (const target of [host, direct]) await sequentialCalls(target); // warm-up: JIT, schema caches
-await measure('tools/call sequential', sequentialCalls, host, direct);
-await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
-await measure('tools/list (21 tools)', listTools, host, direct);
-await Promise.all([host.client.close(), direct.client.close()]);
+const node = process.execPath;
+const cli = join(repo, 'dist/host/cli.js');
+const config = hostConfig();
+console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
+
+await compare(
+  'stdio',
+  { name: 'host', client: await connectStdio(node, [cli, 'start', '--config', config]), tool: 'bench.echo' },
+  {
+    name: 'direct',
+    client: await connectStdio(node, [join(repo, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
+    tool: 'echo',
+  },
+);
+
+const children: ChildProcess[] = [];
+try {
+  await compare(
+    'Streamable HTTP',
+    {
+      name: 'host',
+      client: await connectHttp([cli, 'start', '--config', config, '--http', '127.0.0.1:0'], children),
+      tool: 'bench.echo',
+    },
+    {
+      name: 'direct',
+      client: await connectHttp(
+        [join(repo, 'dist/bench/serve-direct-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
+        children,
+      ),
+      tool: 'echo',
+    },
+  );
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+}

@@ -82,7 +82,7 @@ if [ "$target" = host ]; then
   node "$REPO/dist/host/cli.js" start --config "$REPO/test/conformance/mcp-host.config.js" \
     --http "127.0.0.1:$PORT" </dev/null >"$SERVER_LOG" 2>&1 &
 else
-  node "$REPO/dist/test/conformance/serve-direct.js" "$REPO/plugins/conformance/index.js" \
+  node "$REPO/dist/bench/serve-direct-http.js" "$REPO/plugins/conformance/index.js" \
     "127.0.0.1:$PORT" </dev/null >"$SERVER_LOG" 2>&1 &
 fi
 SERVER_PID=$!

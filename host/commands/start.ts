@@ -27,6 +27,8 @@ export interface StartOptions {
 export async function start(options: StartOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const { config, generation } = await composeCatalogue({ ...options, events: runtime, id: 1 });
+  // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
+  if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
   // Armed before serving: a client that is connected can rely on reloads.
   const reloading = await startReloading(runtime, {

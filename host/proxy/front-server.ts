@@ -7,6 +7,8 @@ import { callTool, complete, getPrompt, readResource } from '../catalogue/routin
 import type { ListKind } from '../catalogue/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
+import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
+import { servesModernEra } from './protocol-era.js';
 import { FrontSession } from './front-session.js';
 
 type Params = Record<string, unknown>;
@@ -44,12 +46,18 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
     asListResult(kind, await listPage(runtime.current, kind, request.params?.cursor as string | undefined));
 
   if (capabilities.tools) {
-    handle('tools/list', list('tools'));
-    handle('tools/call', (request, ctx) =>
-      forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+    // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
+    handle('tools/list', async (request) => {
+      const page = await list('tools')(request);
+      return servesModernEra(server) ? unwrapListedSchemas(page) : page;
+    });
+    handle('tools/call', async (request, ctx) => {
+      const schema = listedOutputSchema(runtime.current, request.params?.name);
+      const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
         callTool(runtime.current, request.params ?? {}, hooks),
-      ),
-    );
+      );
+      return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
+    });
   }
   if (capabilities.prompts) {
     handle('prompts/list', list('prompts'));

@@ -288,7 +288,7 @@ class Continuation {
   private async endRound(ctx: ServerContext): Promise<Result> {
     this.round++;
     const inputRequests: Record<string, InputRequest> = {};
-    for (const [key, question] of this.asked) inputRequests[key] = question.request as InputRequest;
+    for (const [key, question] of this.asked) inputRequests[key] = embedded(question.request);
     const requestState = await this.calls.mint(this, ctx);
     this.calls.hold(this);
     this.idle = setTimeout(() => this.abandon(), RETRY_WINDOW_MS);
@@ -309,6 +309,21 @@ class Continuation {
     );
     this.cancel.abort();
   }
+}
+
+/**
+ * A plugin's request as an input request. Its progress token is dropped: it
+ * names the request on the host's link to the plugin, and nothing can report
+ * progress on a question inside a result (the SDK's shim for `inputRequired`
+ * returns sets one on every request it sends).
+ */
+function embedded(request: { method: string; params?: Params }): InputRequest {
+  const { progressToken: _linkToken, ...meta } = (request.params?._meta ?? {}) as Params;
+  const { _meta: _linkMeta, ...params } = request.params ?? {};
+  return {
+    method: request.method,
+    params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
+  } as InputRequest;
 }
 
 function isObject(value: unknown): value is Result {

@@ -1,6 +1,6 @@
 /**
  * Serve one plugin directly over stdio, without the host: the baseline
- * `npm run bench` compares the host against. Usage: node serve-direct.js PLUGIN_ENTRY
+ * `npm run bench` compares the host against. Usage: node dist/bench/serve-direct-stdio.js PLUGIN_ENTRY
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import type { PluginDefinition } from '../host/plugin.js';
 
 const entry = process.argv[2];
-if (!entry) throw new Error('usage: serve-direct PLUGIN_ENTRY');
+if (!entry) throw new Error('usage: serve-direct-stdio PLUGIN_ENTRY');
 const definition = (await import(pathToFileURL(resolve(entry)).href)).default as PluginDefinition;
 const server = await definition.create({ options: {}, logger: pino({ level: 'silent' }) });
 await server.connect(new StdioServerTransport() as never);

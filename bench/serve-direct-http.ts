@@ -1,7 +1,8 @@
 /**
  * Serve one plugin directly over Streamable HTTP, without the host: the
- * baseline `scripts/conformance.sh --direct` runs the suite against, so a
- * scenario that fails only through the host is the host's failure.
+ * baseline `scripts/conformance.sh --direct` runs the suite against (so a
+ * scenario that fails only through the host is the host's failure) and the
+ * HTTP half of `npm run bench` measures the host against.
  *
  * The wiring is the established sessionful one for 2025-era clients (the
  * suite's client is one): an `initialize` without a session id opens a
@@ -9,7 +10,7 @@
  * (POST, the GET stream, DELETE) name it in `Mcp-Session-Id`. Requests whose
  * Host or Origin is not loopback are refused (DNS rebinding).
  *
- * Usage: node dist/test/conformance/serve-direct.js PLUGIN_ENTRY [HOST:]PORT
+ * Usage: node dist/bench/serve-direct-http.js PLUGIN_ENTRY [HOST:]PORT
  * Prints `listening on http://HOST:PORT/mcp` once it accepts connections.
  */
 import { randomUUID } from 'node:crypto';
@@ -24,11 +25,11 @@ import {
 } from '@modelcontextprotocol/node';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
-import type { PluginDefinition, PluginServer } from '../../host/plugin.js';
+import type { PluginDefinition, PluginServer } from '../host/plugin.js';
 
 const [entry, address] = process.argv.slice(2);
 if (!entry || !address) {
-  process.stderr.write('usage: serve-direct PLUGIN_ENTRY [HOST:]PORT\n');
+  process.stderr.write('usage: serve-direct-http PLUGIN_ENTRY [HOST:]PORT\n');
   process.exit(2);
 }
 const [host, port] = address.includes(':') ? address.split(':') : ['127.0.0.1', address];
