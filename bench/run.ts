@@ -8,7 +8,7 @@
  * The clients are the SDK's own v2 Client (2025-era sessions), as a user's
  * would be. BENCH_ROUNDS and BENCH_CALLS scale the run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -163,4 +163,10 @@ try {
   );
 } finally {
   for (const child of children) child.kill('SIGTERM');
+}
+
+// Reload figures: latency from trigger to list_changed, and memory across 1,000 reloads (each in its own process).
+for (const script of ['reload-latency.js', 'reload-memory.js']) {
+  console.log('');
+  if (spawnSync(node, [join(repo, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
 }

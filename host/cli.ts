@@ -89,6 +89,13 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
   );
+  // Plugins run in this process: a promise one of them rejects with nothing
+  // to catch it would end the process (Node's default), and with it every
+  // other plugin and client. It is logged instead; the call it belonged to
+  // times out naming its mount.
+  process.on('unhandledRejection', (reason) =>
+    logger.error({ err: reason }, 'a promise was rejected and nothing handled it (most likely a plugin bug)'),
+  );
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   switch (command) {
     case 'check':

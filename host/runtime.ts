@@ -7,6 +7,7 @@ import type { ChangedList, SessionNotifier } from './proxy/front-session.js';
 import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
 import { describeThrown } from './errors.js';
 import { subscriptionOwner } from './catalogue/routing.js';
+import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
 
 /**
  * The running host: the live generation, the connected sessions, and the
@@ -21,6 +22,8 @@ export class HostRuntime implements MountEvents {
   readonly sessions = new Set<SessionNotifier>();
   /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
   private readonly subscribers = new Map<string, Set<SessionNotifier>>();
+  /** Each mount's refreshes after its own list_changed, coalesced so that a storm of them costs two. */
+  private readonly refreshes = new WeakMap<Mount, RefreshCoalescer>();
 
   constructor(readonly logger: Logger) {}
 
@@ -92,7 +95,16 @@ export class HostRuntime implements MountEvents {
       return;
     }
     const kinds = kindsChangedBy(notification.method);
-    if (kinds.length > 0) void this.mountListsChanged(mount, kinds);
+    if (kinds.length > 0) this.refreshesOf(mount).request(kinds);
+  }
+
+  private refreshesOf(mount: Mount): RefreshCoalescer {
+    let refreshes = this.refreshes.get(mount);
+    if (!refreshes) {
+      refreshes = new RefreshCoalescer((kinds) => this.mountListsChanged(mount, kinds));
+      this.refreshes.set(mount, refreshes);
+    }
+    return refreshes;
   }
 
   onClose(mount: Mount): void {

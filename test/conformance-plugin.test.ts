@@ -225,22 +225,20 @@ t.test('completion and resource subscriptions are forwarded', async (t) => {
 });
 
 t.test(
-  'a 2026-07-28 client whose call asks for sampling gets an error result, and the host keeps serving',
+  'a 2026-07-28 client is asked the plugin’s sampling and elicitation through input-required results',
   async (t) => {
-    // The plugin asks in the 2025 way (a request mid-call), which a
-    // 2026-07-28 session cannot carry: the SDK refuses it at once, and that
-    // refusal must reach the plugin as an error answer, not escape and end the
-    // host. (Once the host turns such requests into input-required results,
-    // this call gets the sampled answer instead.)
-    const modern = (await connect(t, '2026-07-28')).client;
-    t.match(await modern.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } }), {
-      isError: true,
-      content: [
-        { type: 'text', text: /'sampling\/createMessage' is not supported by the negotiated protocol version/ },
-      ],
-    });
-    t.same(textOf(await modern.callTool({ name: 'test_simple_text' })), [
-      'This is a simple text response for testing.',
-    ]);
+    // The plugin asks in the 2025 way (a request mid-call), which a 2026-07-28
+    // client has no channel for: the host answers the call with an
+    // input-required result, and the client's SDK answers it and retries
+    // (host/proxy/input-required.ts; test/input-required.test.ts covers it).
+    const modern = await connect(t, '2026-07-28');
+    const sampled = await modern.client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } });
+    t.same(textOf(sampled), ['LLM response: a sampled answer']);
+    const elicited = await modern.client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    t.same(textOf(elicited), ['User response: action=accept, content={"username":"ada","email":"ada@example.com"}']);
+    t.same(
+      modern.asked.map((asked) => asked.method),
+      ['sampling/createMessage', 'elicitation/create'],
+    );
   },
 );

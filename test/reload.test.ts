@@ -157,10 +157,11 @@ function writeConfig(
   ws: Workspace,
   plugins: (string | Record<string, unknown>)[],
   extra: Record<string, unknown> = {},
+  fileName?: string,
 ) {
   const entries = plugins.map((plugin) => (typeof plugin === 'string' ? { package: `@t/${plugin}` } : plugin));
   const { reload, ...rest } = extra;
-  return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest });
+  return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest }, fileName);
 }
 
 async function startHost(t: TestLike, ws: Workspace & { env: NodeJS.ProcessEnv }, configFile: string): Promise<Host> {
@@ -228,13 +229,19 @@ t.test(
     const host = await startHost(t, ws, config);
     t.equal(await callText(host.client, 'counter.increment'), '1');
 
-    writeConfig(ws, ['counter', 'extra']);
+    // Saved as vim does: a new file renamed over the old one.
+    renameSync(writeConfig(ws, ['counter', 'extra'], {}, 'mcp-host.config.js.new'), config);
     await host.until('tools/list_changed', () => host.notified.tools === 1);
     t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
     t.equal(await callText(host.client, 'extra.alpha'), 'extra.alpha');
     t.equal(await callText(host.client, 'counter.increment'), '2', 'the counter is the same instance');
     await sleep(SETTLE_MS);
     t.same(host.notified, { tools: 1, prompts: 0, resources: 0 }, 'exactly one notification, for tools only');
+
+    // The file that replaced the old one is watched too.
+    writeConfig(ws, ['counter', 'extra', 'greet']);
+    await host.until('the second tools/list_changed', () => host.notified.tools === 2);
+    t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta', 'greet.hello']);
   },
 );
 

@@ -16,6 +16,8 @@ export interface MountOptions {
   flat?: boolean;
   /** Per-request timeout towards this mount, in ms (reset by progress). Default 60 000. */
   timeoutMs?: number;
+  /** The largest result this mount may answer a request with, serialised, in bytes. Default 8 MiB. */
+  maxResultBytes?: number;
 }
 
 /** An npm package: an mcp-host plugin, or an MCP server package with a `bin`. */
@@ -69,7 +71,10 @@ export interface ReloadConfig {
  * process: stdio children and remote servers.
  */
 export interface UpstreamsConfig {
-  /** How long start-up and `check` wait for an upstream before going on without it, in ms. Default 30 000. */
+  /**
+   * How long start-up and `check` wait for an upstream before going on without it, in ms; also how long an
+   * in-process plugin's `create()` may take before the plugin is refused. Default 30 000.
+   */
   startTimeoutMs?: number;
   /** The first wait before reconnecting a child that exited or a remote that dropped, in ms; doubles per failure. Default 500. */
   reconnectDelayMs?: number;

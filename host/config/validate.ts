@@ -273,6 +273,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
 const MOUNT_FIELDS: Record<Exclude<keyof MountOptions, 'prefix'>, Check> = {
   flat: field(aBoolean, 'true'),
   timeoutMs: field(aPositiveInteger, '60000'),
+  maxResultBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
 };
 const ENTRY_FIELDS: {
   package: Record<Exclude<keyof PackagePluginEntry, 'prefix'>, Check>;

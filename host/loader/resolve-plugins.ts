@@ -16,9 +16,11 @@ import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolv
 import type { InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** Twice the SDK's request body limit: room for an image or a document, not for a runaway. */
+const DEFAULT_MAX_RESULT_BYTES = 8 * 1024 * 1024;
 
 /** The fields every spec shares, filled in once the mount is known. */
-type MountFields = 'index' | 'path' | 'label' | 'prefix' | 'flat' | 'timeoutMs' | 'fingerprint';
+type MountFields = 'index' | 'path' | 'label' | 'prefix' | 'flat' | 'timeoutMs' | 'maxResultBytes' | 'fingerprint';
 type KindFields = Omit<InProcessSpec, MountFields> | Omit<StdioSpec, MountFields> | Omit<RemoteSpec, MountFields>;
 
 /** An entry after resolution: what it runs, and what its package.json adds. */
@@ -78,6 +80,7 @@ export async function resolvePlugins(config: ResolvedConfig): Promise<{ specs: P
       ...(prefix !== undefined && { prefix }),
       flat,
       timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       fingerprint: fingerprintOf(entry, resolved),
     });
   });

@@ -23,6 +23,8 @@ interface SpecBase {
   flat: boolean;
   /** Per-request timeout towards the mount, in ms. */
   timeoutMs: number;
+  /** The largest result the mount may answer with, serialised, in bytes. */
+  maxResultBytes: number;
   /**
    * Equal fingerprints mean "the same plugin": same package, version, entry
    * file and config entry. A reload keeps the live instance of a plugin whose

@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { UpstreamChannel } from './channel.js';
+import { describeThrown } from '../errors.js';
+import { ErrorCode } from '../rpc-error.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:
@@ -19,6 +21,15 @@ interface PluginSideTransport {
 }
 
 /**
+ * The host's request a plugin is serving in the current async context, and
+ * the link it came over. One for every link: each AsyncLocalStorage that has
+ * run stays registered for the life of the process and is visited at every
+ * async operation, so one per link would leak with every reload and slow
+ * the whole host down with the number of plugins.
+ */
+const serving = new AsyncLocalStorage<{ link: object; id: RequestId }>();
+
+/**
  * A linked pair: the plugin's server connects to `pluginSide`, the host's
  * peer talks through `hostSide`. Messages are handed over as objects (no
  * serialisation) on a microtask, so neither side re-enters the other while
@@ -32,16 +43,35 @@ interface PluginSideTransport {
  * `sendLoggingMessage`) do not. Without it, two sessions calling one shared
  * plugin could not tell whose elicitation is whose.
  */
-export function createInProcessLink(): { hostSide: UpstreamChannel; pluginSide: PluginSideTransport } {
+export function createInProcessLink(
+  name = 'the plugin',
+): { hostSide: UpstreamChannel; pluginSide: PluginSideTransport } {
   let closed = false;
-  /** The host's request the plugin is serving in the current async context. */
-  const serving = new AsyncLocalStorage<RequestId>();
+  const link = {};
   const hostSide: UpstreamChannel = {
     async start() {},
     async send(message) {
       if (closed) throw new Error('the in-process link is closed');
-      const deliver = () => pluginSide.onmessage?.(message);
-      queueMicrotask(() => ('method' in message && 'id' in message ? serving.run(message.id, deliver) : deliver()));
+      // A plugin that throws while receiving (a hand-written server, a bug
+      // the SDK does not catch) would otherwise throw out of a microtask and
+      // take the whole host down: its request is answered with the error.
+      const deliver = () => {
+        try {
+          pluginSide.onmessage?.(message);
+        } catch (error) {
+          if (!('method' in message && 'id' in message)) {
+            hostSide.onerror?.(new Error(`${name} threw while receiving a message: ${describeThrown(error)}`));
+            return;
+          }
+          const what = `${name} threw while handling ${message.method}: ${describeThrown(error)}`;
+          queueMicrotask(() =>
+            hostSide.onmessage?.({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: what } }),
+          );
+        }
+      };
+      queueMicrotask(() =>
+        'method' in message && 'id' in message ? serving.run({ link, id: message.id }, deliver) : deliver(),
+      );
     },
     close: closeBoth,
   };
@@ -49,7 +79,8 @@ export function createInProcessLink(): { hostSide: UpstreamChannel; pluginSide: 
     async start() {},
     async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');
-      const related = options?.relatedRequestId ?? ('method' in message ? serving.getStore() : undefined);
+      const store = serving.getStore();
+      const related = options?.relatedRequestId ?? ('method' in message && store?.link === link ? store.id : undefined);
       queueMicrotask(() => hostSide.onmessage?.(message, related));
     },
     close: closeBoth,

@@ -5,7 +5,7 @@ import { HostError, describeThrown } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createInProcessLink } from './in-process-link.js';
 import { UpstreamPeer } from './upstream-peer.js';
-import { Mount, type MountEvents } from './mount.js';
+import { Mount, describeMount, type MountEvents } from './mount.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
 
 /**
@@ -19,13 +19,19 @@ export async function startInProcessMount(
   importTag: string,
   logger: Logger,
   events: MountEvents,
+  startTimeoutMs: number,
 ): Promise<Mount> {
   const pluginLogger = logger.child({ plugin: spec.prefix ?? spec.label });
   const definition = await loadDefinition(spec, importTag);
   let server: PluginServer;
   try {
-    server = await definition.create({ options: spec.options, logger: pluginLogger });
+    server = await withinStartTimeout(
+      Promise.resolve(definition.create({ options: spec.options, logger: pluginLogger })),
+      spec,
+      startTimeoutMs,
+    );
   } catch (error) {
+    if (error instanceof HostError) throw error;
     throw new HostError(
       {
         where: `plugin "${spec.label}" (${spec.path})`,
@@ -42,7 +48,7 @@ export async function startInProcessMount(
       fix: 'return an McpServer or Server from @modelcontextprotocol/server (SDK v2) or @modelcontextprotocol/sdk (SDK v1).',
     });
   }
-  const { hostSide, pluginSide } = createInProcessLink();
+  const { hostSide, pluginSide } = createInProcessLink(describeMount(spec));
   await server.connect(pluginSide as never);
   // The peer exists before the Mount it belongs to; events that arrive in
   // between (none should: the handshake is not done) are dropped.
@@ -59,4 +65,30 @@ export async function startInProcessMount(
     await server.close();
   });
   return built.mount;
+}
+
+/**
+ * A `create()` that never settles would hold start-up (or a reload) forever:
+ * it gets `upstreams.startTimeoutMs`, like an upstream's first connection.
+ * A server it returns after that is closed, never mounted.
+ */
+function withinStartTimeout(
+  creating: Promise<PluginServer>,
+  spec: InProcessSpec,
+  timeoutMs: number,
+): Promise<PluginServer> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      creating.then((server) => server?.close?.(), () => {}).catch(() => {});
+      reject(
+        new HostError({
+          where: `plugin "${spec.label}" (${spec.path})`,
+          what: `create() did not return within ${timeoutMs} ms (upstreams.startTimeoutMs).`,
+          fix: 'make create() settle (an awaited connection or promise that never does?), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
+        }),
+      );
+    }, timeoutMs);
+  });
+  return Promise.race([creating, late]).finally(() => clearTimeout(timer));
 }

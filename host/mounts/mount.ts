@@ -6,6 +6,7 @@ import { HostError, formatProblem, type Problem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 import type { CallHooks, Handshake, UpstreamPeer } from './upstream-peer.js';
+import { resultProblem } from './result-check.js';
 
 /** Where a mount's own traffic goes: the host runtime, which outlives generations. */
 export interface MountEvents {
@@ -23,6 +24,13 @@ export interface MountEvents {
  * for good (the host closed it).
  */
 export type MountState = 'up' | 'down' | 'closed';
+
+/** How messages name a mount: `plugin "weather" (@acme/mcp-weather)`, or `plugin "@acme/notes"` when flat. */
+export function describeMount(spec: PluginSpec): string {
+  return spec.prefix !== undefined && spec.prefix !== spec.label
+    ? `plugin "${spec.prefix}" (${spec.label})`
+    : `plugin "${spec.label}"`;
+}
 
 /** How far the host follows one mount's pagination before calling it broken. */
 export const MAX_LIST_PAGES = 1000;
@@ -80,9 +88,7 @@ export class Mount {
 
   /** How messages name this mount: `plugin "weather" (@acme/mcp-weather)`. */
   get description(): string {
-    return this.spec.prefix !== undefined && this.spec.prefix !== this.spec.label
-      ? `plugin "${this.spec.prefix}" (${this.spec.label})`
-      : `plugin "${this.spec.label}"`;
+    return describeMount(this.spec);
   }
 
   get isUp(): boolean {
@@ -95,13 +101,24 @@ export class Mount {
     return { where: this.description, what: `is down: ${this.outage.cause}`, fix: this.outage.fix };
   }
 
-  /** Forward a client's request to the upstream, or refuse it naming the mount and its state. */
-  request(method: string, params?: Record<string, unknown>, hooks?: CallHooks): Promise<Record<string, unknown>> {
+  /**
+   * Forward a client's request to the upstream, or refuse it naming the
+   * mount and its state; its answer passes on whole, unless it is too big
+   * or malformed (then the client is told why, naming the mount).
+   */
+  async request(method: string, params?: Record<string, unknown>, hooks?: CallHooks): Promise<Record<string, unknown>> {
     if (!this.isUp) {
       const problem = this.outageProblem ?? { where: this.description, what: `is ${this.state}.` };
-      return Promise.reject(new RpcError(ErrorCode.InternalError, formatProblem(problem)));
+      throw new RpcError(ErrorCode.InternalError, formatProblem(problem));
     }
-    return this.peer.request(method, params, hooks);
+    return this.checked(method, await this.peer.request(method, params, hooks));
+  }
+
+  private checked(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    const problem = resultProblem(method, result, this.spec.maxResultBytes);
+    // A HostError reaches a client as -32603 with this message, and start-up lists it as the mount's problem.
+    if (problem) throw new HostError({ where: this.description, ...problem });
+    return result;
   }
 
   get capabilities(): ServerCapabilities {
@@ -127,17 +144,20 @@ export class Mount {
     return page;
   }
 
+  /**
+   * One page from the upstream. A composed list spans every mount, so a
+   * failure names the mount it came from (unless it already does).
+   */
   private async fetchPage(kind: ListKind, cursor?: string, hooks?: CallHooks): Promise<ListPage> {
     const { method, field } = LIST_KINDS[kind];
-    const result = await this.peer.request(method, cursor === undefined ? undefined : { cursor }, hooks);
-    const items = result[field];
-    if (!Array.isArray(items)) {
-      throw new HostError({
-        where: this.description,
-        what: `answered ${method} without a "${field}" array.`,
-        fix: 'fix the plugin: its list results must follow the MCP schema.',
-      });
+    let result: Record<string, unknown>;
+    try {
+      result = await this.peer.request(method, cursor === undefined ? undefined : { cursor }, hooks);
+    } catch (error) {
+      if (!(error instanceof RpcError) || error.message.includes(this.description)) throw error;
+      throw new HostError({ where: this.description, what: `failed ${method}: ${error.message}` }, { cause: error });
     }
+    const items = this.checked(method, result)[field];
     const next = result.nextCursor;
     return typeof next === 'string' && next !== ''
       ? { items: items as ListItem[], nextCursor: next }

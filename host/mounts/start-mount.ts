@@ -21,7 +21,7 @@ export async function startMount(
 ): Promise<Mount> {
   switch (spec.kind) {
     case 'in-process': {
-      const mount = await startInProcessMount(spec, importTag, logger, events);
+      const mount = await startInProcessMount(spec, importTag, logger, events, config.upstreams.startTimeoutMs);
       try {
         await mount.refresh();
       } catch (error) {

@@ -144,13 +144,25 @@ export class ChildChannel implements ExplainedChannel {
   private receive(chunk: Buffer): void {
     try {
       this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) {
-        this.onmessage?.(message);
-      }
     } catch (error) {
-      // A line that is JSON but not JSON-RPC, or an oversized message: the
-      // stream can no longer be trusted to be in step.
+      // An oversized message: the buffer is cleared, and the rest of that
+      // line, not being JSON, is skipped when it ends.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch {
+        // A line that is JSON but not JSON-RPC. The buffer has consumed it
+        // (a line that is not JSON at all is skipped silently), so the
+        // messages after it, often in the same chunk, are still in step.
+        this.onerror?.(new Error('the server wrote a line to stdout that is JSON but not JSON-RPC; it was skipped'));
+        continue;
+      }
+      if (!message) return;
+      this.onmessage?.(message);
     }
   }
 

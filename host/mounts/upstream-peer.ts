@@ -12,6 +12,7 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { HOST_VERSION } from '../version.js';
 import { describeThrown } from '../errors.js';
 import { kindsChangedBy } from '../catalogue/list-kinds.js';
+import { ChatterLimit } from './chatter-limit.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -86,6 +87,12 @@ export class UpstreamPeer {
   /** Requests the upstream made to us that are still being answered: cancelled if it says so. */
   private readonly incoming = new Map<RequestId, AbortController>();
   private closed = false;
+  /** Bounds the log and progress notifications passed on, so a flood cannot bury clients' answers. */
+  private readonly chatter = new ChatterLimit((dropped, perSecond) =>
+    this.options.logger.warn(
+      `mount "${this.options.label}" sent log and progress notifications faster than ${perSecond} a second: dropped ${dropped} of them`,
+    ),
+  );
 
   constructor(
     private readonly channel: UpstreamChannel,
@@ -250,6 +257,7 @@ export class UpstreamPeer {
       const pending = this.byToken.get(params?.progressToken as number);
       if (!pending) return;
       this.armTimeout(pending);
+      if (!this.chatter.take()) return;
       const { progressToken: _hostToken, ...progress } = params!;
       pending.hooks.onProgress?.(progress);
       return;
@@ -258,6 +266,7 @@ export class UpstreamPeer {
       this.incoming.get(params?.requestId as RequestId)?.abort(params?.reason);
       return;
     }
+    if (notification.method === 'notifications/message' && !this.chatter.take()) return;
     // A change to the mount's catalogue concerns every session, whichever
     // call it happened during (a tool that registers another).
     const mountWide =

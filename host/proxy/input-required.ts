@@ -27,7 +27,7 @@ type Forward = (hooks: CallHooks) => Promise<Result>;
  * expires: a client that walked away does not hold a plugin's call forever.
  * The plugin entry's `timeoutMs` bounds the whole call as well.
  */
-export const RETRY_WINDOW_MS = 10 * 60_000;
+const RETRY_WINDOW_MS = 10 * 60_000;
 
 /**
  * Forward a request of a multi-round-trip method (`tools/call`,
@@ -227,13 +227,14 @@ class Continuation {
         refuse: reject,
       };
       this.unasked.push(question);
-      // The plugin gave up on its request (its own timeout): never ask or answer it.
+      // The plugin gave up on its request (its own timeout): it is not asked, and an answer to it is dropped.
       signal.addEventListener(
         'abort',
         () => {
           this.asked.delete(question.key);
           const index = this.unasked.indexOf(question);
           if (index >= 0) this.unasked.splice(index, 1);
+          reject(new Error(`the plugin cancelled its ${request.method}`));
         },
         { once: true },
       );

@@ -1,5 +1,5 @@
 import type { Generation } from '../catalogue/generation.js';
-import { ALL_LIST_KINDS, keyOf, type ListKind } from '../catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, keyOf, type ListItem, type ListKind } from '../catalogue/list-kinds.js';
 import { qualify } from '../catalogue/names.js';
 import type { ChangedList } from '../proxy/front-session.js';
 
@@ -17,7 +17,26 @@ export interface CatalogueDiff {
   changedLists: Set<ChangedList>;
 }
 
-/** Every item a client of the generation sees, by composed key, as JSON. */
+/**
+ * Items as JSON, computed once per item object: a mount a reload keeps
+ * keeps its item objects too, so with many plugins mounted a reload
+ * serialises only the items of the plugins it started.
+ */
+const itemJson = new WeakMap<ListItem, string>();
+
+function jsonOf(item: ListItem): string {
+  let json = itemJson.get(item);
+  if (json === undefined) {
+    json = JSON.stringify(item);
+    itemJson.set(item, json);
+  }
+  return json;
+}
+
+/**
+ * Every item a client of the generation sees, by composed key. An item as
+ * seen is its composed key with its own JSON: the key carries the renaming.
+ */
 function visible(generation: Generation, kind: ListKind): Map<string, string> {
   const entries = new Map<string, string>();
   for (const mount of generation.mounts) {
@@ -25,7 +44,7 @@ function visible(generation: Generation, kind: ListKind): Map<string, string> {
       const own = keyOf(kind, item);
       const key =
         kind === 'tools' || kind === 'prompts' ? qualify(mount.spec.prefix, own, generation.config.separator) : own;
-      entries.set(key, JSON.stringify({ ...item, ...(key !== own ? { name: key } : {}) }));
+      entries.set(key, jsonOf(item));
     }
   }
   return entries;

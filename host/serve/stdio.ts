@@ -2,6 +2,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
+import { StdioWire } from './stdio-wire.js';
 
 export interface StdioService {
   /** Resolves when the client closed stdin. */
@@ -26,7 +27,11 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
       session = createFrontSession(runtime, { longLived: true });
       return session.server;
     },
-    { onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error') },
+    {
+      // The SDK's own wire leaves malformed input unanswered; this one answers it (see StdioWire).
+      transport: new StdioWire(),
+      onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error'),
+    },
   );
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);

@@ -1,0 +1,53 @@
+import { specTypeSchemas, type SpecTypeName } from '@modelcontextprotocol/server';
+import { describeThrown, type Problem } from '../errors.js';
+
+/** The MCP result type of each method whose answers the host reads or passes on to clients. */
+const RESULT_TYPES: Partial<Record<string, SpecTypeName>> = {
+  'tools/call': 'CallToolResult',
+  'prompts/get': 'GetPromptResult',
+  'resources/read': 'ReadResourceResult',
+  'completion/complete': 'CompleteResult',
+  'tools/list': 'ListToolsResult',
+  'prompts/list': 'ListPromptsResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+};
+
+/**
+ * Why an upstream's answer to `method` cannot be passed on, or undefined
+ * when it can. A result is bounded (`maxResultBytes`, serialised), must be
+ * JSON, and must match the MCP schema for its method: a malformed result
+ * would otherwise reach the client as a schema failure naming nothing, and a
+ * malformed list item would break every client's list.
+ *
+ * The result itself is never replaced by the schema's parse (which would
+ * strip fields the host does not know): it passes on whole, or not at all.
+ */
+export function resultProblem(method: string, result: unknown, maxBytes: number): Omit<Problem, 'where'> | undefined {
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(result));
+  } catch (error) {
+    return {
+      what: `answered ${method} with a result that cannot be sent as JSON (${describeThrown(error)}).`,
+      fix: 'fix the plugin: a result must be plain JSON (no cycles, BigInts, or nesting deeper than the stack).',
+    };
+  }
+  if (bytes > maxBytes) {
+    return {
+      what: `answered ${method} with a result of ${bytes} bytes, over its limit of ${maxBytes} bytes.`,
+      fix: "return less (page it, or link to a resource), or raise maxResultBytes on the plugin's entry in the host config.",
+    };
+  }
+  const type = RESULT_TYPES[method];
+  if (!type) return undefined;
+  const outcome = specTypeSchemas[type]['~standard'].validate(result);
+  if (outcome instanceof Promise || !outcome.issues) return undefined;
+  const [first] = outcome.issues;
+  const path = (first?.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+  const more = outcome.issues.length > 1 ? ` (and ${outcome.issues.length - 1} more)` : '';
+  return {
+    what: `answered ${method} with a result that is not a valid MCP ${type}: ${path ? `${path}: ` : ''}${first?.message ?? 'invalid'}${more}.`,
+    fix: 'fix the plugin: its results must follow the MCP schema.',
+  };
+}

@@ -1,0 +1,170 @@
+import type { Readable, Writable } from 'node:stream';
+import {
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  parseJSONRPCMessage,
+  serializeMessage,
+  type JSONRPCMessage,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
+
+const NEWLINE = 0x0a;
+
+/**
+ * The host's side of its stdio connection: newline-delimited JSON-RPC on
+ * stdin and stdout, like the SDK's `StdioServerTransport`, except for what
+ * a client gets wrong. The SDK's transport skips a line that is not JSON
+ * without a word, reports JSON that is not JSON-RPC only to the server's
+ * error callback (the client waits for an answer that never comes), and
+ * closes the connection on a line over its buffer size (the host then
+ * serves no one). Here each gets the answer JSON-RPC 2.0 prescribes, and the
+ * connection carries on:
+ *
+ * - a line that is not JSON: -32700 Parse error, id null;
+ * - JSON that is not a JSON-RPC message (a batch, no `"jsonrpc": "2.0"`,
+ *   params that are not an object, an id that is neither string nor
+ *   number): -32600 Invalid Request, with its id when it has a usable one;
+ * - a line over `maxLineBytes`: skipped unread, -32600, id null.
+ *
+ * A malformed response (the client's answer to a request of the host's) is
+ * only reported: answering a response would start a conversation about it.
+ */
+export class StdioWire implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** The current line so far. */
+  private pieces: Buffer[] = [];
+  private length = 0;
+  /** The current line is over the limit: the rest of it is dropped. */
+  private skipping = false;
+  private closed = false;
+
+  constructor(
+    private readonly stdin: Readable = process.stdin,
+    private readonly stdout: Writable = process.stdout,
+    private readonly maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.receive);
+    this.stdin.on('error', this.failed);
+    this.stdin.on('end', this.ended);
+    this.stdin.on('close', this.ended);
+    this.stdout.on('error', this.failed);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    return new Promise((resolve, reject) => {
+      // Backpressure: a slow client holds the writer, never the host's memory.
+      if (this.stdout.write(serializeMessage(message))) resolve();
+      else {
+        const settle = (error?: Error) => {
+          this.stdout.off('drain', settle);
+          this.stdout.off('error', settle);
+          if (error) reject(error);
+          else resolve();
+        };
+        this.stdout.once('drain', settle);
+        this.stdout.once('error', settle);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.receive);
+    this.stdin.off('error', this.failed);
+    this.stdin.off('end', this.ended);
+    this.stdin.off('close', this.ended);
+    this.stdout.off('error', this.failed);
+    this.stdin.pause();
+    this.pieces = [];
+    this.onclose?.();
+  }
+
+  private readonly receive = (chunk: Buffer): void => {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      this.take(chunk.subarray(start, end));
+      this.lineEnded();
+      start = end + 1;
+    }
+    if (start < chunk.length) this.take(chunk.subarray(start));
+  };
+
+  private readonly failed = (error: Error): void => this.onerror?.(error);
+
+  private readonly ended = (): void => void this.close();
+
+  private take(piece: Buffer): void {
+    if (this.skipping) return;
+    if (this.length + piece.length > this.maxLineBytes) {
+      this.skipping = true;
+      this.pieces = [];
+      this.length = 0;
+      return;
+    }
+    this.pieces.push(piece);
+    this.length += piece.length;
+  }
+
+  private lineEnded(): void {
+    if (this.skipping) {
+      this.skipping = false;
+      this.refuse(null, INVALID_REQUEST, `Invalid Request: a message over ${this.maxLineBytes} bytes was skipped`);
+      return;
+    }
+    const line = Buffer.concat(this.pieces, this.length).toString('utf8');
+    this.pieces = [];
+    this.length = 0;
+    if (line.trim() !== '') this.parse(line);
+  }
+
+  private parse(line: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.refuse(null, PARSE_ERROR, 'Parse error: the line is not JSON');
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      if (isResponseShaped(value)) {
+        this.onerror?.(new Error('the client sent a response that is not valid JSON-RPC; it was dropped'));
+        return;
+      }
+      this.refuse(
+        usableId(value),
+        INVALID_REQUEST,
+        'Invalid Request: expected one JSON-RPC 2.0 request or notification: an object with "jsonrpc": "2.0", a string "method", an object or absent "params", and a string or number "id" for a request',
+      );
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private refuse(id: RequestId | null, code: number, message: string): void {
+    // `id: null` is JSON-RPC's own for "could not tell"; the SDK's message type leaves it out.
+    this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((error: unknown) =>
+      this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+}
+
+function isResponseShaped(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !('method' in value) && ('result' in value || 'error' in value);
+}
+
+function usableId(value: unknown): RequestId | null {
+  const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}

@@ -1,0 +1,250 @@
+// A zoo of faulty plugins (test/helpers/zoo.ts) against the host run as a
+// child process: each fault is refused at start-up, `check` and reload with
+// a message naming the plugin, or, once serving, fails only what touches the
+// faulty mount, with an error naming it, while the host stays up and the
+// other mounts keep answering. Everything a plugin can stretch is bounded:
+// start time, list time, page count, result size, call time, notifications.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { CLI, startStdioHost, until } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { writeZoo, type ZooFault } from './helpers/zoo.js';
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliRun> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
+    );
+  });
+}
+
+/** The code and message a request is refused with, as the client sees them: `-32603 plugin "bad" …`. */
+async function refusal(request: Promise<unknown>): Promise<string> {
+  try {
+    return `not refused: ${JSON.stringify(await request)}`;
+  } catch (error) {
+    return `${(error as { code?: number }).code} ${(error as Error).message}`;
+  }
+}
+
+function firstText(result: unknown): string {
+  return (result as { content: { text: string }[] }).content[0]!.text;
+}
+
+const faulty = (prefix: string, fault: ZooFault, extra: Record<string, unknown> = {}) => ({
+  package: '@zoo/faulty',
+  prefix,
+  options: { fault },
+  ...extra,
+});
+
+const QUICK = { reload: { watch: false }, upstreams: { startTimeoutMs: 1000 } };
+
+t.test('check lists every broken plugin with what is wrong; start refuses', async (t) => {
+  const ws = makeWorkspace(t);
+  writeZoo(ws);
+  const config = ws.writeConfig({
+    ...QUICK,
+    plugins: [
+      { package: '@zoo/good' },
+      faulty('throws', 'create-throws'),
+      faulty('never', 'create-hangs'),
+      faulty('listthrows', 'list-throws'),
+      faulty('listfails', 'list-error'),
+      faulty('listhangs', 'list-hangs', { timeoutMs: 300 }),
+      faulty('forever', 'list-forever'),
+      faulty('repeats', 'list-repeats'),
+      faulty('noarray', 'list-no-array'),
+      faulty('baditems', 'list-bad-items'),
+    ],
+  });
+  const check = await runCli(['check', '--config', config]);
+  t.equal(check.code, 1, 'check exits 1');
+  const lines = check.stdout.trim().split('\n');
+  t.equal(lines[0], `mcp-host check: 9 problems in ${config}`);
+  t.same(lines.slice(1).sort(), [
+    '- plugin "@zoo/faulty" (plugins[1]): create() threw: zoo: create failed on purpose Fix: fix the plugin or its options in the config; the host did not mount it.',
+    '- plugin "@zoo/faulty" (plugins[2]): create() did not return within 1000 ms (upstreams.startTimeoutMs). Fix: make create() settle (an awaited connection or promise that never does?), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
+    '- plugin "@zoo/faulty" (plugins[3]): plugin "listthrows" (@zoo/faulty) threw while handling tools/list: zoo: the list handler threw',
+    '- plugin "forever" (@zoo/faulty): tools/list still had more after 1000 pages. Fix: fix the plugin\'s pagination, or serve fewer, larger pages.',
+    '- plugin "listfails" (@zoo/faulty): failed tools/list: zoo: listing failed',
+    '- plugin "listhangs" (@zoo/faulty): failed tools/list: mount "listhangs" did not answer tools/list within 300 ms (the timeout restarts on each progress notification; raise it with the plugin entry\'s timeoutMs)',
+    '- plugin "repeats" (@zoo/faulty): repeated the tools/list cursor "again", so its list never ends. Fix: fix the plugin\'s pagination: each nextCursor must lead to a later page, and the last page has none.',
+    '- plugin "noarray" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools: Invalid input: expected array, received string. Fix: fix the plugin: its results must follow the MCP schema.',
+    '- plugin "baditems" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools.0.name: Invalid input: expected string, received number (and 2 more). Fix: fix the plugin: its results must follow the MCP schema.',
+  ].sort());
+  t.ok(check.ms < 10_000, `check returned in ${check.ms} ms despite a create() and a list that never end`);
+
+  const hanging = ws.writeConfig(
+    { ...QUICK, plugins: [{ package: '@zoo/good' }, faulty('never', 'create-hangs')] },
+    'hanging.config.js',
+  );
+  const start = await runCli(['start', '--config', hanging]);
+  t.equal(start.code, 1, 'start exits 1');
+  t.match(start.stderr, /^- plugin "@zoo\/faulty" \(plugins\[1\]\): create\(\) did not return within 1000 ms/m);
+  t.equal(start.stdout, '', 'nothing on stdout: it carries only JSON-RPC');
+});
+
+/** A running host with the good plugin, the faulty one (healthy until told otherwise) and the stdio child. */
+async function zooHost(t: Test, ws: Workspace) {
+  const config = ws.writeConfig({
+    reload: { debounceMs: 50 },
+    upstreams: { startTimeoutMs: 2000, reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
+    plugins: [
+      { package: '@zoo/good' },
+      faulty('bad', 'none', { timeoutMs: 500 }),
+      { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
+    ],
+  });
+  const env = { XDG_RUNTIME_DIR: join(ws.dir, 'run') };
+  ws.writeFile('run/.keep', '');
+  const host = await startStdioHost(t, config, { env });
+  const logs: string[] = [];
+  host.client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
+  const call = (name: string, args: Record<string, unknown> = {}) => host.client.callTool({ name, arguments: args });
+  const toolNames = async () => (await host.client.listTools()).tools.map((tool) => tool.name);
+  /** The good plugin answers, and how long it took. */
+  const witness = async () => {
+    const started = Date.now();
+    t.equal(firstText(await call('good.echo', { text: 'still here' })), 'still here', 'the good plugin answers');
+    return Date.now() - started;
+  };
+  return { ...host, config, logs, call, toolNames, witness };
+}
+
+t.test('one host, one misbehaving plugin at a time', async (t) => {
+  const ws = makeWorkspace(t);
+  writeZoo(ws);
+  const host = await zooHost(t, ws);
+  const allTools = await host.toolNames();
+  t.same(allTools.slice(0, 3), ['good.echo', 'bad.fault', 'bad.echo']);
+
+  t.test('a list that throws, fails, hangs or is malformed fails naming the plugin', async (t) => {
+    const cases: [ZooFault, string][] = [
+      ['list-throws', '-32603 plugin "bad" (@zoo/faulty) threw while handling tools/list: zoo: the list handler threw'],
+      ['list-error', '-32603 plugin "bad" (@zoo/faulty): failed tools/list: zoo: listing failed'],
+      [
+        'list-hangs',
+        '-32603 plugin "bad" (@zoo/faulty): failed tools/list: mount "bad" did not answer tools/list within 500 ms (the timeout restarts on each progress notification; raise it with the plugin entry\'s timeoutMs)',
+      ],
+      [
+        'list-no-array',
+        '-32603 plugin "bad" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools: Invalid input: expected array, received string. Fix: fix the plugin: its results must follow the MCP schema.',
+      ],
+      [
+        'list-bad-items',
+        '-32603 plugin "bad" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools.0.name: Invalid input: expected string, received number (and 2 more). Fix: fix the plugin: its results must follow the MCP schema.',
+      ],
+    ];
+    for (const [fault, message] of cases) {
+      await host.call('bad.fault', { fault });
+      t.equal(await refusal(host.toolNames()), message, fault);
+      await host.witness();
+      await host.call('bad.fault', { fault: 'none' });
+      t.same(await host.toolNames(), allTools, `${fault}: fixed, the whole list is back`);
+    }
+  });
+
+  t.test('a call that fails, throws, rejects, hangs, or answers malformed or too big', async (t) => {
+    const cases: [string, string][] = [
+      ['boom', '-32000 zoo: boom'], // the plugin's own error passes through unchanged
+      ['throw', '-32603 plugin "bad" (@zoo/faulty) threw while handling tools/call: zoo: the call handler threw'],
+      [
+        'reject',
+        '-32001 mount "bad" did not answer tools/call within 500 ms (the timeout restarts on each progress notification; raise it with the plugin entry\'s timeoutMs)',
+      ],
+      [
+        'hang',
+        '-32001 mount "bad" did not answer tools/call within 500 ms (the timeout restarts on each progress notification; raise it with the plugin entry\'s timeoutMs)',
+      ],
+      [
+        'malformed',
+        '-32603 plugin "bad" (@zoo/faulty): answered tools/call with a result that is not a valid MCP CallToolResult: content: Invalid input: expected array, received string (and 1 more). Fix: fix the plugin: its results must follow the MCP schema.',
+      ],
+      [
+        'missing',
+        '-32603 plugin "bad" (@zoo/faulty): answered tools/call with a result that is not a valid MCP CallToolResult: content.0: Invalid input. Fix: fix the plugin: its results must follow the MCP schema.',
+      ],
+      [
+        'huge',
+        '-32603 plugin "bad" (@zoo/faulty): answered tools/call with a result of 10485799 bytes, over its limit of 8388608 bytes. Fix: return less (page it, or link to a resource), or raise maxResultBytes on the plugin\'s entry in the host config.',
+      ],
+    ];
+    for (const [tool, message] of cases) {
+      t.equal(await refusal(host.call(`bad.${tool}`)), message, tool);
+      await host.witness();
+    }
+    const rejection = host.log().split('\n').find((line) => line.includes('a promise was rejected and nothing handled it'));
+    t.match(rejection, /zoo: a rejection nobody handles/, 'the rejection is logged, naming it');
+    t.equal(firstText(await host.call('bad.echo', { text: 'after all that' })), 'after all that', 'the faulty plugin itself still answers');
+  });
+
+  t.test('a storm of list_changed is coalesced into two refreshes', async (t) => {
+    const before = host.notified.tools;
+    t.equal(firstText(await host.call('bad.storm', { count: 10_000 })), 'stormed 10000');
+    await host.until('the storm to settle', () => host.notified.tools > before);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const heard = host.notified.tools - before;
+    t.ok(heard >= 1 && heard <= 2, `10000 list_changed from the plugin reached the client as ${heard}`);
+    await host.witness();
+  });
+
+  t.test('a flood of log messages is cut to a bounded rate; the host keeps answering', async (t) => {
+    const before = host.logs.length;
+    const flood = host.call('bad.flood', { count: 100_000 });
+    const latency = await host.witness();
+    t.equal(firstText(await flood), 'flooded 100000');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const passed = host.logs.length - before;
+    t.ok(passed > 0 && passed <= 2_000, `${passed} of 100000 log messages reached the client`);
+    t.ok(latency < 5_000, `the good plugin answered in ${latency} ms during the flood`);
+    await host.until('the drop report', () => /sent log and progress notifications faster than 500 a second: dropped \d+ of them/.test(host.log()), 8_000);
+  });
+
+  t.test('a stdio child that writes garbage, floods, or exits mid-call', async (t) => {
+    t.equal(firstText(await host.call('child.garbage')), 'after the garbage', 'the answer after the garbage arrives');
+    t.match(host.log(), /the server wrote a line to stdout that is JSON but not JSON-RPC; it was skipped/);
+
+    const flood = host.call('child.flood', { count: 20_000 });
+    const latency = await host.witness();
+    t.equal(firstText(await flood), 'flooded 20000');
+    t.ok(latency < 5_000, `the good plugin answered in ${latency} ms during the child's flood`);
+
+    const before = host.notified.tools;
+    t.match(
+      await refusal(host.call('child.exit')),
+      '-32000 mount "child" closed the connection before answering tools/call',
+    );
+    await host.witness();
+    await host.until('the child to come back', () => host.notified.tools >= before + 2);
+    t.equal(firstText(await host.call('child.echo', { text: 'back' })), 'back', 'the restarted child answers');
+  });
+
+  t.test('a reload adding a plugin whose create() never returns is refused; the live catalogue serves on', async (t) => {
+    const before = host.notified.tools;
+    ws.writeConfig({
+      reload: { debounceMs: 50 },
+      upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
+      plugins: [
+        { package: '@zoo/good' },
+        faulty('bad', 'none', { timeoutMs: 500 }),
+        { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
+        faulty('never', 'create-hangs'),
+      ],
+    });
+    await host.until('the refusal', () => host.log().includes('reload refused'), 10_000);
+    t.match(host.log(), /create\(\) did not return within 1000 ms \(upstreams\.startTimeoutMs\)/);
+    t.same(await host.toolNames(), allTools, 'the live catalogue is unchanged');
+    t.equal(host.notified.tools, before, 'nobody was told of a change');
+    await host.witness();
+  });
+});
