@@ -3,7 +3,7 @@ const PER_SECOND = 500;
 /** How many it may send at once. */
 const BURST = 1000;
 /** How often the host logs how many it dropped, at most. */
-const REPORT_EVERY_MS = 5_000;
+const REPORT_EVERY_MS = 1_000;
 
 /**
  * A token bucket over one upstream's log and progress notifications. Each
@@ -18,7 +18,7 @@ export class ChatterLimit {
   private dropped = 0;
   private reporting?: NodeJS.Timeout;
 
-  /** `report` is told how many were dropped, at most every few seconds. */
+  /** `report` is told how many were dropped, at most once a second. */
   constructor(private readonly report: (dropped: number, perSecond: number) => void) {}
 
   /** Whether one more may pass now. */

@@ -22,7 +22,7 @@ interface PluginSideTransport {
 
 /**
  * The host's request a plugin is serving in the current async context, and
- * the link it came over. One for every link: each AsyncLocalStorage that has
+ * the link it came over. One shared by every link: each AsyncLocalStorage that has
  * run stays registered for the life of the process and is visited at every
  * async operation, so one per link would leak with every reload and slow
  * the whole host down with the number of plugins.
@@ -43,9 +43,10 @@ const serving = new AsyncLocalStorage<{ link: object; id: RequestId }>();
  * `sendLoggingMessage`) do not. Without it, two sessions calling one shared
  * plugin could not tell whose elicitation is whose.
  */
-export function createInProcessLink(
-  name = 'the plugin',
-): { hostSide: UpstreamChannel; pluginSide: PluginSideTransport } {
+export function createInProcessLink(name = 'the plugin'): {
+  hostSide: UpstreamChannel;
+  pluginSide: PluginSideTransport;
+} {
   let closed = false;
   const link = {};
   const hostSide: UpstreamChannel = {
@@ -65,7 +66,11 @@ export function createInProcessLink(
           }
           const what = `${name} threw while handling ${message.method}: ${describeThrown(error)}`;
           queueMicrotask(() =>
-            hostSide.onmessage?.({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: what } }),
+            hostSide.onmessage?.({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: { code: ErrorCode.InternalError, message: what },
+            }),
           );
         }
       };
