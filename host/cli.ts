@@ -3,11 +3,8 @@ import { parseArgs } from 'node:util';
 import { createLogger } from './log.js';
 import { HostError, ProblemsError, describeThrown, formatProblem } from './errors.js';
 import { HOST_VERSION } from './version.js';
-import { start, type StartOptions } from './commands/start.js';
+import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
-import { check } from './commands/check.js';
-import { list } from './commands/list.js';
-import { reload } from './commands/reload.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -97,15 +94,17 @@ async function main(argv: string[]): Promise<number> {
     logger.error({ err: reason }, 'a promise was rejected and nothing handled it (most likely a plugin bug)'),
   );
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
+  // Each command is loaded when it runs: the SDK behind `start` takes most of
+  // a second to import, which `--help` and `reload` need not pay.
   switch (command) {
     case 'check':
-      return check(common);
+      return (await import('./commands/check.js')).check(common);
     case 'list':
-      return list({ ...common, json: values.json === true });
+      return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
-      return reload(common);
+      return (await import('./commands/reload.js')).reload(common);
     default:
-      return start({ ...common, ...serveFlags(values) });
+      return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }
 }
 

@@ -3,12 +3,11 @@
  * plugin packages (SDK v1 and v2) on disk, the SDK's own Client.
  */
 import t from 'tap';
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
-import { CLI, startStdioHost, until } from './helpers/host.js';
+import { runCli, startStdioHost, until } from './helpers/host.js';
 
 const manifest = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -142,14 +141,6 @@ function config(ws: Workspace, extra: Record<string, unknown> = {}): string {
 async function toolsPage(client: Client, cursor?: string): Promise<{ names: string[]; nextCursor?: string }> {
   const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
   return { names: page.tools.map((tool) => tool.name), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-}
-
-function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd }, (error, stdout, stderr) =>
-      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr }),
-    );
-  });
 }
 
 t.test('a composed catalogue over stdio', async (t) => {
@@ -313,7 +304,7 @@ export default { create() {
       { package: '@t/two', prefix: 'two_long_prefix' },
     ],
   });
-  const checked = await run(['check', '--config', file], ws.dir);
+  const checked = await runCli(['check', '--config', file], { cwd: ws.dir });
   t.equal(checked.code, 1);
   t.match(checked.stdout, 'mcp-host check: 3 problems in');
   t.match(
@@ -335,7 +326,7 @@ export default { create() {
     },
     'flat.config.js',
   );
-  const started = await run(['start', '--config', flat], ws.dir);
+  const started = await runCli(['start', '--config', flat], { cwd: ws.dir });
   t.equal(started.code, 1, 'the host refuses to start');
   t.match(
     started.stderr,
@@ -348,14 +339,14 @@ t.test('mcp-host list prints the catalogue by mount', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const file = config(ws);
-  const text = await run(['list', '--config', file], ws.dir);
+  const text = await runCli(['list', '--config', file], { cwd: ws.dir });
   t.equal(text.code, 0, text.stderr);
   t.match(
     text.stdout,
     /alpha {2}\(@t\/alpha@1\.0\.0, in-process, prefix "alpha"\)\n {2}tools: alpha\.echo, alpha\.fail/,
   );
   t.match(text.stdout, /@t\/beta {2}\(@t\/beta@1\.0\.0, in-process, flat\)\n {2}tools: shout/);
-  const json = await run(['list', '--config', file, '--json'], ws.dir);
+  const json = await runCli(['list', '--config', file, '--json'], { cwd: ws.dir });
   const parsed = JSON.parse(json.stdout) as { mounts: { name: string; tools: { name: string }[] }[] };
   t.same(
     parsed.mounts.map((m) => m.name),

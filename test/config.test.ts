@@ -101,6 +101,41 @@ t.test('every field of a full config is kept', async (t) => {
   );
 });
 
+t.test('http auth, body limit and session idle timeout are kept, and checked', async (t) => {
+  const http = {
+    port: 3000,
+    auth: { tokens: ['s3cret'], tokensEnv: 'MY_TOKENS' },
+    maxBodyBytes: 1048576,
+    sessionIdleTimeoutMs: 600000,
+  };
+  t.same(validateConfig({ plugins: [], http }, FILE).http, { host: '127.0.0.1', ...http });
+  t.same(refusals({ plugins: [], http: { port: 0, auth: { tokens: ['ok', ''], tokensEnv: 'MY-TOKENS' } } }), [
+    'mcp-host.config.js: http.auth.tokens: expected an array of non-empty strings, got an array. Fix: e.g. tokens: [process.env.MY_TOKEN].',
+    'mcp-host.config.js: http.auth.tokensEnv: expected an environment variable name (letters, digits and "_", not starting with a digit), got "MY-TOKENS". Fix: e.g. tokensEnv: "MCP_HOST_HTTP_TOKENS".',
+  ]);
+  t.same(refusals({ plugins: [], http: { port: 0, auth: 'token', maxBodyBytes: 0, sessionIdleTimeoutMs: 1.5 } }), [
+    'mcp-host.config.js: http.auth: expected an object, got "token". Fix: e.g. auth: { tokensEnv: "MCP_HOST_HTTP_TOKENS" }.',
+    'mcp-host.config.js: http.maxBodyBytes: expected a positive integer, got 0. Fix: e.g. maxBodyBytes: 1048576 (1 MiB).',
+    'mcp-host.config.js: http.sessionIdleTimeoutMs: expected a positive integer, got 1.5. Fix: e.g. sessionIdleTimeoutMs: 600000 (10 minutes).',
+  ]);
+  t.same(refusals({ plugins: [], http: { port: 0, auth: { token: 'x' } } }), [
+    'mcp-host.config.js: http.auth.token: unknown key "token". Fix: did you mean "tokens"?',
+  ]);
+  t.same(refusals({ plugins: [], auth: { tokens: ['x'] } }), [
+    'mcp-host.config.js: auth: "auth" (authorization) is set as http.auth, not at the top level. Fix: move it into http.auth.',
+  ]);
+  t.same(refusals({ plugins: [{ package: 'a', prefix: 'a', auth: {} }] }), [
+    'mcp-host.config.js: plugins[0].auth: "auth" (authorization) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[0] cannot set it. Fix: remove "auth" from plugin entry plugins[0]; set it as http.auth in the host config.',
+  ]);
+});
+
+t.test('a plugin entry bounds its results with maxResultBytes', async (t) => {
+  t.same(refusals({ plugins: [{ package: 'a', prefix: 'a', maxResultBytes: 1024 }] }), []);
+  t.same(refusals({ plugins: [{ url: 'http://127.0.0.1:4000/mcp', prefix: 'a', maxResultBytes: '8MB' }] }), [
+    'mcp-host.config.js: plugins[0].maxResultBytes: expected a positive integer, got "8MB". Fix: e.g. maxResultBytes: 16777216 (16 MiB).',
+  ]);
+});
+
 t.test('a key set to undefined counts as absent', async (t) => {
   t.same(refusals({ plugins: [{ package: 'a', prefix: 'a', timeoutMs: undefined }], pageSize: undefined }), []);
 });
@@ -314,7 +349,7 @@ t.test('unknown entry keys, keys of another kind of entry, and dispatcher-level 
       'mcp-host.config.js: plugins[3].pageSize: "pageSize" (the page size of lists) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "pageSize" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
       'mcp-host.config.js: plugins[3].tasks: "tasks" (task support) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "tasks" from plugin entry plugins[3]; it belongs in the host config, and mcp-host does not offer "tasks" yet.',
       'mcp-host.config.js: plugins[3].http: "http" (HTTP serving) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "http" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
-      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "flat", "timeoutMs" and "prefix".',
+      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "flat", "timeoutMs", "maxResultBytes" and "prefix".',
     ],
   );
 });

@@ -8,17 +8,11 @@
 import { join } from 'node:path';
 import t from 'tap';
 import conformancePlugin from '@mcp-host/conformance';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
+import { startStdioHost, type Teardown } from './helpers/host.js';
 import { REPO_ROOT } from './helpers/packages.js';
 
-const CLI = join(REPO_ROOT, 'dist/host/cli.js');
 const CONFIG = join(REPO_ROOT, 'test/conformance/mcp-host.config.js');
-
-/** The part of a tap test `connect` uses. */
-interface HasTeardown {
-  teardown(fn: () => unknown): void;
-}
 
 interface Session {
   client: Client;
@@ -26,21 +20,20 @@ interface Session {
   logs: { level: string; data: unknown }[];
 }
 
-async function connect(t: HasTeardown, revision?: string): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'start', '--config', CONFIG, '--stdio'],
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client(
-    { name: 'conformance-plugin-test', version: '1.0.0' },
-    {
+/**
+ * A client (2025-era, or pinned to `revision`) on the host, launched as an MCP
+ * client launches a server: it answers sampling and elicitation, and keeps the log messages.
+ */
+async function connect(t: Teardown, revision?: string): Promise<Session> {
+  const { client } = await startStdioHost(t, CONFIG, {
+    args: ['--stdio'],
+    env: { MCP_HOST_LOG_LEVEL: 'info' },
+    inheritEnv: false,
+    clientOptions: {
       capabilities: { sampling: {}, elicitation: {} },
       ...(revision ? { versionNegotiation: { mode: { pin: revision } } } : {}),
     },
-  );
+  });
   const session: Session = { client, asked: [], logs: [] };
   client.setRequestHandler('sampling/createMessage', async (request) => {
     session.asked.push({ method: 'sampling/createMessage', params: request.params });
@@ -53,12 +46,6 @@ async function connect(t: HasTeardown, revision?: string): Promise<Session> {
   client.setNotificationHandler('notifications/message', (notification) => {
     session.logs.push(notification.params);
   });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    throw new Error(`the host did not start: ${String(error)}\n${stderr}`);
-  }
-  t.teardown(() => client.close());
   return session;
 }
 

@@ -5,7 +5,7 @@
 // HTTP and legacy HTTP+SSE. Supervision (a killed child, a remote that
 // drops), start-up and `check` with unreachable upstreams, protocol
 // revision refusal, per-request timeouts, and no orphan processes.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,9 +16,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
+import { runCli, startStdioHost, until, type StdioHost } from './helpers/host.js';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 
-const CLI = join(REPO_ROOT, 'dist/host/cli.js');
 const EVERYTHING_BIN = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const MEMORY_BIN = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
@@ -94,54 +94,38 @@ interface ToolResult {
   _meta?: Record<string, unknown>;
 }
 
-/** The host as a child process, with the SDK client connected to it over stdio. */
-interface RunningHost {
-  client: Client;
-  pid: number;
-  stderr(): string;
-  /** How many notifications/tools/list_changed the client has had. */
-  listChanges(): number;
-  /** Every message the host sent the client, as it came off the wire. */
+/**
+ * The shared stdio host, launched with the SDK's default environment as an
+ * MCP client would, plus what the supervision tests need: every message the
+ * host sent the client, as it came off the wire, and a close() that waits
+ * for the host's process to exit (the orphan checks start from there).
+ */
+interface RunningHost extends StdioHost {
   received: { method?: string; params?: Record<string, unknown> }[];
   close(): Promise<void>;
 }
 
-async function startHost(
-  t: Test,
-  configFile: string,
-  setup: (client: Client) => void = () => {},
-): Promise<RunningHost> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'start', '--config', configFile],
-    stderr: 'pipe',
+async function startHost(t: Test, configFile: string): Promise<RunningHost> {
+  const host = await startStdioHost(t, configFile, {
     env: { MCP_HOST_LOG_LEVEL: 'info' },
+    inheritEnv: false,
+    clientOptions: { capabilities: { elicitation: {} } },
   });
-  let stderr = '';
-  transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'external-servers-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  let changes = 0;
-  client.setNotificationHandler('notifications/tools/list_changed', () => {
-    changes++;
-  });
-  setup(client);
-  await client.connect(transport);
   const received: RunningHost['received'] = [];
-  const dispatch = transport.onmessage;
-  transport.onmessage = (message) => {
+  const dispatch = host.transport.onmessage;
+  host.transport.onmessage = (message) => {
     received.push(message as RunningHost['received'][number]);
     dispatch?.(message);
   };
-  const pid = transport.pid!;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
-    await client.close();
-    await waitFor(() => !isAlive(pid), 10_000, `the host (pid ${pid}) to exit`);
+    await host.client.close();
+    await until(`the host (pid ${host.pid}) to exit`, () => !isAlive(host.pid));
   };
   t.teardown(close);
-  return { client, pid, stderr: () => stderr, listChanges: () => changes, received, close };
+  return { ...host, received, close };
 }
 
 /** A client straight to a stdio server, for comparing what the host passes through. */
@@ -150,14 +134,6 @@ async function connectDirect(t: Test, command: string, args: string[], env: Reco
   await client.connect(new StdioClientTransport({ command, args, env, stderr: 'ignore' }));
   t.teardown(() => client.close());
   return client;
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** pid → [parent pid, state], from /proc (Linux). */
@@ -264,15 +240,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
-
 t.test('npm server packages: server-everything prefixed, server-memory flat, from their package names', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
@@ -287,14 +254,13 @@ t.test('npm server packages: server-everything prefixed, server-memory flat, fro
       },
     ],
   });
-  let elicited = 0;
-  const host = await startHost(t, configFile, (client) =>
-    client.setRequestHandler('elicitation/create', async () => {
-      elicited++;
-      return { action: 'decline' };
-    }),
-  );
+  const host = await startHost(t, configFile);
   const { client } = host;
+  let elicited = 0;
+  client.setRequestHandler('elicitation/create', async () => {
+    elicited++;
+    return { action: 'decline' };
+  });
 
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   t.ok(names.includes('everything.echo'), 'server-everything is mounted under its prefix');
@@ -361,10 +327,10 @@ t.test('npm server packages: server-everything prefixed, server-memory flat, fro
   const stopping = Date.now();
   await host.close();
   t.comment(`host and its stdio children stopped in ${Date.now() - stopping} ms`);
-  await waitFor(() => children.every((pid) => !isAlive(pid)), 5000, 'the stdio children to exit');
+  await until('the stdio children to exit', () => children.every((pid) => !isAlive(pid)), 5000);
   t.pass('no child outlives the host');
   t.match(
-    host.stderr(),
+    host.log(),
     /"plugin":"everything".*Starting default \(STDIO\) server/,
     "a child's stderr is logged under its mount",
   );
@@ -392,7 +358,7 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
   t.same(((await client.callTool(echo)) as ToolResult).structuredContent, { text: 'hello', pid: first });
 
   process.kill(first!, 'SIGKILL');
-  await waitFor(() => host.listChanges() === 1, 5000, 'tools/list_changed after the kill');
+  await until('tools/list_changed after the kill', () => host.notified.tools === 1, 5000);
   const whileDown = (await client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name);
   t.notOk(
     whileDown.some((name) => name.startsWith('fixture.')),
@@ -408,7 +374,7 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     'a call to it is refused naming the mount and its state',
   );
 
-  await waitFor(() => host.listChanges() === 2, 5000, 'tools/list_changed after the restart');
+  await until('tools/list_changed after the restart', () => host.notified.tools === 2, 5000);
   const [, second] = pidsIn(pidFile);
   t.ok(second && second !== first, `the child was restarted (pid ${first} → ${second})`);
   t.ok(
@@ -416,24 +382,24 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     'its tools are back',
   );
   t.same(((await client.callTool(echo)) as ToolResult).structuredContent, { text: 'hello', pid: second });
-  t.match(host.stderr(), /went down: its process \(pid \d+\) was killed by signal SIGKILL.*Reconnecting in 100 ms/);
+  t.match(host.log(), /went down: its process \(pid \d+\) was killed by signal SIGKILL.*Reconnecting in 100 ms/);
   const logTime = (pattern: RegExp) =>
     (
       JSON.parse(
         host
-          .stderr()
+          .log()
           .split('\n')
           .find((line) => pattern.test(line))!,
       ) as { time: number }
     ).time;
   t.comment(`back up ${logTime(/back up/) - logTime(/went down/)} ms after it went down (backoff 100 ms)`);
   const grandchildren = pidsIn(grandchildFile);
-  await waitFor(() => !isAlive(grandchildren[0]!), 5000, 'the killed child’s grandchild to be reaped');
+  await until('the killed child’s grandchild to be reaped', () => !isAlive(grandchildren[0]!), 5000);
   t.pass("the killed child's process group is reaped");
 
   const everyone = descendants(host.pid);
   await host.close();
-  await waitFor(() => everyone.every((pid) => !isAlive(pid)), 5000, 'every process the host started to exit');
+  await until('every process the host started to exit', () => everyone.every((pid) => !isAlive(pid)), 5000);
   t.notOk(
     grandchildren.some(isAlive),
     `no orphan remains after the host exits (checked ${everyone.length + grandchildren.length} pids)`,
@@ -460,7 +426,7 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
 
   const timedOut = await refusal(client.callTool({ name: 'fixture.slow', arguments: {} }));
   t.match(timedOut, /mount "fixture" did not answer tools\/call within 1500 ms/);
-  await waitFor(() => cancelled().length === 1, 5000, 'the fixture to record the cancellation');
+  await until('the fixture to record the cancellation', () => cancelled().length === 1, 5000);
   t.match(cancelled()[0], { reason: 'mcp-host timed out after 1500 ms' }, 'the timeout cancelled the call upstream');
 
   const abort = new AbortController();
@@ -468,7 +434,7 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
   await new Promise((resolve) => setTimeout(resolve, 200));
   abort.abort('changed my mind');
   await call;
-  await waitFor(() => cancelled().length === 2, 5000, 'the second cancellation');
+  await until('the second cancellation', () => cancelled().length === 2, 5000);
   t.match(cancelled()[1], { reason: 'the client cancelled the request' }, "the client's cancellation reached it");
 });
 
@@ -499,7 +465,7 @@ t.test('a remote server over Streamable HTTP, mounted by URL with headers; it dr
   t.same(((await client.callTool({ name: 'remote.add', ...sum })) as ToolResult).structuredContent, { sum: 5 });
 
   await remote.close();
-  await waitFor(() => host.listChanges() === 1, 5000, 'tools/list_changed after the remote dropped');
+  await until('tools/list_changed after the remote dropped', () => host.notified.tools === 1, 5000);
   const refused = await refusal(client.callTool({ name: 'remote.add', ...sum }));
   t.match(
     refused,
@@ -510,7 +476,7 @@ t.test('a remote server over Streamable HTTP, mounted by URL with headers; it dr
   t.notOk((await client.listTools({}, { cacheMode: 'refresh' })).tools.length, 'its tools are withdrawn');
 
   remoteNow = await startRemoteFixture(remote.port);
-  await waitFor(() => host.listChanges() === 2, 5000, 'tools/list_changed after the remote came back');
+  await until('tools/list_changed after the remote came back', () => host.notified.tools === 2, 5000);
   t.same(((await client.callTool({ name: 'remote.add', ...sum })) as ToolResult).structuredContent, { sum: 5 });
 });
 
@@ -523,7 +489,7 @@ t.test('a remote that only speaks the legacy HTTP+SSE transport is reached over 
   t.teardown(() => legacy.kill());
   let legacyLog = '';
   legacy.stderr!.on('data', (chunk: Buffer) => (legacyLog += chunk.toString()));
-  await waitFor(() => legacyLog.includes(`running on port ${port}`), 15_000, 'the legacy server to listen');
+  await until('the legacy server to listen', () => legacyLog.includes(`running on port ${port}`), 15_000);
 
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
@@ -535,7 +501,7 @@ t.test('a remote that only speaks the legacy HTTP+SSE transport is reached over 
   t.same(await host.client.callTool({ name: 'legacy.echo', arguments: { message: 'old' } }), {
     content: [{ type: 'text', text: 'Echo: old' }],
   });
-  t.match(host.stderr(), /answered HTTP 404 to a Streamable HTTP initialize: trying the legacy HTTP\+SSE transport/);
+  t.match(host.log(), /answered HTTP 404 to a Streamable HTTP initialize: trying the legacy HTTP\+SSE transport/);
 });
 
 t.test('check reports the upstreams it could not reach, and why; start serves the rest', async (t) => {
@@ -614,7 +580,7 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
   const stopping = Date.now();
   await host.close();
   t.comment(`the host stopped in ${Date.now() - stopping} ms with a mute child and a crash loop`);
-  await waitFor(() => everyone.every((pid) => !isAlive(pid)), 5000, 'every process the host started to exit');
+  await until('every process the host started to exit', () => everyone.every((pid) => !isAlive(pid)), 5000);
   t.pass(`no orphan remains, the mute child included (checked ${everyone.length} pids)`);
 });
 
@@ -652,8 +618,8 @@ t.test('a reload closes the children of the mounts it removes and keeps the unch
   const [removed] = pidsIn(removedPids);
   ws.writeConfig({ reload: { watch: false }, plugins: [kept] });
   process.kill(host.pid, 'SIGHUP');
-  await waitFor(() => host.listChanges() === 1, 10_000, 'tools/list_changed after the reload');
-  await waitFor(() => !isAlive(removed!), 5000, "the removed mount's child to exit");
+  await until('tools/list_changed after the reload', () => host.notified.tools === 1);
+  await until("the removed mount's child to exit", () => !isAlive(removed!), 5000);
   t.pass("the removed mount's child is closed");
   t.same(pidsIn(keptPids).length, 1, 'the unchanged mount keeps its child');
   t.same(

@@ -4,24 +4,23 @@
 // protection, the body limit, unknown sessions, cancellation on disconnect,
 // bearer auth and a clean shutdown. The host runs as a child process with a
 // real plugin package on disk; clients are the SDK's own.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { pino } from 'pino';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import { CLI, runCli, startHttpHost, until, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
 import { HostRuntime } from '../host/runtime.js';
 import { createLogger } from '../host/log.js';
 import { composeCatalogue } from '../host/catalogue/compose.js';
 import { serveOverHttp } from '../host/serve/http.js';
 
-// The CLI of the same build as this test.
-const CLI = fileURLToPath(new URL('../host/cli.js', import.meta.url));
 const MODERN = '2026-07-28';
 
 /**
@@ -109,19 +108,6 @@ export default {
 };
 `;
 
-/** The part of a tap test the helpers use. */
-interface HasTeardown {
-  teardown(fn: () => unknown): void;
-}
-
-interface Host {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-  /** Resolves with the exit code. */
-  exited: Promise<number | null>;
-}
-
 function writeLab(ws: Workspace, extra: Record<string, unknown> = {}): { config: string; markers: string } {
   const markers = join(ws.dir, 'markers');
   ws.writeFile('markers/.keep', '');
@@ -138,38 +124,7 @@ function writeLab(ws: Workspace, extra: Record<string, unknown> = {}): { config:
   return { config, markers };
 }
 
-/** Start `mcp-host start --http 127.0.0.1:0` and learn its URL from the log line. */
-async function startHost(
-  t: HasTeardown,
-  config: string,
-  { env = {}, args = ['--http', '127.0.0.1:0'] }: { env?: Record<string, string>; args?: string[] } = {},
-): Promise<Host> {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', config, ...args], {
-    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`the host exited (${code}) before listening:\n${stderr}`)));
-  });
-  t.teardown(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  return { url, child, stderr: () => stderr, exited };
-}
-
-async function legacyClient(
-  t: HasTeardown,
-  url: string,
-  options: { fetch?: FetchLike; requestInit?: RequestInit } = {},
-) {
+async function legacyClient(t: Teardown, url: string, options: { fetch?: FetchLike; requestInit?: RequestInit } = {}) {
   const client = new Client({ name: 'legacy-client', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), options);
   await client.connect(transport);
@@ -177,7 +132,7 @@ async function legacyClient(
   return { client, transport };
 }
 
-async function modernClient(t: HasTeardown, url: string, options: { fetch?: FetchLike } = {}) {
+async function modernClient(t: Teardown, url: string, options: { fetch?: FetchLike } = {}) {
   const client = new Client(
     { name: 'modern-client', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: MODERN } } },
@@ -186,20 +141,6 @@ async function modernClient(t: HasTeardown, url: string, options: { fetch?: Fetc
   await client.connect(transport);
   t.teardown(() => client.close());
   return { client, transport };
-}
-
-function firstText(result: { content?: unknown }): string {
-  const block = (result.content as { type?: string; text?: string }[] | undefined)?.[0];
-  if (block?.type !== 'text' || typeof block.text !== 'string') throw new Error(`no text in ${JSON.stringify(result)}`);
-  return block.text;
-}
-
-async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /** A raw HTTP request, for headers fetch will not let a caller set (Host). */
@@ -226,7 +167,7 @@ t.test('one host over HTTP', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const { config, markers } = writeLab(ws);
-  const host = await startHost(t, config);
+  const host = await startHttpHost(t, config);
   t.match(host.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'the bound URL is logged with its real port');
 
   t.test('a 2025-era client lists and calls a tool, with progress', async (t) => {
@@ -299,7 +240,7 @@ t.test('one host over HTTP', async (t) => {
     // The legacy client's notification stream (its GET) opens after connect.
     await sleep(100);
     const added = firstText(await legacy.client.callTool({ name: 'lab.grow', arguments: {} }));
-    await until(() => legacyHeard > 0 && modernHeard > 0, 'tools/list_changed on both clients');
+    await until('tools/list_changed on both clients', () => legacyHeard > 0 && modernHeard > 0);
     t.equal(legacyHeard, 1, 'the legacy session heard it once');
     t.equal(modernHeard, 1, 'the listen stream heard it once');
     const names = (await modern.client.listTools()).tools.map((tool) => tool.name);
@@ -322,7 +263,7 @@ t.test('one host over HTTP', async (t) => {
     await sleep(100);
     t.equal(firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} })), 'lab://gauge');
     await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
-    await until(() => heard.legacy.length > 0 && heard.modern.length > 0, 'resources/updated on both clients');
+    await until('resources/updated on both clients', () => heard.legacy.length > 0 && heard.modern.length > 0);
     t.same(heard, { legacy: ['lab://gauge'], modern: ['lab://gauge'] }, 'once each');
 
     await legacy.client.unsubscribeResource({ uri: 'lab://gauge' });
@@ -357,9 +298,9 @@ t.test('one host over HTTP', async (t) => {
           ? await legacyClient(t, host.url, { fetch: fetchWithCut })
           : await modernClient(t, host.url, { fetch: fetchWithCut });
       const call = client.callTool({ name: 'lab.wait', arguments: { tag: era } }).catch((error: unknown) => error);
-      await until(() => existsSync(join(markers, `${era}.started`)), `the ${era} call to start`);
+      await until(`the ${era} call to start`, () => existsSync(join(markers, `${era}.started`)));
       cut.abort();
-      await until(() => existsSync(join(markers, `${era}.cancelled`)), `the plugin to see the ${era} call cancelled`);
+      await until(`the plugin to see the ${era} call cancelled`, () => existsSync(join(markers, `${era}.cancelled`)));
       t.match(readFileSync(join(markers, `${era}.cancelled`), 'utf8'), /cancel/, `${era}: the plugin was told`);
       t.same(cancelsSent, [], `${era}: the client sent no notifications/cancelled: the disconnect did it`);
       t.type(await call, Error, `${era}: the client's call failed with its connection`);
@@ -435,7 +376,7 @@ t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const { config } = writeLab(ws);
-  const host = await startHost(t, config, { env: { MCP_HOST_HTTP_TOKENS: 'first-token, second-token' } });
+  const host = await startHttpHost(t, config, { env: { MCP_HOST_HTTP_TOKENS: 'first-token, second-token' } });
 
   const none = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST });
   t.equal(none.status, 401);
@@ -460,7 +401,7 @@ t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => 
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const { config } = writeLab(ws);
-  const host = await startHost(t, config);
+  const host = await startHttpHost(t, config);
   const legacy = await legacyClient(t, host.url);
   const modern = await modernClient(t, host.url);
   const subscription = await modern.client.listen({ toolsListChanged: true });
@@ -506,7 +447,7 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
     'an open GET stream keeps a session',
   );
   await client.close(); // drops the GET stream without a DELETE, as a crashed client would
-  await until(() => runtime.sessions.size === 1, 'the idle session to end', 3_000);
+  await until('the idle session to end', () => runtime.sessions.size === 1, 3_000);
   const gone = await fetch(service.url, {
     method: 'POST',
     headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
@@ -561,7 +502,7 @@ t.test('the config’s http section: served without --http, its allowed names ex
       allowedOrigins: ['https://app.example.test'],
     },
   });
-  const host = await startHost(t, config, { args: [] });
+  const host = await startHttpHost(t, config, { args: [] });
   const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() });
   const named = await rawRequest(host.url, {
     headers: { ...MCP_HEADERS, host: 'mcp.example.test', origin: 'https://app.example.test' },
@@ -587,19 +528,13 @@ t.test('the config’s http section: served without --http, its allowed names ex
   let stderr = '';
   stdio.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => stdio.once('exit', resolve));
-  await until(() => /over stdio/.test(stderr), 'the host to serve over stdio', 10_000);
+  await until('the host to serve over stdio', () => /over stdio/.test(stderr));
   stdio.stdin!.end();
   t.equal(await exited, 0, 'and stops when stdin closes');
 });
 
 t.test('start refuses bad serving flags and a busy port', async (t) => {
-  const run = async (args: string[]) => {
-    const child = spawn(process.execPath, [CLI, 'start', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    return { code, stderr };
-  };
+  const run = (args: string[]) => runCli(['start', ...args]);
   const malformed = await run(['--http', 'localhost:http']);
   t.equal(malformed.code, 2, 'a malformed address is wrong usage');
   t.match(malformed.stderr, /--http expects \[HOST:\]PORT with PORT from 0 to 65535 .* got "localhost:http"/);

@@ -11,15 +11,11 @@ import { McpServer, type JSONRPCNotification } from '@modelcontextprotocol/serve
 import { createInProcessLink } from '../host/mounts/in-process-link.js';
 import { UpstreamPeer, type CallHooks } from '../host/mounts/upstream-peer.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from '../host/mounts/handshake-version.js';
-
-interface HasTeardown {
-  teardown(fn: () => unknown): void;
-}
-
-type Result = Record<string, unknown>;
+import type { Teardown } from './helpers/host.js';
+import { firstText } from './helpers/results.js';
 
 /** Connect `server` to a peer over an in-process link; `mountWide` collects what reaches no call. */
-async function link(t: HasTeardown, server: McpServer) {
+async function link(t: Teardown, server: McpServer) {
   const { hostSide, pluginSide } = createInProcessLink();
   await server.connect(pluginSide as never);
   const mountWide: JSONRPCNotification[] = [];
@@ -49,8 +45,6 @@ function session(who: string) {
   return { asked, notified, hooks };
 }
 
-const textOf = (result: Result) => (result.content as { text: string }[])[0]!.text;
-
 t.test('concurrent elicitations each reach the call that caused them', async (t) => {
   const { peer } = await link(t, conformancePlugin.create({}));
   const alice = session('alice');
@@ -61,8 +55,11 @@ t.test('concurrent elicitations each reach the call that caused them', async (t)
   ]);
   t.same(alice.asked, ['for alice']);
   t.same(bob.asked, ['for bob']);
-  t.equal(textOf(forAlice), 'User response: action=accept, content={"username":"alice","email":"alice@example.com"}');
-  t.equal(textOf(forBob), 'User response: action=accept, content={"username":"bob","email":"bob@example.com"}');
+  t.equal(
+    firstText(forAlice),
+    'User response: action=accept, content={"username":"alice","email":"alice@example.com"}',
+  );
+  t.equal(firstText(forBob), 'User response: action=accept, content={"username":"bob","email":"bob@example.com"}');
 });
 
 t.test('a log message sent during a call reaches that call; a catalogue change reaches every session', async (t) => {

@@ -7,17 +7,13 @@
 // auto-fulfilment, and its manual mode for the wire shapes and error paths),
 // v2 and v1 plugins on disk. Also: a tool whose output schema has a non-object
 // root shows it unwrapped to a 2026-07-28 client, wrapped to a 2025-era one.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
-import { CLI, startStdioHost, until } from './helpers/host.js';
+import { startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
-
-interface HasTeardown {
-  teardown(fn: () => unknown): void;
-}
+import { firstText } from './helpers/results.js';
 
 type Result = Record<string, unknown>;
 
@@ -184,12 +180,6 @@ function modernOptions(extra: ClientOptions = {}): ClientOptions {
   };
 }
 
-function textOf(result: Result): string {
-  const block = (result.content as { type?: string; text?: string }[] | undefined)?.[0];
-  if (block?.type !== 'text') throw new Error(`no text in ${JSON.stringify(result)}`);
-  return String(block.text);
-}
-
 const call = (name: string, args: Result = {}) => ({ name, arguments: args });
 
 t.test('a 2026-07-28 client over stdio answers the plugins’ questions through input-required results', async (t) => {
@@ -201,33 +191,33 @@ t.test('a 2026-07-28 client over stdio answers the plugins’ questions through 
   const { asked } = answering(client, 'zed');
 
   t.test('a v2 plugin asking with ctx.mcpReq.elicitInput', async (t) => {
-    t.equal(textOf(await client.callTool(call('v2.ask', { who: 'alice' }))), 'v2 accept:zed');
+    t.equal(firstText(await client.callTool(call('v2.ask', { who: 'alice' }))), 'v2 accept:zed');
     t.same(asked.splice(0), ['name for alice?']);
   });
 
   t.test('a v1 plugin asking with server.server.elicitInput', async (t) => {
-    t.equal(textOf(await client.callTool(call('v1.ask', { who: 'bob' }))), 'v1 accept:zed');
+    t.equal(firstText(await client.callTool(call('v1.ask', { who: 'bob' }))), 'v1 accept:zed');
     t.same(asked.splice(0), ['v1 name for bob?']);
   });
 
   t.test('a v2 plugin returning inputRequired(...), as it would to the client directly', async (t) => {
-    t.equal(textOf(await client.callTool(call('v2.ask_returning'))), 'returned zed');
+    t.equal(firstText(await client.callTool(call('v2.ask_returning'))), 'returned zed');
     t.same(asked.splice(0), ['who (returned)?']);
   });
 
   t.test('one call, two questions in turn: two rounds', async (t) => {
-    t.equal(textOf(await client.callTool(call('v2.ask_twice'))), 'accept:zed then accept:zed');
+    t.equal(firstText(await client.callTool(call('v2.ask_twice'))), 'accept:zed then accept:zed');
     t.same(asked.splice(0), ['first?', 'second?']);
   });
 
   t.test('questions asked together are answered together', async (t) => {
-    t.equal(textOf(await client.callTool(call('v2.ask_together'))), 'accept:zed and accept:zed');
+    t.equal(firstText(await client.callTool(call('v2.ask_together'))), 'accept:zed and accept:zed');
     t.same(asked.splice(0).sort(), ['a?', 'b?']);
   });
 
   t.test('sampling, from either SDK line', async (t) => {
-    t.equal(textOf(await client.callTool(call('v2.sample'))), 'sampled a sample');
-    t.equal(textOf(await client.callTool(call('v1.sample'))), 'v1 sampled a sample');
+    t.equal(firstText(await client.callTool(call('v2.sample'))), 'sampled a sample');
+    t.equal(firstText(await client.callTool(call('v1.sample'))), 'v1 sampled a sample');
     t.same(asked.splice(0), ['sampling', 'sampling']);
   });
 
@@ -244,7 +234,7 @@ t.test('a 2026-07-28 client over stdio answers the plugins’ questions through 
     const result = await client.callTool(call('v2.ask_with_progress'), {
       onprogress: (update) => progress.push(update.progress),
     });
-    t.equal(textOf(result), 'accept:zed');
+    t.equal(firstText(result), 'accept:zed');
     t.same(progress.slice(0, 1), [1], 'the first round carried the plugin’s progress');
     t.same(asked.splice(0), ['progress?']);
   });
@@ -291,7 +281,7 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
     const answers = Object.fromEntries(Object.keys(requests).map((key) => [key, accept(key)]));
     const done = await retry('v2.ask_together', first.requestState, answers);
     const keys = Object.keys(requests);
-    t.equal(textOf(done), `accept:${keys[0]} and accept:${keys[1]}`);
+    t.equal(firstText(done), `accept:${keys[0]} and accept:${keys[1]}`);
   });
 
   t.test('a requestState this host did not issue', async (t) => {
@@ -310,7 +300,7 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
       message: `The retried tools/call does not answer input request "${key}" (elicitation/create): inputResponses needs a result object for every key of inputRequests. Fix: retry with an answer for each.`,
     });
     t.equal(
-      textOf(await retry('v1.ask', first.requestState, { [key!]: accept('carol') }, { who: 'carol' })),
+      firstText(await retry('v1.ask', first.requestState, { [key!]: accept('carol') }, { who: 'carol' })),
       'v1 accept:carol',
     );
   });
@@ -324,7 +314,7 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
         'This requestState continues the tools/call of "v2.ask", not of "v1.ask". Fix: retry the same tools/call it was issued for.',
     });
     t.equal(
-      textOf(await retry('v2.ask', first.requestState, { [key!]: accept('dan') }, { who: 'dan' })),
+      firstText(await retry('v2.ask', first.requestState, { [key!]: accept('dan') }, { who: 'dan' })),
       'v2 accept:dan',
     );
   });
@@ -343,7 +333,7 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
       message: stale,
     });
     t.equal(
-      textOf(await retry('v2.ask_twice', second.requestState, { [key2!]: accept('two') })),
+      firstText(await retry('v2.ask_twice', second.requestState, { [key2!]: accept('two') })),
       'accept:one then accept:two',
     );
     await t.rejects(retry('v2.ask_twice', second.requestState, { [key2!]: accept('two') }), {
@@ -355,7 +345,7 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
   t.test('a question the client did not declare it can answer goes back to the plugin as refused', async (t) => {
     const result = (await client.callTool(call('v2.sample'), manual)) as Result;
     t.equal(
-      textOf(result),
+      firstText(result),
       'refused: mcp-host cannot ask the client: the client did not declare the sampling capability on its 2026-07-28 request',
     );
   });
@@ -363,7 +353,7 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
   t.test('a request no 2026-07-28 client can be asked goes back to the plugin as refused', async (t) => {
     const result = (await client.callTool(call('v2.ask_custom'), manual)) as Result;
     t.match(
-      textOf(result),
+      firstText(result),
       /^refused: .*mcp-host cannot ask the client: a 2026-07-28 client can only be asked elicitation\/create, sampling\/createMessage or roots\/list, not acme\/ask$/,
     );
   });
@@ -407,9 +397,9 @@ t.test('a 2025-era client is still asked with requests, and sees the wrapped sch
   });
   t.not(client.getNegotiatedProtocolVersion(), MODERN);
   const { asked } = answering(client, 'old');
-  t.equal(textOf(await client.callTool(call('v2.ask', { who: 'e' }))), 'v2 accept:old');
-  t.equal(textOf(await client.callTool(call('v1.ask', { who: 'f' }))), 'v1 accept:old');
-  t.equal(textOf(await client.callTool(call('v2.ask_returning'))), 'returned old');
+  t.equal(firstText(await client.callTool(call('v2.ask', { who: 'e' }))), 'v2 accept:old');
+  t.equal(firstText(await client.callTool(call('v1.ask', { who: 'f' }))), 'v1 accept:old');
+  t.equal(firstText(await client.callTool(call('v2.ask_returning'))), 'returned old');
   t.same(asked, ['name for e?', 'v1 name for f?', 'who (returned)?']);
   const { tools } = await client.listTools();
   t.match(tools.find((tool) => tool.name === 'v2.numbers')?.outputSchema, {
@@ -420,32 +410,10 @@ t.test('a 2025-era client is still asked with requests, and sees the wrapped sch
   t.match(await client.callTool(call('v2.numbers')), { structuredContent: { result: [1, 2, 3] } });
 });
 
-/** `mcp-host start --http 127.0.0.1:0`; its URL from the log line. */
-async function startHttpHost(t: HasTeardown, config: string): Promise<string> {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], {
-    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  t.teardown(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  let stderr = '';
-  return new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`the host exited before listening:\n${stderr}`)));
-  });
-}
-
 t.test('over HTTP, concurrent 2026-07-28 clients each answer their own call’s questions', async (t) => {
   const ws = makeWorkspace(t);
   const { config } = writeAskers(ws);
-  const url = await startHttpHost(t, config);
+  const { url } = await startHttpHost(t, config);
   const connect = async (name: string) => {
     const client = new Client({ name, version: '1.0.0' }, modernOptions());
     const { asked } = answering(client, name);
@@ -462,8 +430,8 @@ t.test('over HTTP, concurrent 2026-07-28 clients each answer their own call’s 
     alice.client.callTool(call('v1.ask', { who: 'alice' })),
     bob.client.callTool(call('v1.ask', { who: 'bob' })),
   ]);
-  t.same([a2, b2, a1, b1].map(textOf), ['v2 accept:alice', 'v2 accept:bob', 'v1 accept:alice', 'v1 accept:bob']);
+  t.same([a2, b2, a1, b1].map(firstText), ['v2 accept:alice', 'v2 accept:bob', 'v1 accept:alice', 'v1 accept:bob']);
   t.same(alice.asked.sort(), ['name for alice?', 'v1 name for alice?']);
   t.same(bob.asked.sort(), ['name for bob?', 'v1 name for bob?']);
-  t.equal(textOf(await alice.client.callTool(call('v2.ask_twice'))), 'accept:alice then accept:alice');
+  t.equal(firstText(await alice.client.callTool(call('v2.ask_twice'))), 'accept:alice then accept:alice');
 });

@@ -15,29 +15,18 @@ import {
   ResourceListChangedNotificationSchema as V1ResourceListChanged,
   type Progress as V1Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Teardown } from './helpers/host.js';
+import { firstText } from './helpers/results.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tmpRoot = path.join(root, '.tmp');
 
 const FROZEN = '2025-06-02T12:00:00.000Z'; // a Monday
 
-/** The part of a tap test the connect helpers use. */
-interface HasTeardown {
-  teardown(fn: () => unknown): void;
-}
-
 interface ToolResult {
   content?: unknown[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
-
-/** The text of a result's first content block. */
-function firstText(result: { content?: unknown[] }): string {
-  const block = result.content?.[0] as { type?: string; text?: string } | undefined;
-  if (block?.type !== 'text' || typeof block.text !== 'string')
-    throw new Error(`no text block in ${JSON.stringify(result)}`);
-  return block.text;
 }
 
 /** What the clock plugin's readable form should be, computed here with the same Intl. */
@@ -69,7 +58,7 @@ async function manifestOf(dir: string): Promise<Record<string, unknown>> {
 // ---------------------------------------------------------------------------
 // notes (SDK v2)
 
-async function connectNotes(t: HasTeardown, options: Record<string, unknown>, sent: unknown[] = []) {
+async function connectNotes(t: Teardown, options: Record<string, unknown>, sent: unknown[] = []) {
   const server = notesPlugin.create({ options });
   const client = new Client({ name: 'plugins-test', version: '1.0.0' });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -498,7 +487,7 @@ t.test('notes', async (t) => {
 // ---------------------------------------------------------------------------
 // clock (SDK v1)
 
-async function connectClock(t: HasTeardown, options: Record<string, unknown>, sent: unknown[] = []) {
+async function connectClock(t: Teardown, options: Record<string, unknown>, sent: unknown[] = []) {
   const server = clockPlugin.create({ options });
   const client = new V1Client({ name: 'plugins-test', version: '1.0.0' });
   const [clientSide, serverSide] = V1InMemoryTransport.createLinkedPair();

@@ -1,41 +1,22 @@
 // Hot reload, end to end: the host runs as a child process (`mcp-host start`)
 // with a real SDK client on its stdio, while the test edits the config and
 // the installed plugins on disk, sends SIGHUP, and runs `mcp-host reload`.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
-
-const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+import { CLI, runCli, startHttpHost, startStdioHost, until, type CliRun, type Teardown } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
 
 // Every test here starts a host (and most run `mcp-host reload` too): slower than tap's default allows.
 t.setTimeout(300_000);
 
-/** The part of a tap test the helpers use. */
-interface TestLike {
-  teardown(fn: () => unknown): void;
-}
-
-type ListName = 'tools' | 'prompts' | 'resources';
-
-interface Host {
-  client: Client;
-  pid: number;
-  /** `list_changed` notifications received, per list. */
-  notified: Record<ListName, number>;
-  /** Everything the host logged so far. */
-  log(): string;
-  /** Wait until `check` holds, failing with `what` after `ms`. */
-  until(what: string, check: () => boolean, ms?: number): Promise<void>;
-}
-
 /** A workspace with the test plugins installed under node_modules and its own control directory. */
-function workspace(t: TestLike): Workspace & { env: NodeJS.ProcessEnv } {
+function workspace(t: Teardown): Workspace & { env: NodeJS.ProcessEnv } {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const runtimeDir = join(ws.dir, 'run');
@@ -164,44 +145,9 @@ function writeConfig(
   return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest }, fileName);
 }
 
-async function startHost(t: TestLike, ws: Workspace & { env: NodeJS.ProcessEnv }, configFile: string): Promise<Host> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'start', '--config', configFile],
-    env: ws.env as Record<string, string>,
-    stderr: 'pipe',
-  });
-  let log = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const client = new Client({ name: 'reload-test', version: '1.0.0' });
-  const notified: Record<ListName, number> = { tools: 0, prompts: 0, resources: 0 };
-  client.setNotificationHandler('notifications/tools/list_changed', () => void notified.tools++);
-  client.setNotificationHandler('notifications/prompts/list_changed', () => void notified.prompts++);
-  client.setNotificationHandler('notifications/resources/list_changed', () => void notified.resources++);
-  await client.connect(transport);
-  t.teardown(() => client.close());
-  return {
-    client,
-    pid: transport.pid!,
-    notified,
-    log: () => log,
-    async until(what, check, ms = 10_000) {
-      const deadline = Date.now() + ms;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; host log:\n${log}`);
-        await sleep(10);
-      }
-    },
-  };
-}
-
 /** `mcp-host reload` as an admin runs it. */
-function runReload(ws: { env: NodeJS.ProcessEnv }, configFile: string) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [CLI, 'reload', '--config', configFile], { env: ws.env }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    );
-  });
+function runReload(ws: { env: NodeJS.ProcessEnv }, configFile: string): Promise<CliRun> {
+  return runCli(['reload', '--config', configFile], { env: ws.env });
 }
 
 async function toolNames(client: Client): Promise<string[]> {
@@ -209,8 +155,7 @@ async function toolNames(client: Client): Promise<string[]> {
 }
 
 async function callText(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const result = await client.callTool({ name, arguments: args });
-  return (result.content as { text: string }[])[0]!.text;
+  return firstText(await client.callTool({ name, arguments: args }));
 }
 
 /** The number of times the host logged `text`. */
@@ -226,7 +171,7 @@ t.test(
   async (t) => {
     const ws = workspace(t);
     const config = writeConfig(ws, ['counter']);
-    const host = await startHost(t, ws, config);
+    const host = await startStdioHost(t, config, { env: ws.env });
     t.equal(await callText(host.client, 'counter.increment'), '1');
 
     // Saved as vim does: a new file renamed over the old one.
@@ -248,7 +193,7 @@ t.test(
 t.test('removing a plugin with mcp-host reload: its tools are gone and the command says what changed', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'extra'], { reload: { watch: false } });
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   writeConfig(ws, ['counter'], { reload: { watch: false } });
   const { code, stdout } = await runReload(ws, config);
   t.equal(code, 0);
@@ -264,7 +209,7 @@ t.test('removing a plugin with mcp-host reload: its tools are gone and the comma
 t.test('an npm upgrade (the package directory replaced, new version) runs the new code, lib files too', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'greet']);
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   t.equal(await callText(host.client, 'greet.hello'), 'hello from v1');
   t.equal(await callText(host.client, 'counter.increment'), '1');
 
@@ -290,7 +235,7 @@ t.test('an npm upgrade (the package directory replaced, new version) runs the ne
 t.test('a replaced plugin is subscribed again to the resources clients follow', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['gauge']);
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   const updated: string[] = [];
   host.client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
   await host.client.subscribeResource({ uri: 'gauge://level' });
@@ -307,7 +252,7 @@ t.test('a replaced plugin is subscribed again to the resources clients follow', 
 t.test('a whitespace-only edit reloads and notifies nobody', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'extra']);
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   ws.writeConfig(`\n\n   export default {
     plugins: [ { package: '@t/counter' },   { package: '@t/extra' } ],
     reload: { debounceMs: 50 },
@@ -342,7 +287,7 @@ t.test('refused reloads keep the live catalogue serving and mcp-host reload exit
     await t.test(what, async (t) => {
       const ws = workspace(t);
       const config = writeConfig(ws, ['counter']);
-      const host = await startHost(t, ws, config);
+      const host = await startStdioHost(t, config, { env: ws.env });
       t.equal(await callText(host.client, 'counter.increment'), '1');
       edit(ws);
       await host.until('the refusal', () => host.log().includes('reload refused'));
@@ -366,7 +311,7 @@ t.test('refused reloads keep the live catalogue serving and mcp-host reload exit
 t.test('a call started before a reload that removes its plugin still returns its result', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'slow'], { reload: { watch: false } });
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   const call = callText(host.client, 'slow.wait', { ms: 1500 });
   await sleep(200);
   writeConfig(ws, ['counter'], { reload: { watch: false } });
@@ -382,7 +327,7 @@ t.test('a call still running at the drain timeout is cancelled with an error tha
   const ws = workspace(t);
   const settings = { reload: { watch: false, drainTimeoutMs: 300 } };
   const config = writeConfig(ws, ['counter', 'slow'], settings);
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   const call = callText(host.client, 'slow.wait', { ms: 10_000 });
   await sleep(200);
   writeConfig(ws, ['counter'], settings);
@@ -399,7 +344,7 @@ t.test('a call still running at the drain timeout is cancelled with an error tha
 t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter'], { reload: { watch: false } });
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   writeConfig(ws, ['counter', 'extra'], { reload: { watch: false } });
   await sleep(SETTLE_MS);
   t.equal(host.notified.tools, 0, 'the watch is off');
@@ -419,7 +364,7 @@ t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
 t.test('a burst of five saves ends at the latest config, with one notification', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter']);
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   const versions = [
     ['counter', 'greet'],
     ['counter', 'slow'],
@@ -441,7 +386,7 @@ t.test('a burst of five saves ends at the latest config, with one notification',
 t.test('a cursor from before a reload is refused with -32602', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'extra'], { pageSize: 1 });
-  const host = await startHost(t, ws, config);
+  const host = await startStdioHost(t, config, { env: ws.env });
   // One page, as a client paging by hand sees it (listTools() without a cursor would walk them all).
   const first = await host.client.request({ method: 'tools/list', params: {} });
   t.ok(first.nextCursor, 'the first page has a cursor');
@@ -499,33 +444,10 @@ t.test('the control directory must be private to the user', async (t) => {
   t.match(result.stderr, 'mode 755');
 });
 
-/** `mcp-host start --http 127.0.0.1:0` as a child process; its URL is read from its log. */
-async function startHttpHost(t: TestLike, ws: { env: NodeJS.ProcessEnv }, configFile: string) {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', configFile, '--http', '127.0.0.1:0'], {
-    env: ws.env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  const exited = once(child, 'exit');
-  t.teardown(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(log);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`the host exited before listening:\n${log}`)));
-  });
-  return { url, log: () => log };
-}
-
 t.test('over HTTP, clients of both eras each hear one list_changed per reload that changes their tools', async (t) => {
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', 'greet']);
-  const host = await startHttpHost(t, ws, config);
+  const host = await startHttpHost(t, config, { env: ws.env });
   const heard = { legacyA: 0, legacyB: 0, modern: 0 };
   const connect = async (name: keyof typeof heard, modern: boolean) => {
     const client = new Client(
@@ -544,19 +466,13 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
   t.teardown(() => listening.close());
   // The legacy sessions' notification streams (their GETs) open after connect.
   await sleep(200);
-  const until = async (what: string, check: () => boolean) => {
-    const deadline = Date.now() + 10_000;
-    while (!check()) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${what}; heard ${JSON.stringify(heard)}; log:\n${host.log()}`);
-      await sleep(10);
-    }
-  };
+  const untilHeard = (what: string, check: () => boolean) =>
+    until(what, check, 10_000, () => `heard ${JSON.stringify(heard)}\n${host.log()}`);
   const everyone = (n: number) => heard.legacyA === n && heard.legacyB === n && heard.modern === n;
   t.equal(await callText(legacyA, 'counter.increment'), '1');
 
   writeConfig(ws, ['counter', 'greet', 'extra']);
-  await until('the added plugin', () => everyone(1));
+  await untilHeard('the added plugin', () => everyone(1));
   t.same(await toolNames(modern), ['counter.increment', 'extra.alpha', 'extra.beta', 'greet.hello']);
   t.equal(await callText(legacyA, 'counter.increment'), '2', 'the unchanged plugin kept its state');
 
@@ -564,10 +480,10 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
       plugins: [{ package: '@t/counter' }, { package: '@t/greet' }, { package: '@t/extra' }],
       reload: { debounceMs: 50 },
     };\n`);
-  await until('the whitespace reload', () => count(host.log(), 'clients see no change') === 1);
+  await untilHeard('the whitespace reload', () => count(host.log(), 'clients see no change') === 1);
 
   ws.writeConfig('export default { plugins: [ ;\n');
-  await until('the refusal', () => host.log().includes('reload refused'));
+  await untilHeard('the refusal', () => host.log().includes('reload refused'));
   const refused = await runReload(ws, config);
   t.equal(refused.code, 1);
   t.match(refused.stderr, /syntax error/);
@@ -578,11 +494,11 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
 
   writeGreet(ws, '2.0.0', 'hello from v2');
   writeConfig(ws, ['counter', 'greet', 'extra']);
-  await until('the upgrade', () => everyone(2));
+  await untilHeard('the upgrade', () => everyone(2));
   t.equal(await callText(modern, 'greet.hello'), 'hello from v2', 'the new code answers');
 
   writeConfig(ws, ['counter', 'greet']);
-  await until('the removal', () => everyone(3));
+  await untilHeard('the removal', () => everyone(3));
   t.same(await toolNames(legacyA), ['counter.increment', 'greet.hello']);
   await sleep(SETTLE_MS);
   t.same(heard, { legacyA: 3, legacyB: 3, modern: 3 }, 'once each, per reload');

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { CLI, startStdioHost, until } from './helpers/host.js';
+import { CLI, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo, type ZooFault } from './helpers/zoo.js';
 
@@ -71,17 +71,20 @@ t.test('check lists every broken plugin with what is wrong; start refuses', asyn
   t.equal(check.code, 1, 'check exits 1');
   const lines = check.stdout.trim().split('\n');
   t.equal(lines[0], `mcp-host check: 9 problems in ${config}`);
-  t.same(lines.slice(1).sort(), [
-    '- plugin "@zoo/faulty" (plugins[1]): create() threw: zoo: create failed on purpose Fix: fix the plugin or its options in the config; the host did not mount it.',
-    '- plugin "@zoo/faulty" (plugins[2]): create() did not return within 1000 ms (upstreams.startTimeoutMs). Fix: make create() settle (an awaited connection or promise that never does?), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
-    '- plugin "@zoo/faulty" (plugins[3]): plugin "listthrows" (@zoo/faulty) threw while handling tools/list: zoo: the list handler threw',
-    '- plugin "forever" (@zoo/faulty): tools/list still had more after 1000 pages. Fix: fix the plugin\'s pagination, or serve fewer, larger pages.',
-    '- plugin "listfails" (@zoo/faulty): failed tools/list: zoo: listing failed',
-    '- plugin "listhangs" (@zoo/faulty): failed tools/list: mount "listhangs" did not answer tools/list within 300 ms (the timeout restarts on each progress notification; raise it with the plugin entry\'s timeoutMs)',
-    '- plugin "repeats" (@zoo/faulty): repeated the tools/list cursor "again", so its list never ends. Fix: fix the plugin\'s pagination: each nextCursor must lead to a later page, and the last page has none.',
-    '- plugin "noarray" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools: Invalid input: expected array, received string. Fix: fix the plugin: its results must follow the MCP schema.',
-    '- plugin "baditems" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools.0.name: Invalid input: expected string, received number (and 2 more). Fix: fix the plugin: its results must follow the MCP schema.',
-  ].sort());
+  t.same(
+    lines.slice(1).sort(),
+    [
+      '- plugin "@zoo/faulty" (plugins[1]): create() threw: zoo: create failed on purpose Fix: fix the plugin or its options in the config; the host did not mount it.',
+      '- plugin "@zoo/faulty" (plugins[2]): create() did not return within 1000 ms (upstreams.startTimeoutMs). Fix: make create() settle (an awaited connection or promise that never does?), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
+      '- plugin "@zoo/faulty" (plugins[3]): plugin "listthrows" (@zoo/faulty) threw while handling tools/list: zoo: the list handler threw',
+      '- plugin "forever" (@zoo/faulty): tools/list still had more after 1000 pages. Fix: fix the plugin\'s pagination, or serve fewer, larger pages.',
+      '- plugin "listfails" (@zoo/faulty): failed tools/list: zoo: listing failed',
+      '- plugin "listhangs" (@zoo/faulty): failed tools/list: mount "listhangs" did not answer tools/list within 300 ms (the timeout restarts on each progress notification; raise it with the plugin entry\'s timeoutMs)',
+      '- plugin "repeats" (@zoo/faulty): repeated the tools/list cursor "again", so its list never ends. Fix: fix the plugin\'s pagination: each nextCursor must lead to a later page, and the last page has none.',
+      '- plugin "noarray" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools: Invalid input: expected array, received string. Fix: fix the plugin: its results must follow the MCP schema.',
+      '- plugin "baditems" (@zoo/faulty): answered tools/list with a result that is not a valid MCP ListToolsResult: tools.0.name: Invalid input: expected string, received number (and 2 more). Fix: fix the plugin: its results must follow the MCP schema.',
+    ].sort(),
+  );
   t.ok(check.ms < 10_000, `check returned in ${check.ms} ms despite a create() and a list that never end`);
 
   const hanging = ws.writeConfig(
@@ -183,9 +186,16 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
       t.equal(await refusal(host.call(`bad.${tool}`)), message, tool);
       await host.witness(t);
     }
-    const rejection = host.log().split('\n').find((line) => line.includes('a promise was rejected and nothing handled it'));
+    const rejection = host
+      .log()
+      .split('\n')
+      .find((line) => line.includes('a promise was rejected and nothing handled it'));
     t.match(rejection, /zoo: a rejection nobody handles/, 'the rejection is logged, naming it');
-    t.equal(firstText(await host.call('bad.echo', { text: 'after all that' })), 'after all that', 'the faulty plugin itself still answers');
+    t.equal(
+      firstText(await host.call('bad.echo', { text: 'after all that' })),
+      'after all that',
+      'the faulty plugin itself still answers',
+    );
   });
 
   t.test('a storm of list_changed is coalesced into two refreshes', async (t) => {
@@ -207,7 +217,11 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
     const passed = host.logs.length - before;
     t.ok(passed > 0 && passed <= 2_000, `${passed} of 100000 log messages reached the client`);
     t.ok(latency < 5_000, `the good plugin answered in ${latency} ms during the flood`);
-    await host.until('the drop report', () => /sent log and progress notifications faster than 500 a second: dropped \d+ of them/.test(host.log()), 3_000);
+    await host.until(
+      'the drop report',
+      () => /sent log and progress notifications faster than 500 a second: dropped \d+ of them/.test(host.log()),
+      3_000,
+    );
   });
 
   t.test('a stdio child that writes garbage, floods, or exits mid-call', async (t) => {
@@ -229,22 +243,25 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
     t.equal(firstText(await host.call('child.echo', { text: 'back' })), 'back', 'the restarted child answers');
   });
 
-  t.test('a reload adding a plugin whose create() never returns is refused; the live catalogue serves on', async (t) => {
-    const before = host.notified.tools;
-    ws.writeConfig({
-      reload: { debounceMs: 50 },
-      upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
-      plugins: [
-        { package: '@zoo/good' },
-        faulty('bad', 'none', { timeoutMs: 500 }),
-        { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
-        faulty('never', 'create-hangs'),
-      ],
-    });
-    await host.until('the refusal', () => host.log().includes('reload refused'), 10_000);
-    t.match(host.log(), /create\(\) did not return within 1000 ms \(upstreams\.startTimeoutMs\)/);
-    t.same(await host.toolNames(), allTools, 'the live catalogue is unchanged');
-    t.equal(host.notified.tools, before, 'nobody was told of a change');
-    await host.witness(t);
-  });
+  t.test(
+    'a reload adding a plugin whose create() never returns is refused; the live catalogue serves on',
+    async (t) => {
+      const before = host.notified.tools;
+      ws.writeConfig({
+        reload: { debounceMs: 50 },
+        upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
+        plugins: [
+          { package: '@zoo/good' },
+          faulty('bad', 'none', { timeoutMs: 500 }),
+          { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
+          faulty('never', 'create-hangs'),
+        ],
+      });
+      await host.until('the refusal', () => host.log().includes('reload refused'), 10_000);
+      t.match(host.log(), /create\(\) did not return within 1000 ms \(upstreams\.startTimeoutMs\)/);
+      t.same(await host.toolNames(), allTools, 'the live catalogue is unchanged');
+      t.equal(host.notified.tools, before, 'nobody was told of a change');
+      await host.witness(t);
+    },
+  );
 });

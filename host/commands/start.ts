@@ -3,8 +3,9 @@ import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
-import { serveOverHttp } from '../serve/http.js';
-import { tokensFromEnv } from '../serve/http-auth.js';
+import { serveOverHttp, type HttpServeOptions } from '../serve/http.js';
+import { bearerTokensOf } from '../serve/http-auth.js';
+import { configWhere } from '../config/problem-wording.js';
 import type { ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
@@ -27,6 +28,9 @@ export interface StartOptions {
 export async function start(options: StartOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const { config, generation } = await composeCatalogue({ ...options, events: runtime, id: 1 });
+  const http = options.stdio ? undefined : httpAddress(config.http, options.http);
+  // Checked before serving anything: auth that was asked for and has no token refuses to start.
+  const httpOptions = http && httpServeOptions(config, http);
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
@@ -36,10 +40,7 @@ export async function start(options: StartOptions): Promise<number> {
     cwd: options.cwd,
     logger: options.logger,
   });
-  const http = options.stdio ? undefined : httpAddress(config.http, options.http);
-  const service = http
-    ? await serveOverHttp(runtime, { ...config.http, ...http, bearerTokens: tokensFromEnv() })
-    : serveOverStdio(runtime);
+  const service = httpOptions ? await serveOverHttp(runtime, httpOptions) : serveOverStdio(runtime);
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
   const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
   options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);
@@ -54,6 +55,21 @@ export async function start(options: StartOptions): Promise<number> {
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();
   return 0;
+}
+
+/** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */
+function httpServeOptions(config: ResolvedConfig, address: { host: string; port: number }): HttpServeOptions {
+  const { allowedHosts, allowedOrigins, auth, maxBodyBytes, sessionIdleTimeoutMs } = config.http ?? {};
+  const { tokens, source } = bearerTokensOf(auth, configWhere(config.file, 'http.auth'));
+  return {
+    ...address,
+    ...(allowedHosts && { allowedHosts }),
+    ...(allowedOrigins && { allowedOrigins }),
+    ...(maxBodyBytes !== undefined && { maxRequestBodySize: maxBodyBytes }),
+    ...(sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs }),
+    bearerTokens: tokens,
+    tokenSource: source,
+  };
 }
 
 /** `--http` wins over the config's address; a bare `--http PORT` binds 127.0.0.1. */

@@ -30,6 +30,8 @@ export const DISPATCHER_LEVEL_KEYS = Object.keys(DISPATCHER_LEVEL_SETTINGS) as r
 
 /** The dispatcher-level keys the host config offers today; the others are not supported yet. */
 const OFFERED_BY_HOST_CONFIG: readonly DispatcherLevelKey[] = ['pageSize', 'http', 'log'];
+/** The dispatcher-level keys the host config offers inside a section, not at its top level. */
+const OFFERED_INSIDE: Partial<Record<DispatcherLevelKey, string>> = { auth: 'http.auth' };
 
 export function isDispatcherLevelKey(key: string): key is DispatcherLevelKey {
   return Object.hasOwn(DISPATCHER_LEVEL_SETTINGS, key);
@@ -41,9 +43,12 @@ export function isDispatcherLevelKey(key: string): key is DispatcherLevelKey {
  * of \"@acme/mcp-weather\"", …
  */
 export function misplacedDispatcherKeyProblem(key: DispatcherLevelKey, where: string, setBy: string): Problem {
-  const belongs = OFFERED_BY_HOST_CONFIG.includes(key)
-    ? 'set it at the top level of the host config, where it applies to every plugin'
-    : `it belongs in the host config, and mcp-host does not offer "${key}" yet`;
+  const inside = OFFERED_INSIDE[key];
+  const belongs = inside
+    ? `set it as ${inside} in the host config`
+    : OFFERED_BY_HOST_CONFIG.includes(key)
+      ? 'set it at the top level of the host config, where it applies to every plugin'
+      : `it belongs in the host config, and mcp-host does not offer "${key}" yet`;
   return {
     where,
     what: `"${key}" (${DISPATCHER_LEVEL_SETTINGS[key]}) is a dispatcher-level setting: there is one dispatcher, the host's, so ${setBy} cannot set it.`,
@@ -51,8 +56,16 @@ export function misplacedDispatcherKeyProblem(key: DispatcherLevelKey, where: st
   };
 }
 
-/** The refusal of a dispatcher-level key at the host config's top level that the host does not offer yet. */
+/** The refusal of a dispatcher-level key at the host config's top level that the host does not offer there. */
 export function unsupportedDispatcherKeyProblem(key: DispatcherLevelKey, where: string): Problem {
+  const inside = OFFERED_INSIDE[key];
+  if (inside) {
+    return {
+      where,
+      what: `"${key}" (${DISPATCHER_LEVEL_SETTINGS[key]}) is set as ${inside}, not at the top level.`,
+      fix: `move it into ${inside}.`,
+    };
+  }
   return {
     where,
     what: `"${key}" (${DISPATCHER_LEVEL_SETTINGS[key]}) is a dispatcher-level setting that mcp-host does not offer yet.`,

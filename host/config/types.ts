@@ -55,6 +55,24 @@ export interface HttpConfig {
   allowedHosts?: string[];
   /** Extra Origin values accepted (DNS-rebinding protection). */
   allowedOrigins?: string[];
+  /** Require `Authorization: Bearer <token>` on `/mcp`. Without it, tokens in MCP_HOST_HTTP_TOKENS still apply. */
+  auth?: HttpAuthConfig;
+  /** The largest request body read, in bytes; larger is refused with 413. Default 4 MiB (the SDK's). */
+  maxBodyBytes?: number;
+  /** A 2025-era session with nothing open (no call, no GET stream) this long is ended, in ms. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+}
+
+/**
+ * Bearer-token auth for `/mcp`: the tokens accepted are those listed here
+ * and those in the environment variable named here. Once `auth` is set, a
+ * host that finds no token at all refuses to start rather than serve open.
+ */
+export interface HttpAuthConfig {
+  /** Accepted tokens. A config file is often committed: prefer tokensEnv for real secrets. */
+  tokens?: string[];
+  /** The environment variable holding accepted tokens, comma-separated. Default "MCP_HOST_HTTP_TOKENS". */
+  tokensEnv?: string;
 }
 
 export interface ReloadConfig {
@@ -113,7 +131,8 @@ export interface ResolvedConfig {
   maxNameLength: number;
   pageSize?: number;
   plugins: PluginEntry[];
-  http?: Required<Pick<HttpConfig, 'host' | 'port'>> & Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins'>;
+  http?: Required<Pick<HttpConfig, 'host' | 'port'>> &
+    Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'auth' | 'maxBodyBytes' | 'sessionIdleTimeoutMs'>;
   reload: Required<ReloadConfig>;
   upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };

@@ -20,6 +20,7 @@ import { revisionListProblems } from './revisions.js';
 import type {
   CommandPluginEntry,
   HostConfig,
+  HttpAuthConfig,
   HttpConfig,
   LogLevel,
   MountOptions,
@@ -91,6 +92,9 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
         port: http.port!,
         ...(http.allowedHosts && { allowedHosts: http.allowedHosts }),
         ...(http.allowedOrigins && { allowedOrigins: http.allowedOrigins }),
+        ...(http.auth && { auth: http.auth }),
+        ...(http.maxBodyBytes !== undefined && { maxBodyBytes: http.maxBodyBytes }),
+        ...(http.sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs: http.sessionIdleTimeoutMs }),
       },
     }),
     reload: {
@@ -193,6 +197,14 @@ const anArrayOfStrings: Rule = {
   expected: 'an array of strings',
   test: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string'),
 };
+const anArrayOfNonEmptyStrings: Rule = {
+  expected: 'an array of non-empty strings',
+  test: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string' && item !== ''),
+};
+const anEnvironmentVariableName: Rule = {
+  expected: 'an environment variable name (letters, digits and "_", not starting with a digit)',
+  test: (v) => typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v),
+};
 const anObjectOfStrings: Rule = {
   expected: 'an object whose values are strings',
   test: (v) => isPlainObject(v) && Object.values(v).every((item) => typeof item === 'string'),
@@ -221,11 +233,19 @@ const anHttpUrl: Rule = {
   test: (v) => typeof v === 'string' && URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol),
 };
 
+const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
+  tokens: field(anArrayOfNonEmptyStrings, '[process.env.MY_TOKEN]'),
+  tokensEnv: field(anEnvironmentVariableName, '"MCP_HOST_HTTP_TOKENS"'),
+};
+
 const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   host: field(aNonEmptyString, `"${DEFAULTS.httpHost}"`),
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
   allowedHosts: field(anArrayOfStrings, '["mcp.example.com"]'),
   allowedOrigins: field(anArrayOfStrings, '["https://app.example.com"]'),
+  auth: section(HTTP_AUTH_FIELDS, '{ tokensEnv: "MCP_HOST_HTTP_TOKENS" }'),
+  maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
+  sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
 };
 
 const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {

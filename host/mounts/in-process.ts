@@ -80,7 +80,12 @@ function withinStartTimeout(
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      creating.then((server) => server?.close?.(), () => {}).catch(() => {});
+      creating
+        .then(
+          (server) => server?.close?.(),
+          () => {},
+        )
+        .catch(() => {});
       reject(
         new HostError({
           where: `plugin "${spec.label}" (${spec.path})`,

@@ -44,7 +44,9 @@ export function resultProblem(method: string, result: unknown, maxBytes: number)
   const outcome = specTypeSchemas[type]['~standard'].validate(result);
   if (outcome instanceof Promise || !outcome.issues) return undefined;
   const [first] = outcome.issues;
-  const path = (first?.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+  const path = (first?.path ?? [])
+    .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+    .join('.');
   const more = outcome.issues.length > 1 ? ` (and ${outcome.issues.length - 1} more)` : '';
   return {
     what: `answered ${method} with a result that is not a valid MCP ${type}: ${path ? `${path}: ` : ''}${first?.message ?? 'invalid'}${more}.`,

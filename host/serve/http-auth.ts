@@ -7,16 +7,49 @@ import {
   verifyBearerToken,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
+import type { HttpAuthConfig } from '../config/types.js';
+import { HostError } from '../errors.js';
 
-/** The environment variable holding the accepted bearer tokens, comma-separated. */
+/** The environment variable holding the accepted bearer tokens, comma-separated, unless `http.auth.tokensEnv` names another. */
 export const TOKENS_ENV = 'MCP_HOST_HTTP_TOKENS';
 
-/** The tokens named by `MCP_HOST_HTTP_TOKENS` (empty entries ignored). */
-export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env[TOKENS_ENV] ?? '')
+/** The tokens named by an environment variable, comma-separated (empty entries ignored). */
+export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env, name = TOKENS_ENV): string[] {
+  return (env[name] ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token.length > 0);
+}
+
+/** The bearer tokens `/mcp` accepts, and where they came from (for messages that must not show them). */
+export interface BearerTokens {
+  tokens: string[];
+  source: string;
+}
+
+/**
+ * The tokens the config's `http.auth` and the environment give. With no
+ * `http.auth`, MCP_HOST_HTTP_TOKENS alone decides (none: no auth). With it,
+ * auth was asked for, so finding no token is an error: serving the endpoint
+ * open because a variable was not exported would be the wrong way to fail.
+ */
+export function bearerTokensOf(
+  auth: HttpAuthConfig | undefined,
+  where: string,
+  env: NodeJS.ProcessEnv = process.env,
+): BearerTokens {
+  const name = auth?.tokensEnv ?? TOKENS_ENV;
+  const listed = auth?.tokens ?? [];
+  const tokens = [...listed, ...tokensFromEnv(env, name)];
+  const source = listed.length > 0 ? `http.auth.tokens and ${name}` : name;
+  if (auth && tokens.length === 0) {
+    throw new HostError({
+      where,
+      what: `asks for bearer-token auth, but there is no token: ${auth.tokens ? 'http.auth.tokens is empty and ' : ''}${name} is unset or empty.`,
+      fix: `set ${name} to one or more comma-separated tokens in the host's environment, or list them in http.auth.tokens.`,
+    });
+  }
+  return { tokens, source };
 }
 
 /**
@@ -30,7 +63,10 @@ export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
  * exit), so neither timing nor length tells a caller how close it came. The
  * token is the host's business only: it is never passed on to plugins.
  */
-export function bearerGate(tokens: readonly string[]): (req: IncomingMessage) => Promise<Response | undefined> {
+export function bearerGate(
+  tokens: readonly string[],
+  source = TOKENS_ENV,
+): (req: IncomingMessage) => Promise<Response | undefined> {
   const accepted = tokens.map(digest);
   const verifier = {
     verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -43,7 +79,7 @@ export function bearerGate(tokens: readonly string[]): (req: IncomingMessage) =>
         return Promise.reject(
           new OAuthError(
             OAuthErrorCode.InvalidToken,
-            `the bearer token is not one this mcp-host accepts (its tokens come from ${TOKENS_ENV})`,
+            `the bearer token is not one this mcp-host accepts (its tokens come from ${source})`,
           ),
         );
       }

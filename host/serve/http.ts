@@ -9,8 +9,9 @@ import { TOKENS_ENV, bearerGate } from './http-auth.js';
 import { jsonRpcErrorResponse, sendResponse } from './http-responses.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
+import { healthResponse, isHealthPath } from './health.js';
 
-/** Where the host serves MCP. Other paths are 404, kept free for health checks. */
+/** Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404. */
 export const MCP_PATH = '/mcp';
 
 export interface HttpServeOptions {
@@ -26,6 +27,8 @@ export interface HttpServeOptions {
   maxRequestBodySize?: number;
   /** When any are given, `/mcp` requires `Authorization: Bearer <one of them>`. */
   bearerTokens?: readonly string[];
+  /** Where the tokens came from, for the 401 message (never the tokens themselves). Default MCP_HOST_HTTP_TOKENS. */
+  tokenSource?: string;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
 }
@@ -50,9 +53,11 @@ const REFUSAL_DRAIN_MS = 10_000;
  * (`isLegacyRequest`) sends 2025-era traffic (initialize and sessions) to
  * the sessionful legacy leg and everything else to the 2026-07-28 handler.
  *
- * In front of both, in this order: DNS-rebinding protection (Host and
- * Origin), the path, the optional bearer token and a declared body length
- * over the bound (413), all answered before the body is read. The SDK's
+ * Health probes (`/healthz`, `/readyz`) are answered first, whatever the
+ * Host (health.ts says what they show to whom). In front of both eras, in
+ * this order: DNS-rebinding protection (Host and Origin), the path, the
+ * optional bearer token and a declared body length over the bound (413),
+ * all answered before the body is read. The SDK's
  * Node adapter then reads the body under the same bound, and aborts the
  * request's signal when the client disconnects, which cancels its calls in
  * flight in either era.
@@ -60,7 +65,7 @@ const REFUSAL_DRAIN_MS = 10_000;
 export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOptions): Promise<HttpService> {
   const maxRequestBodySize = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
   const checkRebinding = rebindingGuard(options);
-  const checkToken = options.bearerTokens?.length ? bearerGate(options.bearerTokens) : undefined;
+  const checkToken = options.bearerTokens?.length ? bearerGate(options.bearerTokens, options.tokenSource) : undefined;
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
@@ -80,9 +85,20 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   );
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = pathOf(req.url);
+    if (isHealthPath(path)) {
+      if (req.method !== 'GET') {
+        return refuse(
+          req,
+          res,
+          Response.json({ error: 'method_not_allowed' }, { status: 405, headers: { allow: 'GET' } }),
+        );
+      }
+      const detailed = checkRebinding(req) === undefined && (await checkToken?.(req)) === undefined;
+      return sendResponse(res, healthResponse(runtime, path, detailed));
+    }
     const rebinding = checkRebinding(req);
     if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
-    const path = pathOf(req.url);
     if (path !== MCP_PATH) {
       return refuse(
         req,
@@ -135,7 +151,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}${MCP_PATH}`;
   if (!isLoopback(options.host) && !options.bearerTokens?.length) {
     runtime.logger.warn(
-      `${url} is reachable beyond this machine and requires no token; set ${TOKENS_ENV} to require one`,
+      `${url} is reachable beyond this machine and requires no token; set ${TOKENS_ENV} to require one (or http.auth in the config)`,
     );
   }
 

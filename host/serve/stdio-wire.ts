@@ -165,6 +165,7 @@ function isResponseShaped(value: unknown): boolean {
 }
 
 function usableId(value: unknown): RequestId | null {
-  const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
+  const id =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }

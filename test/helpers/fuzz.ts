@@ -36,7 +36,19 @@ const REAL_METHODS = [
   'logging/setLevel',
 ];
 const NOTIFICATIONS = ['notifications/initialized', 'notifications/roots/list_changed', 'notifications/progress'];
-const ODD_STRINGS = ['', ' ', 'null', '\u0000', '\ud83d\ude00', 'é', '../../etc/passwd', '%00', 'a'.repeat(300), '"}', '\\'];
+const ODD_STRINGS = [
+  '',
+  ' ',
+  'null',
+  '\u0000',
+  '\ud83d\ude00',
+  'é',
+  '../../etc/passwd',
+  '%00',
+  'a'.repeat(300),
+  '"}',
+  '\\',
+];
 
 export class Fuzzer {
   private readonly random: () => number;
@@ -81,7 +93,8 @@ export class Fuzzer {
       case 5:
       case 6: {
         const object: Record<string, unknown> = {};
-        for (let i = this.int(4); i > 0; i--) object[this.pick(['name', 'cursor', 'uri', '_meta', this.word()])] = this.value(depth - 1);
+        for (let i = this.int(4); i > 0; i--)
+          object[this.pick(['name', 'cursor', 'uri', '_meta', this.word()])] = this.value(depth - 1);
         return object;
       }
       default:
@@ -131,13 +144,16 @@ export class Fuzzer {
     const roll = this.int(100);
     let text: string;
     if (roll < 25) text = JSON.stringify(this.request());
-    else if (roll < 35) text = JSON.stringify({ jsonrpc: '2.0', id: this.id(), method: this.word(), params: this.value(2) });
-    else if (roll < 42) text = JSON.stringify({ jsonrpc: '2.0', method: this.pick(NOTIFICATIONS), params: this.value(2) });
+    else if (roll < 35)
+      text = JSON.stringify({ jsonrpc: '2.0', id: this.id(), method: this.word(), params: this.value(2) });
+    else if (roll < 42)
+      text = JSON.stringify({ jsonrpc: '2.0', method: this.pick(NOTIFICATIONS), params: this.value(2) });
     else if (roll < 57) text = JSON.stringify(this.misshapen());
     else if (roll < 62) text = JSON.stringify(Array.from({ length: this.int(4) }, () => this.request()));
     else if (roll < 70) text = JSON.stringify(this.value(4));
     else if (roll < 85) text = this.mutate(JSON.stringify(this.request()));
-    else if (roll < 93) text = Array.from({ length: this.int(80) }, () => String.fromCharCode(32 + this.int(95))).join('');
+    else if (roll < 93)
+      text = Array.from({ length: this.int(80) }, () => String.fromCharCode(32 + this.int(95))).join('');
     else text = this.deep();
     return text.replace(/[\r\n]/g, ' ');
   }

@@ -1,11 +1,15 @@
 /**
- * The host as a real child process, driven by the SDK's own Client over
- * stdio: what every end-to-end test starts from.
+ * The host as a real child process, as the tests drive it: on stdio with the
+ * SDK's own Client, over HTTP at the URL it logs, or as a one-shot CLI run.
  *
  *   const host = await startStdioHost(t, configFile);
  *   await host.client.listTools();
  *   await host.until('a tools/list_changed', () => host.notified.tools > 0);
+ *
+ *   const { url } = await startHttpHost(t, configFile);
+ *   const { code, stdout, stderr } = await runCli(['check', '--config', configFile]);
  */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
@@ -19,6 +23,8 @@ export type ListName = 'tools' | 'prompts' | 'resources';
 
 export interface StdioHost {
   client: Client;
+  /** The client's transport, for a test that watches the wire itself. */
+  transport: StdioClientTransport;
   pid: number;
   /** How many `list_changed` notifications arrived, per list. */
   notified: Record<ListName, number>;
@@ -28,14 +34,21 @@ export interface StdioHost {
   until(what: string, check: () => boolean, ms?: number): Promise<void>;
 }
 
-interface Teardown {
+/** The part of a tap test the helpers use. */
+export interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
 export interface StartOptions {
   /** Extra arguments after `start --config FILE`. */
   args?: string[];
+  /** Set for the host, over MCP_HOST_LOG_LEVEL=debug (and the test's own environment, see `inheritEnv`). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * false: the host gets only the SDK's default environment (PATH, HOME, …)
+   * plus `env`, as an MCP client launches a server; not the test's own.
+   */
+  inheritEnv?: boolean;
   cwd?: string;
   clientOptions?: ClientOptions;
 }
@@ -44,7 +57,11 @@ export async function startStdioHost(t: Teardown, configFile: string, options: S
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'start', '--config', configFile, ...(options.args ?? [])],
-    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'debug', ...options.env } as Record<string, string>,
+    env: {
+      ...(options.inheritEnv === false ? {} : process.env),
+      MCP_HOST_LOG_LEVEL: 'debug',
+      ...options.env,
+    } as Record<string, string>,
     ...(options.cwd ? { cwd: options.cwd } : {}),
     stderr: 'pipe',
   });
@@ -63,11 +80,78 @@ export async function startStdioHost(t: Teardown, configFile: string, options: S
   t.teardown(() => client.close());
   return {
     client,
+    transport,
     pid: transport.pid!,
     notified,
     log: () => log,
     until: (what, check, ms) => until(what, check, ms, () => log),
   };
+}
+
+export interface HttpHost {
+  /** The endpoint, as the host logged it once listening (its real port). */
+  url: string;
+  child: ChildProcess;
+  /** Everything the host wrote to stderr so far (its pino log). */
+  log(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+export interface HttpStartOptions {
+  /** The arguments after `start --config FILE`. */
+  args?: string[];
+  /** Set for the host, over the test's own environment and MCP_HOST_LOG_LEVEL=info. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * `mcp-host start --config FILE --http 127.0.0.1:0` (or `args` in place of
+ * the --http flag), its URL learned from the `listening on http://…` log
+ * line; killed when the test ends.
+ */
+export async function startHttpHost(
+  t: Teardown,
+  configFile: string,
+  { args = ['--http', '127.0.0.1:0'], env = {} }: HttpStartOptions = {},
+): Promise<HttpHost> {
+  const child = spawn(process.execPath, [CLI, 'start', '--config', configFile, ...args], {
+    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(log);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`the host exited (${code}) before listening:\n${log}`)));
+  });
+  return { url, child, log: () => log, exited };
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** How long the command took, in milliseconds. */
+  ms: number;
+}
+
+/** `mcp-host ARGS…` run to its end, as a user runs it (the test's environment unless `env`). */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], options, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
+    );
+  });
 }
 
 /** Poll until `check` holds; fail naming what was awaited (and the host's log, when given). */

@@ -1,0 +1,398 @@
+/**
+ * Soak: the host under load while it is reloaded and its external child is
+ * killed. `mcp-host start --http` runs as a child process with four mounts:
+ *
+ * - `steady` (in process): never touched;
+ * - `churn` (in process): upgraded (new version, new code) every third reload;
+ * - `extra` (in process): added and removed on alternate reloads;
+ * - `child` (a stdio server): SIGKILLed every few seconds, and brought back
+ *   by its supervisor.
+ *
+ * CLIENTS 2025-era clients over Streamable HTTP call tools continuously,
+ * each picking from its own tools/list, which it refreshes on every
+ * `tools/list_changed`, as a real client does. At the end, with reloads and
+ * kills stopped and every mount back up, each client's list must equal a
+ * fresh client's.
+ *
+ * It reports calls made and failed (and why), notifications received, the
+ * host's memory (RSS) at start and end, and p50/p99 call latency. The goal:
+ * zero failed calls that were not to a deliberately removed or killed mount,
+ * every client's final tools/list equal to the host's, memory flat.
+ *
+ * `npm run soak` (SOAK_SECONDS, default 60; SOAK_CLIENTS, default 20;
+ * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000). Exits 1 when a
+ * goal is missed. `runSoak` is the same run, for the test suite's short one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { makeWorkspace, REPO_ROOT, type Workspace } from '../test/helpers/packages.js';
+
+export interface SoakOptions {
+  seconds: number;
+  clients: number;
+  reloadEveryMs: number;
+  killEveryMs: number;
+  /** Progress lines (to stderr when run as a script). */
+  log?: (line: string) => void;
+}
+
+export interface SoakReport {
+  options: Omit<SoakOptions, 'log'>;
+  reloads: { total: number; added: number; removed: number; upgraded: number; refused: number };
+  kills: number;
+  calls: number;
+  /** Failures of calls to a mount that was deliberately removed or killed, by reason. */
+  expectedFailures: Record<string, number>;
+  /** Every other failure, by reason: the goal is none. */
+  unexpectedFailures: Record<string, number>;
+  notifications: number;
+  latencyMs: { p50: number; p99: number };
+  /** The host's resident memory, in MiB: after warm-up, at the end, and the most seen. */
+  memoryMiB: { start: number; end: number; max: number };
+  /** Clients whose final tools/list equals a fresh client's. */
+  finalListsEqual: number;
+  /** The host's final tools/list. */
+  finalTools: string[];
+}
+
+const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+
+/** Mounts a call may fail on by design: `extra` is removed on every other reload, `child` is killed. */
+const DISRUPTED = ['extra.', 'child.'];
+/** What such a failure says: the tool is gone, the mount is down, or it went down mid-call. */
+const DISRUPTION =
+  /Unknown tool|is down|closed the connection before answering|is not connected|a reload removed or replaced this plugin/;
+
+const text = (value: string) => `({ content: [{ type: 'text', text: ${value} }] })`;
+
+function writePlugin(ws: Workspace, name: string, version: string, slowMs = 0): void {
+  const dir = `node_modules/@soak/${name}`;
+  const files = {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { VERSION } from './version.js';
+export default {
+  create() {
+    const server = new McpServer({ name: '${name}', version: VERSION });
+    server.registerTool('echo', { description: 'Echo (' + VERSION + ')', inputSchema: z.object({ text: z.string() }) },
+      async ({ text }) => {
+        ${slowMs > 0 ? `await new Promise((resolve) => setTimeout(resolve, ${slowMs}));` : ''}
+        return ${text("text + ' from ' + VERSION")};
+      });
+    return server;
+  },
+};
+`,
+    'version.js': `export const VERSION = '${version}';\n`,
+  };
+  const manifest = { name: `@soak/${name}`, version, type: 'module', exports: './index.js', 'mcp-host': { prefix: name } };
+  // As npm does an upgrade: the new package is written beside the old and
+  // moved in, so a reload never reads a half-written one.
+  const staging = `${dir}.next`;
+  ws.writePackage(staging, manifest, files);
+  rmSync(join(ws.dir, dir), { recursive: true, force: true });
+  renameSync(join(ws.dir, staging), join(ws.dir, dir));
+}
+
+/** A stdio MCP server written by hand, recording its pid so that it can be killed. */
+const CHILD_SERVER = `#!/usr/bin/env node
+import { appendFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+appendFileSync(process.env.PID_FILE, process.pid + '\\n');
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method, params } = JSON.parse(line);
+  if (method === 'initialize') {
+    send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'soak-child', version: '1.0.0' } } });
+  } else if (method === 'tools/list') {
+    send({ id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] } });
+  } else if (method === 'tools/call') {
+    send({ id, result: { content: [{ type: 'text', text: params.arguments.text + ' from the child' }] } });
+  } else if (method === 'ping') {
+    send({ id, result: {} });
+  } else if (id !== undefined) {
+    send({ id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+
+function writeConfig(ws: Workspace, withExtra: boolean, pidFile: string): string {
+  return ws.writeConfig({
+    plugins: [
+      { package: '@soak/steady' },
+      { package: '@soak/churn' },
+      ...(withExtra ? [{ package: '@soak/extra' }] : []),
+      { package: 'soak-child', prefix: 'child', env: { PID_FILE: pidFile } },
+    ],
+    // Reloads are driven by SIGHUP, one per step, so that each step is one reload.
+    reload: { watch: false, drainTimeoutMs: 5_000 },
+    upstreams: { reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
+    log: { level: 'info' },
+  });
+}
+
+/** One client: it calls tools from its own list, and relists on every tools/list_changed. */
+class SoakClient {
+  readonly client = new Client({ name: 'soak', version: '1.0.0' });
+  known: string[] = [];
+  notifications = 0;
+  private relisting?: Promise<void>;
+  private stale = false;
+
+  async connect(url: string): Promise<void> {
+    this.client.setNotificationHandler('notifications/tools/list_changed', () => {
+      this.notifications++;
+      this.relist();
+    });
+    await this.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await this.refresh();
+  }
+
+  /** Relist now, or once more after the relist in progress (notifications arrive in bursts). */
+  relist(): void {
+    if (this.relisting) {
+      this.stale = true;
+      return;
+    }
+    this.relisting = (async () => {
+      do {
+        this.stale = false;
+        await this.refresh().catch(() => {
+          this.stale = true; // a list refused mid-reload: try again after a beat
+          return sleep(50);
+        });
+      } while (this.stale);
+      this.relisting = undefined;
+    })();
+  }
+
+  /** Wait for the relisting in progress, if any. */
+  async settled(): Promise<void> {
+    while (this.relisting) await this.relisting;
+  }
+
+  private async refresh(): Promise<void> {
+    this.known = (await this.client.listTools()).tools.map((tool) => tool.name).sort();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/** A pid-less or dead child is simply not killed this time. */
+function killChild(pidFile: string): boolean {
+  const pid = Number(readFileSync(pidFile, 'utf8').trim().split('\n').at(-1));
+  try {
+    process.kill(pid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The reason of a failure, without what varies from one to the next (pids, ids, timings). */
+function reasonOf(error: unknown): string {
+  return String((error as Error)?.message ?? error)
+    .replace(/pid \d+/g, 'pid N')
+    .replace(/\d+ ms/g, 'N ms')
+    .slice(0, 200);
+}
+
+async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; log: () => string }> {
+  const child = spawn(process.execPath, [CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(log);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening:\n${log}`)));
+  });
+  return { url, child, log: () => log };
+}
+
+async function waitUntilReady(url: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while ((await fetch(url.replace(/\/mcp$/, '/readyz')).catch(() => undefined))?.status !== 200) {
+    if (Date.now() > deadline) throw new Error(`the host was not ready (every mount up) within ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const log = options.log ?? (() => {});
+  const ws = makeWorkspace();
+  ws.writeFile('run/.keep', '');
+  const pidFile = join(ws.dir, 'child.pids');
+  writePlugin(ws, 'steady', '1.0.0');
+  writePlugin(ws, 'churn', '1.0.0', 20);
+  writePlugin(ws, 'extra', '1.0.0');
+  ws.writePackage(
+    'node_modules/soak-child',
+    { name: 'soak-child', version: '1.0.0', type: 'module', bin: { 'soak-child': 'server.js' } },
+    { 'server.js': CHILD_SERVER },
+  );
+  let withExtra = true;
+  const config = writeConfig(ws, withExtra, pidFile);
+  const host = await startHost(config, { XDG_RUNTIME_DIR: join(ws.dir, 'run'), MCP_HOST_LOG_LEVEL: 'info' });
+  const hostPid = host.child.pid!;
+  const report: SoakReport = {
+    options: { seconds: options.seconds, clients: options.clients, reloadEveryMs: options.reloadEveryMs, killEveryMs: options.killEveryMs },
+    reloads: { total: 0, added: 0, removed: 0, upgraded: 0, refused: 0 },
+    kills: 0,
+    calls: 0,
+    expectedFailures: {},
+    unexpectedFailures: {},
+    notifications: 0,
+    latencyMs: { p50: 0, p99: 0 },
+    memoryMiB: { start: 0, end: 0, max: 0 },
+    finalListsEqual: 0,
+    finalTools: [],
+  };
+  const clients = Array.from({ length: options.clients }, () => new SoakClient());
+  try {
+    await waitUntilReady(host.url, 10_000);
+    await Promise.all(clients.map((client) => client.connect(host.url)));
+    log(`soak: ${options.clients} clients connected to ${host.url}; running ${options.seconds} s`);
+
+    const latencies: number[] = [];
+    const count = (table: Record<string, number>, reason: string) => (table[reason] = (table[reason] ?? 0) + 1);
+    const deadline = Date.now() + options.seconds * 1000;
+    let running = true;
+    const callLoop = async (soaker: SoakClient, index: number) => {
+      for (let n = 0; running; n++) {
+        const tools = soaker.known.length > 0 ? soaker.known : ['steady.echo'];
+        const name = tools[(index + n) % tools.length]!;
+        const started = performance.now();
+        try {
+          await soaker.client.callTool({ name, arguments: { text: `call ${n}` } });
+          latencies.push(performance.now() - started);
+        } catch (error) {
+          const reason = reasonOf(error);
+          const disrupted = DISRUPTED.some((prefix) => name.startsWith(prefix)) && DISRUPTION.test(reason);
+          count(disrupted ? report.expectedFailures : report.unexpectedFailures, `${name}: ${reason}`);
+        }
+        report.calls++;
+      }
+    };
+    const loops = clients.map(callLoop);
+
+    // Disruptions, each on its own clock: a reload every reloadEveryMs, a kill every killEveryMs.
+    const reloads = (async () => {
+      for (let step = 1; Date.now() < deadline; step++) {
+        await sleep(options.reloadEveryMs);
+        withExtra = !withExtra;
+        report.reloads[withExtra ? 'added' : 'removed']++;
+        if (step % 3 === 0) {
+          writePlugin(ws, 'churn', `1.0.${step}`, 20);
+          report.reloads.upgraded++;
+        }
+        writeConfig(ws, withExtra, pidFile);
+        process.kill(hostPid, 'SIGHUP');
+        report.reloads.total++;
+      }
+    })();
+    const kills = (async () => {
+      while (Date.now() < deadline) {
+        await sleep(options.killEveryMs);
+        if (Date.now() < deadline && killChild(pidFile)) report.kills++;
+      }
+    })();
+    const memory: number[] = [];
+    const sampler = (async () => {
+      await sleep(Math.min(2_000, (options.seconds * 1000) / 4)); // after warm-up
+      while (Date.now() < deadline) {
+        memory.push(rssMiB(hostPid));
+        await sleep(500);
+      }
+    })();
+
+    await Promise.all([reloads, kills, sampler]);
+    running = false;
+    await Promise.all(loops);
+    memory.push(rssMiB(hostPid));
+
+    // Quiescence: the last reload done, the child back, every client's relisting over.
+    await waitUntilReady(host.url, 10_000);
+    await sleep(500);
+    await Promise.all(clients.map((client) => client.settled()));
+    const fresh = new SoakClient();
+    await fresh.connect(host.url);
+    report.finalTools = fresh.known;
+    report.finalListsEqual = clients.filter((client) => client.known.join() === fresh.known.join()).length;
+    await fresh.client.close();
+
+    latencies.sort((a, b) => a - b);
+    report.latencyMs = { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) };
+    report.memoryMiB = { start: memory[0]!, end: memory.at(-1)!, max: Math.max(...memory) };
+    report.notifications = clients.reduce((sum, client) => sum + client.notifications, 0);
+    report.reloads.refused = host.log().split('reload refused').length - 1;
+    return report;
+  } finally {
+    await Promise.allSettled(clients.map((client) => client.client.close()));
+    host.child.kill('SIGTERM');
+    await Promise.race([once(host.child, 'exit'), sleep(10_000)]);
+    if (host.child.exitCode === null) host.child.kill('SIGKILL');
+    ws.cleanup();
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** The report as printed, and whether it met the goals. */
+export function formatSoak(report: SoakReport): { text: string; ok: boolean } {
+  const { options, reloads } = report;
+  const failed = (table: Record<string, number>) => Object.values(table).reduce((sum, n) => sum + n, 0);
+  const reasons = (table: Record<string, number>) =>
+    Object.entries(table)
+      .sort(([, a], [, b]) => b - a)
+      .map(([reason, n]) => `    ${n} × ${reason}`);
+  const unexpected = failed(report.unexpectedFailures);
+  const growth = report.memoryMiB.end - report.memoryMiB.start;
+  const lines = [
+    `mcp-host soak: ${options.seconds} s, ${options.clients} clients over Streamable HTTP`,
+    `  reloads: ${reloads.total} (every ${options.reloadEveryMs} ms: ${reloads.added} added extra, ${reloads.removed} removed it, ${reloads.upgraded} upgraded churn), ${reloads.refused} refused`,
+    `  child killed: ${report.kills} times (every ${options.killEveryMs} ms)`,
+    `  calls: ${report.calls} made, ${unexpected} failed unexpectedly, ${failed(report.expectedFailures)} failed as expected (to a removed or killed mount)`,
+    ...reasons(report.expectedFailures),
+    ...(unexpected > 0 ? ['  unexpected failures:', ...reasons(report.unexpectedFailures)] : []),
+    `  latency: p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`,
+    `  notifications: ${report.notifications} tools/list_changed received`,
+    `  host memory (RSS): ${report.memoryMiB.start} MiB after warm-up, ${report.memoryMiB.end} MiB at the end (${growth >= 0 ? '+' : ''}${round(growth)}), ${report.memoryMiB.max} MiB at most`,
+    `  final tools/list: ${report.finalListsEqual} of ${options.clients} clients equal to the host's (${report.finalTools.join(', ')})`,
+  ];
+  return { text: lines.join('\n'), ok: unexpected === 0 && report.finalListsEqual === options.clients && reloads.refused === 0 };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const report = await runSoak({
+    seconds: env('SOAK_SECONDS', 60),
+    clients: env('SOAK_CLIENTS', 20),
+    reloadEveryMs: env('SOAK_RELOAD_MS', 1000),
+    killEveryMs: env('SOAK_KILL_MS', 3000),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const { text: summary, ok } = formatSoak(report);
+  process.stdout.write(`${summary}\n`);
+  process.exit(ok ? 0 : 1);
+}

@@ -1,0 +1,39 @@
+import type { HostRuntime } from '../runtime.js';
+
+/** Liveness: the process is up and its HTTP server answers. */
+export const HEALTH_PATH = '/healthz';
+/** Readiness: every mount of the live catalogue is up. */
+export const READY_PATH = '/readyz';
+
+export function isHealthPath(path: string): boolean {
+  return path === HEALTH_PATH || path === READY_PATH;
+}
+
+/**
+ * The answer to a health probe. Probes come from load balancers and
+ * orchestrators, which name the host by its address and often cannot send
+ * a token, so the status (200, or 503 when a mount is down) is anyone's;
+ * the details (each mount's name, kind and state, and why one is down) say
+ * what the host runs, so only a request that `/mcp` would accept gets them.
+ */
+export function healthResponse(runtime: HostRuntime, path: string, detailed: boolean): Response {
+  if (path === HEALTH_PATH) return Response.json({ status: 'ok' });
+  const { id, mounts } = runtime.current;
+  const ready = mounts.every((mount) => mount.isUp);
+  const status = ready ? 200 : 503;
+  if (!detailed) return Response.json({ ready }, { status });
+  return Response.json(
+    {
+      ready,
+      generation: id,
+      mounts: mounts.map((mount) => ({
+        name: mount.name,
+        plugin: mount.spec.label,
+        kind: mount.spec.kind,
+        state: mount.state,
+        ...(mount.outage && !mount.isUp && { cause: mount.outage.cause, fix: mount.outage.fix }),
+      })),
+    },
+    { status },
+  );
+}

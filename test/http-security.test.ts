@@ -1,0 +1,246 @@
+// The HTTP endpoint's security settings from the config (http.auth tokens
+// and tokensEnv, maxBodyBytes, sessionIdleTimeoutMs), the health endpoints
+// (/healthz, /readyz with per-mount state), and a client's credentials
+// never reaching an upstream. The host runs as a child process.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { CLI } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { writeZoo } from './helpers/zoo.js';
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+});
+
+interface Host {
+  url: string;
+  base: string;
+  child: ChildProcess;
+  stderr(): string;
+}
+
+/** `mcp-host start` serving HTTP (the config's section, or --http), its URL learnt from the log. */
+async function startHost(t: Test, config: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<Host> {
+  const child = spawn(process.execPath, [CLI, 'start', '--config', config, ...args], {
+    env: { ...process.env, MCP_HOST_HTTP_TOKENS: '', MCP_HOST_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening:\n${stderr}`)));
+  });
+  t.teardown(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  });
+  return { url, base: url.replace(/\/mcp$/, ''), child, stderr: () => stderr };
+}
+
+function writeConfig(ws: Workspace, http: Record<string, unknown>, plugins: unknown[] = [{ package: '@zoo/good' }]) {
+  writeZoo(ws);
+  return ws.writeConfig({ reload: { watch: false }, http: { port: 0, ...http }, plugins });
+}
+
+/** A GET with any Host header (fetch will not let a caller set one). */
+function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as unknown }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('http.auth.tokens and tokensEnv: /mcp needs one of them, and the 401 says where they come from', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeConfig(ws, { auth: { tokens: ['from-config'], tokensEnv: 'ZOO_TOKENS' } });
+  const host = await startHost(t, config, { ZOO_TOKENS: 'from-env-1,from-env-2' });
+  const post = (authorization?: string) =>
+    fetch(host.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...(authorization && { authorization }) },
+      body: INITIALIZE,
+    });
+
+  const none = await post();
+  t.equal(none.status, 401);
+  t.match(none.headers.get('www-authenticate'), /^Bearer error="invalid_token"/);
+  const wrong = await post('Bearer from-config-not');
+  t.equal(wrong.status, 401);
+  t.same(await wrong.json(), {
+    error: 'invalid_token',
+    error_description:
+      'the bearer token is not one this mcp-host accepts (its tokens come from http.auth.tokens and ZOO_TOKENS)',
+  });
+  for (const token of ['from-config', 'from-env-2']) t.equal((await post(`Bearer ${token}`)).status, 200, token);
+});
+
+t.test('http.auth with no token at all refuses to start rather than serve open', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeConfig(ws, { auth: { tokensEnv: 'ZOO_TOKENS' } });
+  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      [CLI, 'start', '--config', config],
+      { env: { ...process.env, ZOO_TOKENS: ' , ' } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    ),
+  );
+  t.equal(run.code, 1);
+  t.equal(run.stdout, '');
+  t.equal(
+    run.stderr,
+    "mcp-host: mcp-host.config.js: http.auth: asks for bearer-token auth, but there is no token: ZOO_TOKENS is unset or empty. Fix: set ZOO_TOKENS to one or more comma-separated tokens in the host's environment, or list them in http.auth.tokens.\n",
+  );
+});
+
+t.test('http.maxBodyBytes bounds request bodies; http.sessionIdleTimeoutMs ends idle sessions', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeConfig(ws, { maxBodyBytes: 2048, sessionIdleTimeoutMs: 300 });
+  const host = await startHost(t, config);
+  const big = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: 'x'.repeat(4096) });
+  t.equal(big.status, 413);
+  t.same(await big.json(), {
+    jsonrpc: '2.0',
+    error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 2048 bytes' },
+    id: null,
+  });
+
+  const opened = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });
+  const session = opened.headers.get('mcp-session-id')!;
+  await opened.text();
+  const ping = () =>
+    fetch(host.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+    });
+  t.equal((await ping()).status, 200, 'the session serves while in use');
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  const late = await ping();
+  t.equal(late.status, 404, 'idle past sessionIdleTimeoutMs, the session is gone');
+  t.match(host.stderr(), /ending HTTP session [0-9a-f-]+: idle for 300 ms/);
+});
+
+t.test('/healthz and /readyz: the status for anyone, per-mount details for who may use /mcp', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeConfig(ws, { auth: { tokens: ['probe-token'] } }, [
+    { package: '@zoo/good' },
+    { command: 'zoo-no-such-command', prefix: 'missing' },
+  ]);
+  const host = await startHost(t, config);
+  const authorized = { authorization: 'Bearer probe-token' };
+
+  t.same(
+    await rawGet(`${host.base}/healthz`, { host: '10.1.2.3:8080' }),
+    { status: 200, body: { status: 'ok' } },
+    'liveness, whatever the Host',
+  );
+  t.same(
+    await rawGet(`${host.base}/readyz`),
+    { status: 503, body: { ready: false } },
+    'without a token: the status only',
+  );
+  t.same(
+    await rawGet(`${host.base}/readyz`, { host: '10.1.2.3:8080', ...authorized }),
+    { status: 503, body: { ready: false } },
+    'from a Host /mcp would refuse: the status only',
+  );
+  const detailed = await rawGet(`${host.base}/readyz`, authorized);
+  t.equal(detailed.status, 503);
+  t.same(detailed.body, {
+    ready: false,
+    generation: 1,
+    mounts: [
+      { name: 'good', plugin: '@zoo/good', kind: 'in-process', state: 'up' },
+      {
+        name: 'missing',
+        plugin: 'zoo-no-such-command',
+        kind: 'stdio',
+        state: 'down',
+        cause: 'could not start "zoo-no-such-command": spawn zoo-no-such-command ENOENT.',
+        fix: `install "zoo-no-such-command" or put it on the PATH the host runs with (or give its absolute path), and check the entry's cwd "${ws.dir}".`,
+      },
+    ],
+  });
+  const post = await fetch(`${host.base}/healthz`, { method: 'POST' });
+  t.equal(post.status, 405);
+  t.equal(post.headers.get('allow'), 'GET');
+});
+
+t.test('/readyz is 200 when every mount is up', async (t) => {
+  const ws = makeWorkspace(t);
+  const host = await startHost(t, writeConfig(ws, {}));
+  t.same(await rawGet(`${host.base}/readyz`), {
+    status: 200,
+    body: {
+      ready: true,
+      generation: 1,
+      mounts: [{ name: 'good', plugin: '@zoo/good', kind: 'in-process', state: 'up' }],
+    },
+  });
+});
+
+t.test("a client's bearer token never reaches an upstream; the mount's own headers do", async (t) => {
+  const seen: IncomingHttpHeaders[] = [];
+  const handler = toNodeHandler(
+    createMcpHandler(() => {
+      const server = new McpServer({ name: 'upstream', version: '1.0.0' });
+      server.registerTool('hello', { description: 'Say hello' }, () => ({
+        content: [{ type: 'text', text: 'hello' }],
+      }));
+      return server;
+    }),
+  );
+  const upstream = createServer((req, res) => {
+    seen.push(req.headers);
+    void handler(req, res);
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (upstream.closeAllConnections(), upstream.close(() => resolve()))));
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
+
+  const ws = makeWorkspace(t);
+  const config = writeConfig(ws, { auth: { tokens: ['client-secret'] } }, [
+    { url: upstreamUrl, prefix: 'up', headers: { 'x-upstream-key': 'mount-key' } },
+  ]);
+  const host = await startHost(t, config);
+  const client = new Client({ name: 'with-a-token', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(host.url), {
+      requestInit: { headers: { authorization: 'Bearer client-secret' } },
+    }),
+  );
+  t.teardown(() => client.close());
+  t.same((await client.callTool({ name: 'up.hello', arguments: {} })).content, [{ type: 'text', text: 'hello' }]);
+  t.ok(seen.length > 0, `the upstream saw ${seen.length} requests`);
+  t.ok(
+    seen.every((headers) => headers['x-upstream-key'] === 'mount-key'),
+    "each carried the mount's own header",
+  );
+  t.notOk(
+    seen.some((headers) => JSON.stringify(headers).includes('client-secret')),
+    "none carried the client's token",
+  );
+});

@@ -1,0 +1,125 @@
+/**
+ * Two clients sharing one plugin instance through the host, over HTTP
+ * sessions: what one session causes or asks for stays with that session.
+ */
+import t, { type Test } from 'tap';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { makeWorkspace } from './helpers/packages.js';
+import { startHttpHost, until } from './helpers/host.js';
+
+const SHARED = `
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+export default {
+  create() {
+    const server = new McpServer(
+      { name: 'shared', version: '1.0.0' },
+      { capabilities: { logging: {}, resources: { subscribe: true } } },
+    );
+    server.registerTool('ask', { inputSchema: z.object({ who: z.string() }) }, async ({ who }, ctx) => {
+      const answer = await ctx.mcpReq.elicitInput({
+        message: 'name for ' + who + '?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+      });
+      return { content: [{ type: 'text', text: answer.action + ':' + answer.content?.name }] };
+    });
+    server.registerTool('chatter', {}, async (ctx) => {
+      await ctx.mcpReq.log('info', 'an info line');
+      await ctx.mcpReq.log('error', 'an error line');
+      return { content: [] };
+    });
+    server.registerTool('announce', {}, async () => {
+      // Not tied to any call: every session hears it, at the level it chose.
+      setTimeout(() => {
+        void server.sendLoggingMessage({ level: 'info', data: 'an announcement' });
+        void server.sendLoggingMessage({ level: 'error', data: 'an alarm' });
+      }, 10);
+      return { content: [] };
+    });
+    server.registerTool('touch', { inputSchema: z.object({ uri: z.string() }) }, async ({ uri }) => {
+      await server.server.sendResourceUpdated({ uri });
+      return { content: [] };
+    });
+    server.registerResource('watched', 'doc://watched', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'w' }] }));
+    server.registerResource('other', 'doc://other', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'o' }] }));
+    server.server.setRequestHandler('resources/subscribe', async () => ({}));
+    server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    return server;
+  },
+};
+`;
+
+interface Session {
+  client: Client;
+  asked: string[];
+  logs: string[];
+  updates: string[];
+}
+
+async function session(t: Test, url: string, name: string): Promise<Session> {
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  const state: Session = { client, asked: [], logs: [], updates: [] };
+  client.setRequestHandler('elicitation/create', async (request) => {
+    state.asked.push(String(request.params.message));
+    return { action: 'accept', content: { name } };
+  });
+  client.setNotificationHandler('notifications/message', (n) => void state.logs.push(String(n.params.data)));
+  client.setNotificationHandler('notifications/resources/updated', (n) => void state.updates.push(n.params.uri));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  t.teardown(() => client.close());
+  return state;
+}
+
+t.test('two sessions on one shared plugin', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage(
+    'node_modules/@t/shared',
+    { name: '@t/shared', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+    { 'index.js': SHARED },
+  );
+  const host = await startHttpHost(t, ws.writeConfig({ plugins: [{ package: '@t/shared', flat: true }] }));
+  const alice = await session(t, host.url, 'alice');
+  const bob = await session(t, host.url, 'bob');
+
+  t.test('an elicitation reaches the caller only, and its answer returns', async (t) => {
+    const [a, b] = await Promise.all([
+      alice.client.callTool({ name: 'ask', arguments: { who: 'a' } }),
+      bob.client.callTool({ name: 'ask', arguments: { who: 'b' } }),
+    ]);
+    t.same(a.content, [{ type: 'text', text: 'accept:alice' }]);
+    t.same(b.content, [{ type: 'text', text: 'accept:bob' }]);
+    t.same(alice.asked, ['name for a?']);
+    t.same(bob.asked, ['name for b?']);
+  });
+
+  t.test('each session gets log messages at the level it set', async (t) => {
+    await alice.client.setLoggingLevel('error');
+    await bob.client.setLoggingLevel('debug');
+    alice.logs.length = bob.logs.length = 0;
+    await alice.client.callTool({ name: 'chatter', arguments: {} });
+    await bob.client.callTool({ name: 'chatter', arguments: {} });
+    await until('the call logs', () => alice.logs.length >= 1 && bob.logs.length >= 2);
+    t.same(alice.logs, ['an error line'], "a call's logs go to its caller, filtered by the caller's level");
+    t.same(bob.logs, ['an info line', 'an error line']);
+    alice.logs.length = bob.logs.length = 0;
+    await alice.client.callTool({ name: 'announce', arguments: {} });
+    await until('the announcement', () => alice.logs.length >= 1 && bob.logs.length >= 2);
+    t.same(alice.logs, ['an alarm'], 'a log tied to no call reaches every session at its own level');
+    t.same(bob.logs, ['an announcement', 'an alarm']);
+  });
+
+  t.test('a resource update reaches only the sessions subscribed to it', async (t) => {
+    await alice.client.subscribeResource({ uri: 'doc://watched' });
+    await bob.client.subscribeResource({ uri: 'doc://other' });
+    await bob.client.callTool({ name: 'touch', arguments: { uri: 'doc://watched' } });
+    await until('the update', () => alice.updates.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.same(alice.updates, ['doc://watched']);
+    t.same(bob.updates, [], 'bob did not subscribe to doc://watched');
+    await alice.client.unsubscribeResource({ uri: 'doc://watched' });
+    await bob.client.callTool({ name: 'touch', arguments: { uri: 'doc://watched' } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.same(alice.updates, ['doc://watched'], 'no update after unsubscribing');
+  });
+});
