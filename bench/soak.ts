@@ -15,13 +15,14 @@
  * fresh client's.
  *
  * It reports calls made and failed (and why), notifications received, the
- * host's memory (RSS) at start and end, and p50/p99 call latency. The goal:
+ * host's memory (RSS, and live heap after full GCs) through the run, and
+ * p50/p99 call latency. The goal:
  * zero failed calls that were not to a deliberately removed or killed mount,
  * every client's final tools/list equal to the host's, memory flat.
  *
  * `npm run soak` (SOAK_SECONDS, default 60; SOAK_CLIENTS, default 20;
- * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000). Exits 1 when a
- * goal is missed. `runSoak` is the same run, for the test suite's short one.
+ * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000; 0 turns either
+ * off, for a baseline). Exits 1 when a goal is missed. `runSoak` is the same run, for the test suite's short one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -52,8 +53,12 @@ export interface SoakReport {
   unexpectedFailures: Record<string, number>;
   notifications: number;
   latencyMs: { p50: number; p99: number };
-  /** The host's resident memory, in MiB: after warm-up, at the end, and the most seen. */
-  memoryMiB: { start: number; end: number; max: number };
+  /**
+   * The host's memory at the end of each quarter of the run, in MiB: its
+   * resident set, and its live heap after the last full GC by then (what a
+   * leak grows; RSS also holds what V8 has not given back).
+   */
+  memoryMiB: { rss: number[]; heapAfterGc: number[]; fullGcs: number };
   /** Clients whose final tools/list equals a fresh client's. */
   finalListsEqual: number;
   /** The host's final tools/list. */
@@ -66,7 +71,7 @@ const CLI = join(REPO_ROOT, 'dist/host/cli.js');
 const DISRUPTED = ['extra.', 'child.'];
 /** What such a failure says: the tool is gone, the mount is down, or it went down mid-call. */
 const DISRUPTION =
-  /Unknown tool|is down|closed the connection before answering|is not connected|a reload removed or replaced this plugin/;
+  /Unknown tool|is down|closed the connection before answering|could not send to mount|is not connected|a reload removed or replaced this plugin/;
 
 const text = (value: string) => `({ content: [{ type: 'text', text: ${value} }] })`;
 
@@ -90,7 +95,13 @@ export default {
 `,
     'version.js': `export const VERSION = '${version}';\n`,
   };
-  const manifest = { name: `@soak/${name}`, version, type: 'module', exports: './index.js', 'mcp-host': { prefix: name } };
+  const manifest = {
+    name: `@soak/${name}`,
+    version,
+    type: 'module',
+    exports: './index.js',
+    'mcp-host': { prefix: name },
+  };
   // As npm does an upgrade: the new package is written beside the old and
   // moved in, so a reload never reads a half-written one.
   const staging = `${dir}.next`;
@@ -211,10 +222,33 @@ function reasonOf(error: unknown): string {
     .slice(0, 200);
 }
 
-async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], {
+interface SoakHost {
+  url: string;
+  child: ChildProcess;
+  log: () => string;
+  /** Each full (mark-compact) GC so far: when, and the live heap it left. */
+  fullGcs: { at: number; heapMiB: number }[];
+}
+
+/**
+ * The host over HTTP, with V8's GC trace on its stdout (unused when serving
+ * HTTP): a mark-compact line says how much heap was still live after it.
+ */
+async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHost> {
+  const child = spawn(process.execPath, ['--trace-gc', CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const fullGcs: SoakHost['fullGcs'] = [];
+  child.stdout!.setEncoding('utf8');
+  let partial = '';
+  child.stdout!.on('data', (text: string) => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      const after = /Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/.exec(line)?.[1];
+      if (after) fullGcs.push({ at: Date.now(), heapMiB: Number(after) });
+    }
   });
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -225,7 +259,7 @@ async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<{ url:
     });
     child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening:\n${log}`)));
   });
-  return { url, child, log: () => log };
+  return { url, child, log: () => log, fullGcs };
 }
 
 async function waitUntilReady(url: string, ms: number): Promise<void> {
@@ -254,7 +288,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const host = await startHost(config, { XDG_RUNTIME_DIR: join(ws.dir, 'run'), MCP_HOST_LOG_LEVEL: 'info' });
   const hostPid = host.child.pid!;
   const report: SoakReport = {
-    options: { seconds: options.seconds, clients: options.clients, reloadEveryMs: options.reloadEveryMs, killEveryMs: options.killEveryMs },
+    options: {
+      seconds: options.seconds,
+      clients: options.clients,
+      reloadEveryMs: options.reloadEveryMs,
+      killEveryMs: options.killEveryMs,
+    },
     reloads: { total: 0, added: 0, removed: 0, upgraded: 0, refused: 0 },
     kills: 0,
     calls: 0,
@@ -262,7 +301,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     unexpectedFailures: {},
     notifications: 0,
     latencyMs: { p50: 0, p99: 0 },
-    memoryMiB: { start: 0, end: 0, max: 0 },
+    memoryMiB: { rss: [], heapAfterGc: [], fullGcs: 0 },
     finalListsEqual: 0,
     finalTools: [],
   };
@@ -296,7 +335,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // Disruptions, each on its own clock: a reload every reloadEveryMs, a kill every killEveryMs.
     const reloads = (async () => {
-      for (let step = 1; Date.now() < deadline; step++) {
+      for (let step = 1; options.reloadEveryMs > 0 && Date.now() < deadline; step++) {
         await sleep(options.reloadEveryMs);
         withExtra = !withExtra;
         report.reloads[withExtra ? 'added' : 'removed']++;
@@ -310,24 +349,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
     })();
     const kills = (async () => {
-      while (Date.now() < deadline) {
+      while (options.killEveryMs > 0 && Date.now() < deadline) {
         await sleep(options.killEveryMs);
         if (Date.now() < deadline && killChild(pidFile)) report.kills++;
       }
     })();
-    const memory: number[] = [];
+    const started = Date.now();
+    const quarterEnds = [1, 2, 3, 4].map((q) => started + (options.seconds * 1000 * q) / 4);
     const sampler = (async () => {
-      await sleep(Math.min(2_000, (options.seconds * 1000) / 4)); // after warm-up
-      while (Date.now() < deadline) {
-        memory.push(rssMiB(hostPid));
-        await sleep(500);
+      for (const end of quarterEnds) {
+        await sleep(Math.max(0, end - Date.now()));
+        report.memoryMiB.rss.push(rssMiB(hostPid));
+        report.memoryMiB.heapAfterGc.push(host.fullGcs.findLast((gc) => gc.at <= end)?.heapMiB ?? 0);
       }
     })();
 
     await Promise.all([reloads, kills, sampler]);
     running = false;
     await Promise.all(loops);
-    memory.push(rssMiB(hostPid));
+    report.memoryMiB.fullGcs = host.fullGcs.filter((gc) => gc.at >= started).length;
 
     // Quiescence: the last reload done, the child back, every client's relisting over.
     await waitUntilReady(host.url, 10_000);
@@ -341,7 +381,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     latencies.sort((a, b) => a - b);
     report.latencyMs = { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) };
-    report.memoryMiB = { start: memory[0]!, end: memory.at(-1)!, max: Math.max(...memory) };
     report.notifications = clients.reduce((sum, client) => sum + client.notifications, 0);
     report.reloads.refused = host.log().split('reload refused').length - 1;
     return report;
@@ -367,7 +406,6 @@ export function formatSoak(report: SoakReport): { text: string; ok: boolean } {
       .sort(([, a], [, b]) => b - a)
       .map(([reason, n]) => `    ${n} × ${reason}`);
   const unexpected = failed(report.unexpectedFailures);
-  const growth = report.memoryMiB.end - report.memoryMiB.start;
   const lines = [
     `mcp-host soak: ${options.seconds} s, ${options.clients} clients over Streamable HTTP`,
     `  reloads: ${reloads.total} (every ${options.reloadEveryMs} ms: ${reloads.added} added extra, ${reloads.removed} removed it, ${reloads.upgraded} upgraded churn), ${reloads.refused} refused`,
@@ -377,10 +415,13 @@ export function formatSoak(report: SoakReport): { text: string; ok: boolean } {
     ...(unexpected > 0 ? ['  unexpected failures:', ...reasons(report.unexpectedFailures)] : []),
     `  latency: p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`,
     `  notifications: ${report.notifications} tools/list_changed received`,
-    `  host memory (RSS): ${report.memoryMiB.start} MiB after warm-up, ${report.memoryMiB.end} MiB at the end (${growth >= 0 ? '+' : ''}${round(growth)}), ${report.memoryMiB.max} MiB at most`,
+    `  host memory at each quarter: RSS ${report.memoryMiB.rss.join(', ')} MiB; live heap after the last full GC ${report.memoryMiB.heapAfterGc.join(', ')} MiB (${report.memoryMiB.fullGcs} full GCs)`,
     `  final tools/list: ${report.finalListsEqual} of ${options.clients} clients equal to the host's (${report.finalTools.join(', ')})`,
   ];
-  return { text: lines.join('\n'), ok: unexpected === 0 && report.finalListsEqual === options.clients && reloads.refused === 0 };
+  return {
+    text: lines.join('\n'),
+    ok: unexpected === 0 && report.finalListsEqual === options.clients && reloads.refused === 0,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

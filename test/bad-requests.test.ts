@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import t, { type Test } from 'tap';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLI } from './helpers/host.js';
+import { CLI, startHttpHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo } from './helpers/zoo.js';
 import { Fuzzer } from './helpers/fuzz.js';
@@ -296,33 +296,6 @@ function classify(line: string): { request?: unknown; cancels?: unknown; parseEr
   }
 }
 
-/** `mcp-host start --http 127.0.0.1:0`, its URL learnt from the log. */
-async function startHttpHost(
-  t: Test,
-  config: string,
-): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], {
-    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening:\n${stderr}`)));
-  });
-  t.teardown(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  return { url, child, stderr: () => stderr };
-}
-
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** A POST's status and JSON-RPC body (from JSON or from the SSE stream's first message). */
@@ -456,7 +429,7 @@ t.test('over HTTP, each bad request gets the spec’s answer and the host serves
   t.equal(unknownRevision.status, 400, 'a revision the host does not speak is refused');
 
   t.equal(host.child.exitCode, null, 'the host is still running');
-  t.notMatch(host.stderr(), /could not answer/, 'no request made the host fail');
+  t.notMatch(host.log(), /could not answer/, 'no request made the host fail');
 });
 
 t.test('over HTTP, a few thousand fuzzed requests: never a 5xx, and the host serves on', async (t) => {

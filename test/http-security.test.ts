@@ -2,15 +2,13 @@
 // and tokensEnv, maxBodyBytes, sessionIdleTimeoutMs), the health endpoints
 // (/healthz, /readyz with per-mount state), and a client's credentials
 // never reaching an upstream. The host runs as a child process.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { CLI } from './helpers/host.js';
+import { runCli, startHttpHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo } from './helpers/zoo.js';
 
@@ -22,35 +20,10 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
 });
 
-interface Host {
-  url: string;
-  base: string;
-  child: ChildProcess;
-  stderr(): string;
-}
-
-/** `mcp-host start` serving HTTP (the config's section, or --http), its URL learnt from the log. */
-async function startHost(t: Test, config: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<Host> {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', config, ...args], {
-    env: { ...process.env, MCP_HOST_HTTP_TOKENS: '', MCP_HOST_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening:\n${stderr}`)));
-  });
-  t.teardown(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  return { url, base: url.replace(/\/mcp$/, ''), child, stderr: () => stderr };
+/** The host serving HTTP, with no token from the test's own environment, and its base URL for the health paths. */
+async function startHost(t: Test, config: string, env: NodeJS.ProcessEnv = {}) {
+  const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: '', ...env } });
+  return { ...host, base: host.url.replace(/\/mcp$/, '') };
 }
 
 function writeConfig(ws: Workspace, http: Record<string, unknown>, plugins: unknown[] = [{ package: '@zoo/good' }]) {
@@ -99,14 +72,7 @@ t.test('http.auth.tokens and tokensEnv: /mcp needs one of them, and the 401 says
 t.test('http.auth with no token at all refuses to start rather than serve open', async (t) => {
   const ws = makeWorkspace(t);
   const config = writeConfig(ws, { auth: { tokensEnv: 'ZOO_TOKENS' } });
-  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(
-      process.execPath,
-      [CLI, 'start', '--config', config],
-      { env: { ...process.env, ZOO_TOKENS: ' , ' } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    ),
-  );
+  const run = await runCli(['start', '--config', config], { env: { ...process.env, ZOO_TOKENS: ' , ' } });
   t.equal(run.code, 1);
   t.equal(run.stdout, '');
   t.equal(
@@ -140,7 +106,7 @@ t.test('http.maxBodyBytes bounds request bodies; http.sessionIdleTimeoutMs ends 
   await new Promise((resolve) => setTimeout(resolve, 800));
   const late = await ping();
   t.equal(late.status, 404, 'idle past sessionIdleTimeoutMs, the session is gone');
-  t.match(host.stderr(), /ending HTTP session [0-9a-f-]+: idle for 300 ms/);
+  t.match(host.log(), /ending HTTP session [0-9a-f-]+: idle for 300 ms/);
 });
 
 t.test('/healthz and /readyz: the status for anyone, per-mount details for who may use /mcp', async (t) => {

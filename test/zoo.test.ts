@@ -4,28 +4,12 @@
 // faulty mount, with an error naming it, while the host stays up and the
 // other mounts keep answering. Everything a plugin can stretch is bounded:
 // start time, list time, page count, result size, call time, notifications.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { CLI, startStdioHost } from './helpers/host.js';
+import { runCli, startStdioHost } from './helpers/host.js';
+import { firstText } from './helpers/results.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo, type ZooFault } from './helpers/zoo.js';
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliRun> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
-    );
-  });
-}
 
 /** The code and message a request is refused with, as the client sees them: `-32603 plugin "bad" …`. */
 async function refusal(request: Promise<unknown>): Promise<string> {
@@ -34,10 +18,6 @@ async function refusal(request: Promise<unknown>): Promise<string> {
   } catch (error) {
     return `${(error as { code?: number }).code} ${(error as Error).message}`;
   }
-}
-
-function firstText(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
 }
 
 const faulty = (prefix: string, fault: ZooFault, extra: Record<string, unknown> = {}) => ({
@@ -75,7 +55,7 @@ t.test('check lists every broken plugin with what is wrong; start refuses', asyn
     lines.slice(1).sort(),
     [
       '- plugin "@zoo/faulty" (plugins[1]): create() threw: zoo: create failed on purpose Fix: fix the plugin or its options in the config; the host did not mount it.',
-      '- plugin "@zoo/faulty" (plugins[2]): create() did not return within 1000 ms (upstreams.startTimeoutMs). Fix: make create() settle (an awaited connection or promise that never does?), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
+      '- plugin "@zoo/faulty" (plugins[2]): create() did not return within 1000 ms (upstreams.startTimeoutMs). Fix: find what create() waits for that never comes (a connection, a promise nobody settles), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
       '- plugin "@zoo/faulty" (plugins[3]): plugin "listthrows" (@zoo/faulty) threw while handling tools/list: zoo: the list handler threw',
       '- plugin "forever" (@zoo/faulty): tools/list still had more after 1000 pages. Fix: fix the plugin\'s pagination, or serve fewer, larger pages.',
       '- plugin "listfails" (@zoo/faulty): failed tools/list: zoo: listing failed',
@@ -97,16 +77,19 @@ t.test('check lists every broken plugin with what is wrong; start refuses', asyn
   t.equal(start.stdout, '', 'nothing on stdout: it carries only JSON-RPC');
 });
 
-/** A running host with the good plugin, the faulty one (healthy until told otherwise) and the stdio child. */
+/** The mounts of the zoo host: the good plugin, the faulty one (healthy until told otherwise), one with a small result bound, the stdio child. */
+const ZOO_MOUNTS = [
+  { package: '@zoo/good' },
+  faulty('bad', 'none', { timeoutMs: 500 }),
+  faulty('small', 'none', { maxResultBytes: 1000 }),
+  { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
+];
+
 async function zooHost(t: Test, ws: Workspace) {
   const config = ws.writeConfig({
     reload: { debounceMs: 50 },
     upstreams: { startTimeoutMs: 2000, reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
-    plugins: [
-      { package: '@zoo/good' },
-      faulty('bad', 'none', { timeoutMs: 500 }),
-      { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
-    ],
+    plugins: ZOO_MOUNTS,
   });
   const env = { XDG_RUNTIME_DIR: join(ws.dir, 'run') };
   ws.writeFile('run/.keep', '');
@@ -186,6 +169,12 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
       t.equal(await refusal(host.call(`bad.${tool}`)), message, tool);
       await host.witness(t);
     }
+    t.equal(
+      await refusal(host.call('small.huge', { bytes: 2000 })),
+      '-32603 plugin "small" (@zoo/faulty): answered tools/call with a result of 2039 bytes, over its limit of 1000 bytes. Fix: return less (page it, or link to a resource), or raise maxResultBytes on the plugin\'s entry in the host config.',
+      'maxResultBytes on the entry sets the bound',
+    );
+    t.equal(firstText(await host.call('small.huge', { bytes: 500 })).length, 500, 'under it, the result passes whole');
     const rejection = host
       .log()
       .split('\n')
@@ -250,12 +239,7 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
       ws.writeConfig({
         reload: { debounceMs: 50 },
         upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
-        plugins: [
-          { package: '@zoo/good' },
-          faulty('bad', 'none', { timeoutMs: 500 }),
-          { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
-          faulty('never', 'create-hangs'),
-        ],
+        plugins: [...ZOO_MOUNTS, faulty('never', 'create-hangs')],
       });
       await host.until('the refusal', () => host.log().includes('reload refused'), 10_000);
       t.match(host.log(), /create\(\) did not return within 1000 ms \(upstreams\.startTimeoutMs\)/);

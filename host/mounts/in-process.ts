@@ -31,7 +31,7 @@ export async function startInProcessMount(
       startTimeoutMs,
     );
   } catch (error) {
-    if (error instanceof HostError) throw error;
+    if (error instanceof HostError) throw error; // the start timeout's own refusal
     throw new HostError(
       {
         where: `plugin "${spec.label}" (${spec.path})`,
@@ -90,7 +90,7 @@ function withinStartTimeout(
         new HostError({
           where: `plugin "${spec.label}" (${spec.path})`,
           what: `create() did not return within ${timeoutMs} ms (upstreams.startTimeoutMs).`,
-          fix: 'make create() settle (an awaited connection or promise that never does?), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
+          fix: 'find what create() waits for that never comes (a connection, a promise nobody settles), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
         }),
       );
     }, timeoutMs);

@@ -54,7 +54,7 @@ export class StdioWire implements Transport {
     this.stdin.on('error', this.failed);
     this.stdin.on('end', this.ended);
     this.stdin.on('close', this.ended);
-    this.stdout.on('error', this.failed);
+    this.stdout.on('error', this.broken);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -82,7 +82,7 @@ export class StdioWire implements Transport {
     this.stdin.off('error', this.failed);
     this.stdin.off('end', this.ended);
     this.stdin.off('close', this.ended);
-    this.stdout.off('error', this.failed);
+    // `broken` stays: an EPIPE after the close must not become an unhandled 'error'.
     this.stdin.pause();
     this.pieces = [];
     this.onclose?.();
@@ -99,6 +99,13 @@ export class StdioWire implements Transport {
   };
 
   private readonly failed = (error: Error): void => this.onerror?.(error);
+
+  /** The client's end of stdout is gone (EPIPE): nothing more can be said, so the connection ends. */
+  private readonly broken = (error: Error): void => {
+    if (this.closed) return;
+    this.onerror?.(error);
+    void this.close();
+  };
 
   private readonly ended = (): void => void this.close();
 

@@ -1,0 +1,29 @@
+// The soak (bench/soak.ts, `npm run soak`), short: clients calling tools over
+// HTTP while the config is reloaded every second (a plugin added, removed,
+// upgraded) and the external child is killed every few seconds. No call may
+// fail except to the mount that was removed or killed, and every client's
+// final tools/list must be the host's.
+import t from 'tap';
+import { formatSoak, runSoak } from '../bench/soak.js';
+
+t.test('a short soak under reloads and kills', async (t) => {
+  const clients = 10;
+  const report = await runSoak({ seconds: 8, clients, reloadEveryMs: 1000, killEveryMs: 2500 });
+  t.comment(formatSoak(report).text);
+  t.same(report.unexpectedFailures, {}, 'no call failed but those to a removed or killed mount');
+  t.equal(report.reloads.refused, 0, 'no reload was refused');
+  t.ok(
+    report.reloads.total >= 6 && report.reloads.upgraded >= 2,
+    `${report.reloads.total} reloads, ${report.reloads.upgraded} upgrades`,
+  );
+  t.ok(report.kills >= 2, `the child was killed ${report.kills} times`);
+  t.ok(report.calls >= 200, `${report.calls} calls`);
+  t.ok(
+    report.notifications >= clients * report.reloads.total,
+    `${report.notifications} list_changed reached the clients`,
+  );
+  t.equal(report.finalListsEqual, clients, "every client's final tools/list is the host's");
+  for (const name of ['child.echo', 'churn.echo', 'steady.echo']) {
+    t.ok(report.finalTools.includes(name), `the final catalogue has ${name}`);
+  }
+});
