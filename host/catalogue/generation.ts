@@ -48,11 +48,6 @@ export class Generation {
     return capabilities;
   }
 
-  /** The mount serving under this prefix. */
-  byPrefix(prefix: string): Mount | undefined {
-    return this.mounts.find((mount) => mount.spec.prefix === prefix);
-  }
-
   private buildIndex(): CatalogueIndex {
     return new CatalogueIndex(this.mounts, this.config.separator, this.config.maxNameLength);
   }

@@ -1,7 +1,7 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
-import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from '../catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, LIST_KINDS, type ListItem, type ListKind } from '../catalogue/list-kinds.js';
 import { HostError, formatProblem, type Problem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
@@ -198,11 +198,6 @@ export class Mount {
     kinds.forEach((kind, i) => {
       this.items[kind] = drained[i]!;
     });
-  }
-
-  /** The mount's own name for a composed key, when its copy has it. */
-  has(kind: ListKind, key: string): boolean {
-    return this.items[kind].some((item) => keyOf(kind, item) === key);
   }
 
   async close(): Promise<void> {
