@@ -1,9 +1,9 @@
 import type { JSONRPCNotification, LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Generation } from './catalogue/generation.js';
-import { ALL_LIST_KINDS, kindsChangedBy } from './catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, changedListOf, kindsChangedBy, type ChangedList } from './catalogue/list-kinds.js';
 import type { Logger } from './log.js';
 import type { Mount, MountEvents } from './mounts/mount.js';
-import type { ChangedList, SessionNotifier } from './proxy/front-session.js';
+import type { SessionNotifier } from './proxy/front-session.js';
 import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
 import { describeThrown } from './errors.js';
 import { subscriptionOwner } from './catalogue/routing.js';
@@ -124,7 +124,7 @@ export class HostRuntime implements MountEvents {
     const lists = new Set<ChangedList>();
     for (const kind of ALL_LIST_KINDS) {
       if (mount.provides(kind) || mount.items[kind].length > 0) {
-        lists.add(kind === 'resourceTemplates' ? 'resources' : kind);
+        lists.add(changedListOf(kind));
       }
     }
     this.broadcastListChanged(lists);
@@ -158,7 +158,7 @@ export class HostRuntime implements MountEvents {
     const generation = this.live;
     if (!generation?.mounts.includes(mount)) return;
     generation.reindex();
-    this.broadcastListChanged(new Set(kinds.map((kind) => (kind === 'resourceTemplates' ? 'resources' : kind))));
+    this.broadcastListChanged(new Set(kinds.map(changedListOf)));
   }
 
   /**

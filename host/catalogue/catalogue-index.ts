@@ -2,7 +2,7 @@ import type { Separator } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import type { Mount } from '../mounts/mount.js';
 import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListKind } from './list-kinds.js';
-import { composedNameProblem, qualify } from './names.js';
+import { composedKey, composedNameProblem, isRenamed } from './names.js';
 
 /** Who serves a composed name or URI, and under which name of its own. */
 export interface Owner {
@@ -33,12 +33,11 @@ export class CatalogueIndex {
 
   constructor(mounts: readonly Mount[], separator: Separator, maxNameLength: number) {
     for (const kind of ALL_LIST_KINDS) {
-      const renamed = kind === 'tools' || kind === 'prompts';
       for (const mount of mounts) {
         for (const item of mount.items[kind]) {
           const own = keyOf(kind, item);
-          const composed = renamed ? qualify(mount.spec.prefix, own, separator) : own;
-          if (renamed) {
+          const composed = composedKey(kind, own, mount.spec.prefix, separator);
+          if (isRenamed(kind)) {
             const problem = composedNameProblem(
               kind,
               composed,
@@ -65,7 +64,7 @@ export class CatalogueIndex {
 
 function collision(kind: ListKind, composed: string, first: Mount, second: Mount): Problem {
   const { noun } = LIST_KINDS[kind];
-  const renamed = kind === 'tools' || kind === 'prompts';
+  const renamed = isRenamed(kind);
   const flatOne = [first, second].find((mount) => mount.spec.flat) ?? second;
   return {
     where: `${first.description} and ${second.description}`,

@@ -53,6 +53,14 @@ export const LIST_KINDS: Record<ListKind, ListKindInfo> = {
 
 export const ALL_LIST_KINDS = Object.keys(LIST_KINDS) as ListKind[];
 
+/** The lists a `list_changed` notification can name; templates change with resources. */
+export type ChangedList = 'tools' | 'prompts' | 'resources';
+
+/** The `list_changed` a change to this kind of list is announced with. */
+export function changedListOf(kind: ListKind): ChangedList {
+  return kind === 'resourceTemplates' ? 'resources' : kind;
+}
+
 /** The list kinds a `list_changed` notification method refers to. */
 export function kindsChangedBy(method: string): ListKind[] {
   return ALL_LIST_KINDS.filter((kind) => LIST_KINDS[kind].changed === method);

@@ -5,7 +5,7 @@ import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { Generation } from './generation.js';
 import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
-import { qualify } from './names.js';
+import { isRenamed, qualify } from './names.js';
 
 export interface ComposedPage {
   items: ListItem[];
@@ -40,7 +40,7 @@ export async function listPage(
     const mount = generation.mounts[m]!;
     if (!mount.isUp || !mount.provides(kind)) continue; // a down mount's lists are withdrawn
     const rename =
-      (kind === 'tools' || kind === 'prompts') && mount.spec.prefix !== undefined
+      isRenamed(kind) && mount.spec.prefix !== undefined
         ? (item: ListItem) => ({ ...item, name: qualify(mount.spec.prefix, String(item.name), separator) })
         : (item: ListItem) => item;
     let mountCursor = m === start.m ? start.c : undefined;

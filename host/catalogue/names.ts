@@ -14,6 +14,16 @@ export function qualify(prefix: string | undefined, name: string, separator: Sep
   return prefix === undefined ? name : `${prefix}${separator}${name}`;
 }
 
+/** Tools and prompts are renamed by a mount's prefix; resource URIs and templates never are. */
+export function isRenamed(kind: ListKind): kind is 'tools' | 'prompts' {
+  return kind === 'tools' || kind === 'prompts';
+}
+
+/** The key a client sees for a mount's item: its name under the mount's prefix, or its URI as it is. */
+export function composedKey(kind: ListKind, own: string, prefix: string | undefined, separator: Separator): string {
+  return isRenamed(kind) ? qualify(prefix, own, separator) : own;
+}
+
 /** Why a composed tool or prompt name cannot be served, or undefined when it can. */
 export function composedNameProblem(
   kind: ListKind,

@@ -1,6 +1,6 @@
 import type { Generation } from '../catalogue/generation.js';
 import { ALL_LIST_KINDS, keyOf, type ListKind } from '../catalogue/list-kinds.js';
-import { qualify } from '../catalogue/names.js';
+import { composedKey } from '../catalogue/names.js';
 import type { Mount } from '../mounts/mount.js';
 
 const HEADINGS: Record<ListKind, string> = {
@@ -12,10 +12,9 @@ const HEADINGS: Record<ListKind, string> = {
 
 /** A mount's items under the names clients see. */
 function exposed(generation: Generation, mount: Mount, kind: ListKind): string[] {
-  return mount.items[kind].map((item) => {
-    const own = keyOf(kind, item);
-    return kind === 'tools' || kind === 'prompts' ? qualify(mount.spec.prefix, own, generation.config.separator) : own;
-  });
+  return mount.items[kind].map((item) =>
+    composedKey(kind, keyOf(kind, item), mount.spec.prefix, generation.config.separator),
+  );
 }
 
 function mountHeader(mount: Mount): string {

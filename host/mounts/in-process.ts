@@ -5,7 +5,7 @@ import { HostError, describeThrown } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createInProcessLink } from './in-process-link.js';
 import { UpstreamPeer } from './upstream-peer.js';
-import { Mount, describeMount, type MountEvents } from './mount.js';
+import { Mount, describeMount, mountName, type MountEvents } from './mount.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
 
 /**
@@ -17,11 +17,10 @@ import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.
 export async function startInProcessMount(
   spec: InProcessSpec,
   importTag: string,
-  logger: Logger,
+  pluginLogger: Logger,
   events: MountEvents,
   startTimeoutMs: number,
 ): Promise<Mount> {
-  const pluginLogger = logger.child({ plugin: spec.prefix ?? spec.label });
   const definition = await loadDefinition(spec, importTag);
   let server: PluginServer;
   try {
@@ -54,7 +53,7 @@ export async function startInProcessMount(
   // between (none should: the handshake is not done) are dropped.
   const built: { mount?: Mount } = {};
   const peer = new UpstreamPeer(hostSide, {
-    label: spec.prefix ?? spec.label,
+    label: mountName(spec),
     logger: pluginLogger,
     timeoutMs: spec.timeoutMs,
     onNotification: (notification) => built.mount && events.onNotification(built.mount, notification),

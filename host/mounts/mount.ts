@@ -25,6 +25,11 @@ export interface MountEvents {
  */
 export type MountState = 'up' | 'down' | 'closed';
 
+/** A mount's name: its prefix, or for a flat mount its package, command or URL. Also its logger's `plugin`. */
+export function mountName(spec: PluginSpec): string {
+  return spec.prefix ?? spec.label;
+}
+
 /** How messages name a mount: `plugin "weather" (@acme/mcp-weather)`, or `plugin "@acme/notes"` when flat. */
 export function describeMount(spec: PluginSpec): string {
   return spec.prefix !== undefined && spec.prefix !== spec.label
@@ -83,7 +88,7 @@ export class Mount {
 
   /** The prefix of a prefixed mount; the package, command or URL of a flat one. */
   get name(): string {
-    return this.spec.prefix ?? this.spec.label;
+    return mountName(this.spec);
   }
 
   /** How messages name this mount: `plugin "weather" (@acme/mcp-weather)`. */

@@ -2,7 +2,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { startInProcessMount } from './in-process.js';
-import type { Mount, MountEvents } from './mount.js';
+import { mountName, type Mount, type MountEvents } from './mount.js';
 import { RemoteChannel } from './remote.js';
 import { ChildChannel } from './stdio-child.js';
 import { startSupervisedMount } from './supervisor.js';
@@ -19,9 +19,10 @@ export async function startMount(
   events: MountEvents,
   config: ResolvedConfig,
 ): Promise<Mount> {
+  const mountLogger = logger.child({ plugin: mountName(spec) });
   switch (spec.kind) {
     case 'in-process': {
-      const mount = await startInProcessMount(spec, importTag, logger, events, config.upstreams.startTimeoutMs);
+      const mount = await startInProcessMount(spec, importTag, mountLogger, events, config.upstreams.startTimeoutMs);
       try {
         await mount.refresh();
       } catch (error) {
@@ -31,11 +32,9 @@ export async function startMount(
       return mount;
     }
     case 'stdio': {
-      const mountLogger = logger.child({ plugin: spec.prefix ?? spec.label });
       return startSupervisedMount(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
     }
     case 'remote': {
-      const mountLogger = logger.child({ plugin: spec.prefix ?? spec.label });
       return startSupervisedMount(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
     }
   }

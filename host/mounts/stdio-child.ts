@@ -4,6 +4,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { StdioSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
+import { mountName } from './mount.js';
 
 /**
  * How long a child may take to exit once its input ends, before SIGTERM;
@@ -216,7 +217,7 @@ export class ChildChannel implements ExplainedChannel {
     const said = this.lastError();
     return {
       cause: `its process (pid ${this.child?.pid}) ${how}${said ? `; its stderr said: ${JSON.stringify(said)}` : ''}.`,
-      fix: `its stderr is in the host log under plugin "${this.spec.prefix ?? this.spec.label}"; to reproduce, run ${JSON.stringify([this.spec.command, ...this.spec.args].join(' '))} in ${this.spec.cwd}.`,
+      fix: `its stderr is in the host log under plugin "${mountName(this.spec)}"; to reproduce, run ${JSON.stringify([this.spec.command, ...this.spec.args].join(' '))} in ${this.spec.cwd}.`,
     };
   }
 

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { UpstreamChannel } from './channel.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
-import { Mount, type MountEvents } from './mount.js';
+import { Mount, mountName, type MountEvents } from './mount.js';
 import { UpstreamPeer, type Handshake } from './upstream-peer.js';
 
 /** Why an upstream is not serving, and what would bring it back. */
@@ -129,7 +129,7 @@ class Supervisor {
     const id = ++this.attempts;
     const channel = this.open();
     const peer: UpstreamPeer = new UpstreamPeer(channel, {
-      label: this.spec.prefix ?? this.spec.label,
+      label: mountName(this.spec),
       logger: this.logger,
       timeoutMs: this.spec.timeoutMs,
       // Notifications count while this attempt's peer is the mount's (a

@@ -2,8 +2,7 @@ import { Server } from '@modelcontextprotocol/server';
 import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
-/** The lists a `list_changed` notification can name; templates change with resources. */
-export type ChangedList = 'tools' | 'prompts' | 'resources';
+import type { ChangedList } from '../catalogue/list-kinds.js';
 
 /**
  * What the runtime needs of anything it notifies: a long-lived client

@@ -1,7 +1,13 @@
 import type { Generation } from '../catalogue/generation.js';
-import { ALL_LIST_KINDS, keyOf, type ListItem, type ListKind } from '../catalogue/list-kinds.js';
-import { qualify } from '../catalogue/names.js';
-import type { ChangedList } from '../proxy/front-session.js';
+import {
+  ALL_LIST_KINDS,
+  changedListOf,
+  keyOf,
+  type ChangedList,
+  type ListItem,
+  type ListKind,
+} from '../catalogue/list-kinds.js';
+import { composedKey } from '../catalogue/names.js';
 
 export interface KindDiff {
   added: string[];
@@ -42,8 +48,7 @@ function visible(generation: Generation, kind: ListKind): Map<string, string> {
   for (const mount of generation.mounts) {
     for (const item of mount.items[kind]) {
       const own = keyOf(kind, item);
-      const key =
-        kind === 'tools' || kind === 'prompts' ? qualify(mount.spec.prefix, own, generation.config.separator) : own;
+      const key = composedKey(kind, own, mount.spec.prefix, generation.config.separator);
       entries.set(key, jsonOf(item));
     }
   }
@@ -63,7 +68,7 @@ export function diffGenerations(before: Generation, after: Generation): Catalogu
     };
     lists[kind] = diff;
     if (diff.added.length + diff.removed.length + diff.changed.length > 0) {
-      changedLists.add(kind === 'resourceTemplates' ? 'resources' : kind);
+      changedLists.add(changedListOf(kind));
     }
   }
   const oldMounts = new Map(before.mounts.map((m) => [m.name, m]));

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ChangedList } from '../proxy/front-session.js';
+import type { ChangedList } from '../catalogue/list-kinds.js';
 import type { HostRuntime } from '../runtime.js';
 import type { CatalogueDiff } from './catalogue-diff.js';
 
