@@ -129,11 +129,53 @@ t.test('http auth, body limit and session idle timeout are kept, and checked', a
   ]);
 });
 
-t.test('a plugin entry bounds its results with maxResultBytes', async (t) => {
-  t.same(refusals({ plugins: [{ package: 'a', prefix: 'a', maxResultBytes: 1024 }] }), []);
+t.test('a plugin entry bounds its results with maxResultBytes, and its lists with maxListPages', async (t) => {
+  t.same(refusals({ plugins: [{ package: 'a', prefix: 'a', maxResultBytes: 1024, maxListPages: 5000 }] }), []);
+  t.same(refusals({ plugins: [{ command: 'server', prefix: 'a', maxListPages: 0 }] }), [
+    'mcp-host.config.js: plugins[0].maxListPages: expected a positive integer, got 0. Fix: e.g. maxListPages: 5000.',
+  ]);
   t.same(refusals({ plugins: [{ url: 'http://127.0.0.1:4000/mcp', prefix: 'a', maxResultBytes: '8MB' }] }), [
     'mcp-host.config.js: plugins[0].maxResultBytes: expected a positive integer, got "8MB". Fix: e.g. maxResultBytes: 16777216 (16 MiB).',
   ]);
+});
+
+t.test('forwardHeaders names the client headers a mount receives, and what it may not take', async (t) => {
+  const url = 'http://127.0.0.1:4000/mcp';
+  const accepted = validateConfig(
+    {
+      plugins: [
+        { url, prefix: 'a', forwardHeaders: ['Authorization', 'X-Tenant'] },
+        { package: 'b', prefix: 'b', forwardHeaders: { 'X-Api-Key': 'X-B-Key' } },
+      ],
+    },
+    FILE,
+  );
+  t.same(accepted.plugins[1], { package: 'b', prefix: 'b', forwardHeaders: { 'X-Api-Key': 'X-B-Key' } });
+  t.same(
+    refusals({
+      http: { port: 0, auth: { tokensEnv: 'TOKENS' } },
+      plugins: [
+        { url, prefix: 'a', forwardHeaders: 'Authorization' },
+        { url, prefix: 'b', forwardHeaders: ['X Tenant', 7] },
+        { url, prefix: 'c', forwardHeaders: ['Mcp-Session-Id', 'x-tenant', 'X-Tenant'] },
+        { url, prefix: 'd', headers: { authorization: 'Bearer held' }, forwardHeaders: { Authorization: 'X-D' } },
+        { url, prefix: 'e', forwardHeaders: ['Authorization'] },
+        { package: 'f', prefix: 'f', forwardHeaders: { 'X-Key': 'authorization' } },
+        { command: 'server', prefix: 'g', forwardHeaders: ['X-Tenant'] },
+      ],
+    }),
+    [
+      'mcp-host.config.js: plugins[0].forwardHeaders: expected an array of header names or an object of them, got "Authorization". Fix: list the client\'s headers to pass on, e.g. forwardHeaders: ["X-Tenant"], or rename them, e.g. forwardHeaders: { Authorization: "X-Weather-Authorization" }.',
+      'mcp-host.config.js: plugins[1].forwardHeaders: "X Tenant" is not an HTTP header name. Fix: list the client\'s headers to pass on, e.g. forwardHeaders: ["X-Tenant"], or rename them, e.g. forwardHeaders: { Authorization: "X-Weather-Authorization" }.',
+      'mcp-host.config.js: plugins[1].forwardHeaders: 7 is not an HTTP header name. Fix: list the client\'s headers to pass on, e.g. forwardHeaders: ["X-Tenant"], or rename them, e.g. forwardHeaders: { Authorization: "X-Weather-Authorization" }.',
+      'mcp-host.config.js: plugins[2].forwardHeaders: "Mcp-Session-Id" belongs to mcp-host\'s own connection to the upstream; a client\'s value for it cannot be passed on. Fix: remove "Mcp-Session-Id" from forwardHeaders.',
+      'mcp-host.config.js: plugins[2].forwardHeaders: sets "X-Tenant" twice. Fix: forward one client header as "X-Tenant".',
+      'mcp-host.config.js: plugins[3].forwardHeaders: "Authorization" is set both by headers (for every request) and by forwardHeaders (from the client). Fix: keep one: headers for a credential the host holds, forwardHeaders for one each client brings.',
+      'mcp-host.config.js: plugins[4].forwardHeaders: forwards the client\'s Authorization header, but with http.auth that header carries the client\'s token for mcp-host itself, which the host never passes on. Fix: have clients send the upstream\'s credential in a header of their own, and rename it: forwardHeaders: { "Authorization": "X-Upstream-Authorization" }.',
+      'mcp-host.config.js: plugins[5].forwardHeaders: forwards the client\'s Authorization header, but with http.auth that header carries the client\'s token for mcp-host itself, which the host never passes on. Fix: have clients send the upstream\'s credential in a header of their own, and rename it: forwardHeaders: { "X-Key": "X-Upstream-Authorization" }.',
+      "mcp-host.config.js: plugins[6].forwardHeaders: a command runs as a stdio child, which gets no per-request headers: a client's headers cannot reach it. Fix: give the server its credentials in env, or run it as an HTTP server and mount it with url and forwardHeaders.",
+    ],
+  );
 });
 
 t.test('a key set to undefined counts as absent', async (t) => {
@@ -349,7 +391,7 @@ t.test('unknown entry keys, keys of another kind of entry, and dispatcher-level 
       'mcp-host.config.js: plugins[3].pageSize: "pageSize" (the page size of lists) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "pageSize" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
       'mcp-host.config.js: plugins[3].tasks: "tasks" (task support) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "tasks" from plugin entry plugins[3]; it belongs in the host config, and mcp-host does not offer "tasks" yet.',
       'mcp-host.config.js: plugins[3].http: "http" (HTTP serving) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "http" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
-      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "flat", "timeoutMs", "maxResultBytes" and "prefix".',
+      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "flat", "timeoutMs", "maxResultBytes", "maxListPages", "prefix" and "forwardHeaders".',
     ],
   );
 });

@@ -375,7 +375,16 @@ t.test('a package with a bin and no "mcp-host" field is run as a stdio server', 
     env: { MEMORY_FILE: 'm.json' },
     cwd: ws.dir,
     packageDir: memory,
+    forwardHeaders: [],
   });
+
+  // A child has no per-request headers, so an entry cannot ask for a client's.
+  const { problems } = await resolveWith(ws, {
+    plugins: [{ package: '@modelcontextprotocol/server-memory', prefix: 'memory', forwardHeaders: ['X-Tenant'] }],
+  });
+  t.same(messages(problems), [
+    'mcp-host.config.js: plugins[0].forwardHeaders: "@modelcontextprotocol/server-memory" is an MCP server package, run as a stdio child, which gets no per-request headers: a client\'s headers cannot reach it. Fix: remove forwardHeaders and give the server its credentials in env.',
+  ]);
 });
 
 t.test("bin selection: the entry's bin, the bin named like the package, the only bin, else an error", async (t) => {

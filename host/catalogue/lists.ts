@@ -1,6 +1,5 @@
 import { formatProblem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
-import { MAX_LIST_PAGES } from '../mounts/mount.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { Generation } from './generation.js';
 import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
@@ -45,7 +44,7 @@ export async function listPage(
         : (item: ListItem) => item;
     let mountCursor = m === start.m ? start.c : undefined;
     let skip = m === start.m ? (start.o ?? 0) : 0;
-    for (let pages = 0; pages < MAX_LIST_PAGES; pages++) {
+    for (let pages = 0; pages < mount.spec.maxListPages; pages++) {
       const page = await mount.list(kind, mountCursor, hooks);
       const fresh = page.items.slice(skip).map(rename);
       const room = pageSize - items.length;

@@ -18,7 +18,15 @@ export interface MountOptions {
   timeoutMs?: number;
   /** The largest result this mount may answer a request with, serialised, in bytes. Default 8 MiB. */
   maxResultBytes?: number;
+  /** How many pages of one list the host follows before calling the mount's pagination broken. Default 1000. */
+  maxListPages?: number;
 }
+
+/**
+ * Client headers a mount receives with each request a client makes (see
+ * forward-headers.ts): names passed on as they are, or `{ sentAs: fromClient }`.
+ */
+export type ForwardHeaders = string[] | Record<string, string>;
 
 /** An npm package: an mcp-host plugin, or an MCP server package with a `bin`. */
 export interface PackagePluginEntry extends MountOptions {
@@ -29,6 +37,8 @@ export interface PackagePluginEntry extends MountOptions {
   bin?: string;
   args?: string[];
   env?: Record<string, string>;
+  /** An mcp-host plugin only (a server package runs as a stdio child, which has no per-request headers). */
+  forwardHeaders?: ForwardHeaders;
 }
 
 /** Any stdio MCP server, run as a child process. */
@@ -43,6 +53,7 @@ export interface CommandPluginEntry extends MountOptions {
 export interface UrlPluginEntry extends MountOptions {
   url: string;
   headers?: Record<string, string>;
+  forwardHeaders?: ForwardHeaders;
 }
 
 export type PluginEntry = PackagePluginEntry | CommandPluginEntry | UrlPluginEntry;

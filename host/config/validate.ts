@@ -13,6 +13,7 @@ import {
   misplacedDispatcherKeyProblem,
   unsupportedDispatcherKeyProblem,
 } from './dispatcher-keys.js';
+import { forwardHeadersProblems } from './forward-headers.js';
 import { ENTRY_KINDS, entryLabel, kindsNamedBy, prefixHint, type EntryKind } from './entries.js';
 import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
@@ -119,6 +120,8 @@ class Findings {
   readonly separator: Separator | undefined;
   /** The first entry using each prefix, to name it when another uses it again. */
   readonly prefixOwners = new Map<string, { path: string; label: string }>();
+  /** The config turns on bearer auth, so a client's Authorization header is the host's and never forwarded. */
+  readonly hostChecksTokens: boolean;
 
   constructor(
     readonly file: string,
@@ -126,6 +129,7 @@ class Findings {
   ) {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
+    this.hostChecksTokens = isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined;
   }
 
   where(path: string | undefined): string {
@@ -289,16 +293,20 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
 };
 
-/** The fields of each kind of plugin entry; the prefix check needs the entry, so it is added per entry. */
+/**
+ * The fields of each kind of plugin entry. The checks of `prefix` and
+ * `forwardHeaders` need the rest of the entry, so they are added per entry.
+ */
 const MOUNT_FIELDS: Record<Exclude<keyof MountOptions, 'prefix'>, Check> = {
   flat: field(aBoolean, 'true'),
   timeoutMs: field(aPositiveInteger, '60000'),
   maxResultBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
+  maxListPages: field(aPositiveInteger, '5000'),
 };
 const ENTRY_FIELDS: {
-  package: Record<Exclude<keyof PackagePluginEntry, 'prefix'>, Check>;
+  package: Record<Exclude<keyof PackagePluginEntry, 'prefix' | 'forwardHeaders'>, Check>;
   command: Record<Exclude<keyof CommandPluginEntry, 'prefix'>, Check>;
-  url: Record<Exclude<keyof UrlPluginEntry, 'prefix'>, Check>;
+  url: Record<Exclude<keyof UrlPluginEntry, 'prefix' | 'forwardHeaders'>, Check>;
 } = {
   package: {
     package: field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"'),
@@ -352,6 +360,15 @@ function checkEntry(findings: Findings, entry: unknown, path: string): void {
   const fields: Record<string, Check> = {
     ...(kind ? ENTRY_FIELDS[kind] : { ...ENTRY_FIELDS.package, ...ENTRY_FIELDS.command, ...ENTRY_FIELDS.url }),
     prefix: (f, value, prefixPath) => checkPrefix(f, value, prefixPath, path, entry),
+    ...(kind !== 'command' && {
+      forwardHeaders: (f: Findings, value: unknown, keyPath: string) =>
+        f.problems.push(
+          ...forwardHeadersProblems(value, f.where(keyPath), {
+            staticHeaders: entry.headers,
+            hostChecksTokens: f.hostChecksTokens,
+          }),
+        ),
+    }),
   };
   checkKeys(findings, entry, path, fields, (key, keyPath) =>
     findings.problems.push(unknownEntryKeyProblem(findings, key, keyPath, path, kind, Object.keys(fields))),
@@ -394,6 +411,13 @@ function unknownEntryKeyProblem(
 ): Problem {
   const where = findings.where(keyPath);
   if (isDispatcherLevelKey(key)) return misplacedDispatcherKeyProblem(key, where, `plugin entry ${entryPath}`);
+  if (key === 'forwardHeaders' && kind === 'command') {
+    return {
+      where,
+      what: "a command runs as a stdio child, which gets no per-request headers: a client's headers cannot reach it.",
+      fix: 'give the server its credentials in env, or run it as an HTTP server and mount it with url and forwardHeaders.',
+    };
+  }
   const owner = kind && ENTRY_KINDS.find((other) => Object.hasOwn(ENTRY_FIELDS[other], key));
   if (owner) {
     return {

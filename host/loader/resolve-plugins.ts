@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { problemsOf, type Problem } from '../errors.js';
 import { entryLabel, prefixHint } from '../config/entries.js';
+import { forwardedHeadersOf } from '../config/forward-headers.js';
 import { duplicatePrefixProblem, suggestPrefix } from '../config/prefix.js';
 import { configWhere, pluginWhere } from '../config/problem-wording.js';
 import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/types.js';
@@ -18,9 +19,21 @@ import type { InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.j
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Twice the SDK's request body limit: room for an image or a document, not for a runaway. */
 const DEFAULT_MAX_RESULT_BYTES = 8 * 1024 * 1024;
+/** Far past any real catalogue (100,000 items at 100 a page), well short of a plugin that paginates forever. */
+const DEFAULT_MAX_LIST_PAGES = 1000;
 
 /** The fields every spec shares, filled in once the mount is known. */
-type MountFields = 'index' | 'path' | 'label' | 'prefix' | 'flat' | 'timeoutMs' | 'maxResultBytes' | 'fingerprint';
+type MountFields =
+  | 'index'
+  | 'path'
+  | 'label'
+  | 'prefix'
+  | 'flat'
+  | 'timeoutMs'
+  | 'maxResultBytes'
+  | 'maxListPages'
+  | 'forwardHeaders'
+  | 'fingerprint';
 type KindFields = Omit<InProcessSpec, MountFields> | Omit<StdioSpec, MountFields> | Omit<RemoteSpec, MountFields>;
 
 /** An entry after resolution: what it runs, and what its package.json adds. */
@@ -81,6 +94,8 @@ export async function resolvePlugins(config: ResolvedConfig): Promise<{ specs: P
       flat,
       timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+      maxListPages: entry.maxListPages ?? DEFAULT_MAX_LIST_PAGES,
+      forwardHeaders: forwardedHeadersOf('command' in entry ? undefined : entry.forwardHeaders),
       fingerprint: fingerprintOf(entry, resolved),
     });
   });
@@ -103,6 +118,17 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
   if (!checked) return { problems };
   const common = { label: pkg.label, packageJsonHash: pkg.packageJsonHash };
   if (checked.kind === 'server') {
+    if (entry.forwardHeaders !== undefined) {
+      return {
+        problems: [
+          {
+            where: configWhere(config.file, `${path}.forwardHeaders`),
+            what: `"${pkg.label}" is an MCP server package, run as a stdio child, which gets no per-request headers: a client's headers cannot reach it.`,
+            fix: 'remove forwardHeaders and give the server its credentials in env.',
+          },
+        ],
+      };
+    }
     const { command, args } = checked;
     return {
       resolved: {

@@ -2,6 +2,7 @@
  * A plugin entry after resolution and every check that needs no plugin code:
  * what the mount layer needs to start it. Produced by `resolve-plugins.ts`.
  */
+import type { ForwardedHeader } from '../config/forward-headers.js';
 
 /** The `"mcp-host"` field of a plugin's package.json, after checking. */
 export interface PluginManifest {
@@ -25,6 +26,10 @@ interface SpecBase {
   timeoutMs: number;
   /** The largest result the mount may answer with, serialised, in bytes. */
   maxResultBytes: number;
+  /** How many pages of one list the host follows before refusing the mount's pagination. */
+  maxListPages: number;
+  /** The client headers passed on with each request a client makes (none unless the entry asks). */
+  forwardHeaders: ForwardedHeader[];
   /**
    * Equal fingerprints mean "the same plugin": same package, version, entry
    * file and config entry. A reload keeps the live instance of a plugin whose

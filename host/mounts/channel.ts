@@ -10,12 +10,23 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
  * { relatedRequestId })`); over a pipe the wire carries no such link and it
  * is undefined. The peer uses it to send a plugin's mid-call request to the
  * client whose call caused it.
+ *
+ * `send` may carry `headers`: the client's headers a request is allowed to
+ * take upstream (the entry's `forwardHeaders`). Over HTTP they go on that
+ * request's POST; in process the plugin finds them where its SDK puts an
+ * HTTP request's headers. A pipe has nowhere to put them, and no entry
+ * that runs a child may ask for them.
  */
 export interface UpstreamChannel {
   start(): Promise<void>;
-  send(message: JSONRPCMessage): Promise<void>;
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+}
+
+export interface SendOptions {
+  /** Client headers to send with this message, by the names the upstream gets. */
+  headers?: Record<string, string>;
 }

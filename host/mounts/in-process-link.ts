@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import type { UpstreamChannel } from './channel.js';
+import type { SendOptions, UpstreamChannel } from './channel.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode } from '../rpc-error.js';
 
@@ -51,14 +51,15 @@ export function createInProcessLink(name = 'the plugin'): {
   const link = {};
   const hostSide: UpstreamChannel = {
     async start() {},
-    async send(message) {
+    async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');
+      const extra = options?.headers && asHttpRequestInfo(options.headers);
       // A plugin that throws while receiving (a hand-written server, a bug
       // the SDK does not catch) would otherwise throw out of a microtask and
       // take the whole host down: its request is answered with the error.
       const deliver = () => {
         try {
-          pluginSide.onmessage?.(message);
+          pluginSide.onmessage?.(message, extra);
         } catch (error) {
           if (!('method' in message && 'id' in message)) {
             hostSide.onerror?.(new Error(`${name} threw while receiving a message: ${describeThrown(error)}`));
@@ -97,4 +98,17 @@ export function createInProcessLink(name = 'the plugin'): {
     pluginSide.onclose?.();
   }
   return { hostSide, pluginSide };
+}
+
+/**
+ * Forwarded client headers where a plugin's SDK puts an HTTP request's:
+ * v2 gives handlers `ctx.http.req` (a fetch Request), v1 gives them
+ * `extra.requestInfo.headers`. Each SDK ignores the other's field. There is
+ * no real URL to give: the plugin is not being reached over HTTP, and the
+ * reserved `.invalid` name says so.
+ */
+function asHttpRequestInfo(headers: NonNullable<SendOptions['headers']>): object {
+  // v1's headers are Node's: a plain object keyed in lower case.
+  const nodeHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  return { request: new Request('http://mcp-host.invalid/', { headers }), requestInfo: { headers: nodeHeaders } };
 }

@@ -56,6 +56,7 @@ export async function startInProcessMount(
     label: mountName(spec),
     logger: pluginLogger,
     timeoutMs: spec.timeoutMs,
+    forwardHeaders: spec.forwardHeaders,
     onNotification: (notification) => built.mount && events.onNotification(built.mount, notification),
     onClose: () => built.mount && events.onClose(built.mount),
   });

@@ -37,9 +37,6 @@ export function describeMount(spec: PluginSpec): string {
     : `plugin "${spec.label}"`;
 }
 
-/** How far the host follows one mount's pagination before calling it broken. */
-export const MAX_LIST_PAGES = 1000;
-
 export interface ListPage {
   items: ListItem[];
   nextCursor?: string;
@@ -175,7 +172,7 @@ export class Mount {
     const all: ListItem[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    for (let page = 0; page < this.spec.maxListPages; page++) {
       const result = await this.list(kind, cursor);
       all.push(...result.items);
       if (result.nextCursor === undefined) return all;
@@ -191,8 +188,8 @@ export class Mount {
     }
     throw new HostError({
       where: this.description,
-      what: `${LIST_KINDS[kind].method} still had more after ${MAX_LIST_PAGES} pages.`,
-      fix: "fix the plugin's pagination, or serve fewer, larger pages.",
+      what: `${LIST_KINDS[kind].method} still had more after ${this.spec.maxListPages} pages (maxListPages).`,
+      fix: "fix the plugin's pagination, or serve fewer, larger pages; if the list really is that long, raise the entry's maxListPages.",
     });
   }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   SdkHttpError,
   SseError,
@@ -9,6 +10,7 @@ import {
 import type { RemoteSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
+import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
 /** How long closing waits for the server to acknowledge the end of the session. */
@@ -54,7 +56,8 @@ export class RemoteChannel implements ExplainedChannel {
     await this.use(new StreamableHTTPClientTransport(new URL(this.spec.url), this.options()));
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (options?.headers) return withForwardedHeaders.run(options.headers, () => this.send(message));
     const transport = this.transport;
     if (!transport || this.ended) throw new Error(`the connection to ${this.spec.url} is closed.`);
     const initialize = 'method' in message && message.method === 'initialize' && 'id' in message;
@@ -93,8 +96,8 @@ export class RemoteChannel implements ExplainedChannel {
     this.end();
   }
 
-  private options(): { requestInit: RequestInit } {
-    return { requestInit: { headers: this.spec.headers } };
+  private options(): { requestInit: RequestInit; fetch: typeof fetch } {
+    return { requestInit: { headers: this.spec.headers }, fetch: fetchWithForwardedHeaders };
   }
 
   /** Make `next` the transport carrying this channel, closing the one it replaces. */
@@ -181,6 +184,23 @@ export class RemoteChannel implements ExplainedChannel {
     this.onclose?.();
   }
 }
+
+/**
+ * The client headers forwarded with the message being sent. The connection
+ * (and its SDK transport) is shared by every client, so they cannot be set
+ * on the transport: they ride in the async context of one `send` to the
+ * fetch it makes, and are added to that request alone. (Not active until a
+ * mount forwards something: an AsyncLocalStorage costs nothing until run.)
+ */
+const withForwardedHeaders = new AsyncLocalStorage<Record<string, string>>();
+
+const fetchWithForwardedHeaders: typeof fetch = (input, init) => {
+  const forwarded = withForwardedHeaders.getStore();
+  if (!forwarded) return fetch(input, init);
+  const headers = new Headers(init?.headers);
+  for (const [name, value] of Object.entries(forwarded)) headers.set(name, value);
+  return fetch(input, { ...init, headers });
+};
 
 /** Statuses that mean "not allowed", not "not this transport". */
 const AUTH = new Set([401, 403]);

@@ -80,8 +80,7 @@ export class ChildChannel implements ExplainedChannel {
     });
     this.child = child;
     this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.ended ??= this.exitOutage(code, signal);
+      child.once('exit', () => {
         if (child.pid !== undefined) this.reapGroup(child.pid);
         resolve();
       });
@@ -89,9 +88,13 @@ export class ChildChannel implements ExplainedChannel {
     child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     child.stdin!.on('error', (error) => this.logger.debug({ err: error }, 'writing to the child failed'));
     this.captureStderr(child);
-    // 'close' comes after 'exit' once the pipes are drained, so the last
-    // answers the child wrote still reach the peer before it hears of the end.
-    child.once('close', () => this.onclose?.());
+    // 'close' comes after 'exit' once the pipes are drained: the last answers
+    // the child wrote still reach the peer before it hears of the end, and
+    // the last words on its stderr are read before they are quoted as why.
+    child.once('close', (code, signal) => {
+      this.ended ??= this.exitOutage(code, signal);
+      this.onclose?.();
+    });
 
     return new Promise((resolve, reject) => {
       child.once('spawn', () => {

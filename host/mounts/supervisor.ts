@@ -132,6 +132,7 @@ class Supervisor {
       label: mountName(this.spec),
       logger: this.logger,
       timeoutMs: this.spec.timeoutMs,
+      forwardHeaders: this.spec.forwardHeaders,
       // Notifications count while this attempt's peer is the mount's (a
       // list_changed may come during the drain that brings it up).
       onNotification: (notification) => {

@@ -8,6 +8,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import type { UpstreamChannel } from './channel.js';
+import type { ForwardedHeader } from '../config/forward-headers.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { HOST_VERSION } from '../version.js';
 import { describeThrown } from '../errors.js';
@@ -41,6 +42,11 @@ export interface CallHooks {
   onRequest?: (request: { method: string; params?: Params }, signal: AbortSignal) => Promise<Result>;
   /** Any other notification the upstream ties to this call (log messages). */
   onNotification?: (notification: JSONRPCNotification) => void;
+  /**
+   * The headers of the client's HTTP request, when it came over HTTP. Only
+   * those the mount's entry forwards (`forwardHeaders`) go upstream.
+   */
+  clientHeaders?: Headers;
 }
 
 export interface PeerOptions {
@@ -49,6 +55,8 @@ export interface PeerOptions {
   logger: Logger;
   /** Default per-request timeout, reset by progress. */
   timeoutMs: number;
+  /** The client headers this upstream receives with a client's request (the entry's `forwardHeaders`). */
+  forwardHeaders?: readonly ForwardedHeader[];
   /** Notifications tied to no call: list_changed, resource updates, log messages. */
   onNotification: (notification: JSONRPCNotification) => void;
   /** The connection ended (the child exited, the remote dropped, close() was called). */
@@ -165,7 +173,8 @@ export class UpstreamPeer {
     this.pending.set(id, pending);
     this.armTimeout(pending);
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
-    this.channel.send(message).catch((error: unknown) => {
+    const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
+    this.channel.send(message, headers && { headers }).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });
     return promise;
@@ -353,4 +362,18 @@ export class UpstreamPeer {
     for (const abort of this.incoming.values()) abort.abort('the upstream connection closed');
     this.options.onClose?.();
   }
+}
+
+/** The client's headers an upstream may see: only those its entry forwards, under the names the entry gives. */
+function forwarded(
+  wanted: readonly ForwardedHeader[] | undefined,
+  clientHeaders: Headers | undefined,
+): Record<string, string> | undefined {
+  if (!wanted?.length || !clientHeaders) return undefined;
+  const headers: Record<string, string> = {};
+  for (const { from, as } of wanted) {
+    const value = clientHeaders.get(from);
+    if (value !== null) headers[as] = value;
+  }
+  return Object.keys(headers).length > 0 ? headers : undefined;
 }

@@ -5,12 +5,15 @@ import type { CallHooks } from '../mounts/upstream-peer.js';
  * The hooks that tie one forwarded request to the client that made it:
  * its cancellation, its progress (under the token the client chose), the
  * plugin's mid-call requests (elicitation, sampling, roots) and its log
- * messages about the call all travel on this client's request.
+ * messages about the call all travel on this client's request. The
+ * client's HTTP headers come along too, for the mounts whose entry forwards
+ * some of them.
  */
 export function callHooksFor(ctx: ServerContext, params: Record<string, unknown> | undefined): CallHooks {
   const progressToken = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
+    ...clientHeadersOf(ctx),
     ...(progressToken === undefined
       ? {}
       : {
@@ -35,4 +38,9 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
       ctx.mcpReq.notify(notification).catch(() => {});
     },
   };
+}
+
+/** The client's HTTP headers, when its request came over HTTP, as CallHooks carries them. */
+export function clientHeadersOf(ctx: ServerContext): Pick<CallHooks, 'clientHeaders'> {
+  return ctx.http?.req ? { clientHeaders: ctx.http.req.headers } : {};
 }

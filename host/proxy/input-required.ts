@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
-import { callHooksFor } from './call-hooks.js';
+import { callHooksFor, clientHeadersOf } from './call-hooks.js';
 import { whyClientCannotAnswer } from './input-request-check.js';
 import { servesModernEra } from './protocol-era.js';
 
@@ -178,6 +178,8 @@ class Continuation {
       ...(progress ? { onProgress: (update: Params) => this.caller?.onProgress?.(update) } : {}),
       onRequest: (request, signal) => this.ask(request, signal),
       onNotification: (notification) => this.caller?.onNotification?.(notification),
+      // The upstream call is made once, for the first request: its headers are the ones forwarded.
+      ...clientHeadersOf(ctx),
     };
   }
 

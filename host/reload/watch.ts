@@ -10,7 +10,11 @@ import type { Logger } from '../log.js';
  *
  * `watchPaths` replaces the whole watched set, so a caller re-arms after
  * anything that may have replaced a watched directory (a reload after
- * `npm install`).
+ * `npm install`). It opens the new watches before closing the old ones:
+ * the kernel keeps one watch per directory for the process, so a directory
+ * watched before and after keeps its watch, and a change already queued on
+ * it (an edit saved while the host re-arms) is still delivered. Closing
+ * first would drop the watch, and that change with it.
  */
 export class PathWatch {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -27,8 +31,10 @@ export class PathWatch {
       const dir = dirname(path);
       names.set(dir, (names.get(dir) ?? new Set()).add(basename(path)));
     }
-    this.close();
+    const previous = [...this.watchers.values()];
+    this.watchers.clear();
     for (const [dir, watched] of names) this.watchDirectory(dir, watched);
+    for (const watcher of previous) watcher.close();
   }
 
   close(): void {

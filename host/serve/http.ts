@@ -111,6 +111,9 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     }
     const challenge = await checkToken?.(req);
     if (challenge) return refuse(req, res, challenge);
+    // The token is the host's, checked and dropped here: no plugin can be
+    // handed it, not even one whose entry forwards Authorization.
+    if (checkToken) delete req.headers.authorization;
     // A declared length over the bound is refused here, without the SDK
     // adapter's `Connection: close`: a client still uploading would get a
     // reset instead of this answer. (A chunked body over the bound is
