@@ -52,6 +52,8 @@ export class ChildChannel implements ExplainedChannel {
   /** Why the child is gone: it could not start, or it exited. */
   private ended?: Outage;
   private exited: Promise<void> = Promise.resolve();
+  /** Settles on 'close': the child has exited and its pipes are drained, so `ended` says all it can. */
+  private drained: Promise<void> = Promise.resolve();
   private closing?: Promise<void>;
 
   constructor(
@@ -91,10 +93,13 @@ export class ChildChannel implements ExplainedChannel {
     // 'close' comes after 'exit' once the pipes are drained: the last answers
     // the child wrote still reach the peer before it hears of the end, and
     // the last words on its stderr are read before they are quoted as why.
-    child.once('close', (code, signal) => {
-      this.ended ??= this.exitOutage(code, signal);
-      this.onclose?.();
-    });
+    this.drained = new Promise((resolve) =>
+      child.once('close', (code, signal) => {
+        this.ended ??= this.exitOutage(code, signal);
+        resolve();
+        this.onclose?.();
+      }),
+    );
 
     return new Promise((resolve, reject) => {
       child.once('spawn', () => {
@@ -118,7 +123,14 @@ export class ChildChannel implements ExplainedChannel {
       return Promise.reject(new Error(this.ended?.cause ?? `the process of "${this.spec.label}" is not running.`));
     }
     return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+      stdin.write(serializeMessage(message), (error) => {
+        if (!error) return resolve();
+        // A write fails (EPIPE) when the child is exiting: its exit, and what
+        // it said on stderr, explain the failure better than the errno does.
+        void settlesWithin(this.drained, EOF_GRACE_MS).then(() =>
+          reject(this.ended ? new Error(this.ended.cause) : error),
+        );
+      });
     });
   }
 
