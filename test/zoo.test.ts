@@ -82,7 +82,7 @@ const ZOO_MOUNTS = [
   { package: '@zoo/good' },
   faulty('bad', 'none', { timeoutMs: 500 }),
   faulty('small', 'none', { maxResultBytes: 1000 }),
-  { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000 },
+  { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000, maxResultBytes: 100_000 },
 ];
 
 async function zooHost(t: Test, ws: Workspace) {
@@ -215,7 +215,25 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
 
   t.test('a stdio child that writes garbage, floods, or exits mid-call', async (t) => {
     t.equal(firstText(await host.call('child.garbage')), 'after the garbage', 'the answer after the garbage arrives');
+    t.match(host.log(), /the server wrote a line to stdout that is not JSON; it was skipped/);
     t.match(host.log(), /the server wrote a line to stdout that is JSON but not JSON-RPC; it was skipped/);
+
+    // An answer over maxResultBytes (plus 64 KiB for the envelope) is dropped
+    // as it streams; its call fails at once, and what followed it arrives.
+    for (const tool of ['child.big', 'child.big-id-last']) {
+      const started = Date.now();
+      t.equal(
+        await refusal(host.call(tool, { bytes: 300_000 })),
+        '-32603 plugin "child" (zoo-child): answered with a message of over 165536 bytes, more than its maxResultBytes (100000) allows; mcp-host dropped it unread. Fix: return less (page it, or link to a resource), or raise maxResultBytes on the plugin\'s entry in the host config.',
+        tool,
+      );
+      t.ok(Date.now() - started < 5_000, `${tool} failed in ${Date.now() - started} ms, not at its 10 s timeout`);
+    }
+    await host.until(
+      'the log message written after each big answer',
+      () => host.logs.filter((data) => data === 'after the big answer').length === 2,
+    );
+    t.equal(firstText(await host.call('child.big', { bytes: 50_000 })).length, 50_000, 'within the bound, it passes');
 
     const flood = host.call('child.flood', { count: 20_000 });
     const latency = await host.witness(t);

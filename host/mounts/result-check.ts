@@ -1,6 +1,10 @@
 import { specTypeSchemas, type SpecTypeName } from '@modelcontextprotocol/server';
 import { describeThrown, type Problem } from '../errors.js';
 
+/** How to fix a result over a mount's `maxResultBytes`, wherever it is caught. */
+export const TOO_BIG_FIX =
+  "return less (page it, or link to a resource), or raise maxResultBytes on the plugin's entry in the host config.";
+
 /** The MCP result type of each method whose answers the host reads or passes on to clients. */
 const RESULT_TYPES: Partial<Record<string, SpecTypeName>> = {
   'tools/call': 'CallToolResult',
@@ -36,7 +40,7 @@ export function resultProblem(method: string, result: unknown, maxBytes: number)
   if (bytes > maxBytes) {
     return {
       what: `answered ${method} with a result of ${bytes} bytes, over its limit of ${maxBytes} bytes.`,
-      fix: "return less (page it, or link to a resource), or raise maxResultBytes on the plugin's entry in the host config.",
+      fix: TOO_BIG_FIX,
     };
   }
   const type = RESULT_TYPES[method];

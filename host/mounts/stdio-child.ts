@@ -1,10 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import {
+  parseJSONRPCMessage,
+  serializeMessage,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { formatProblem } from '../errors.js';
+import { LineSplitter } from '../line-splitter.js';
 import type { StdioSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
+import { ErrorCode } from '../rpc-error.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
-import { mountName } from './mount.js';
+import { describeMount, mountName } from './mount.js';
+import { TOO_BIG_FIX } from './result-check.js';
 
 /**
  * How long a child may take to exit once its input ends, before SIGTERM;
@@ -17,6 +26,14 @@ const TERM_GRACE_MS = 2000;
 
 /** How many of a child's last stderr lines are kept to explain why it exited. */
 const STDERR_TAIL = 20;
+
+/**
+ * Room on a line of the child's stdout for the JSON-RPC envelope around a
+ * result: a result within the mount's `maxResultBytes` always arrives whole,
+ * to be checked and refused precisely (result-check.ts), and nothing
+ * longer is ever held in memory.
+ */
+const ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * Children whose process groups may still be alive: killed if the host
@@ -47,7 +64,7 @@ export class ChildChannel implements ExplainedChannel {
   onerror?: (error: Error) => void;
 
   private child?: ChildProcess;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines: LineSplitter;
   private readonly stderrTail: string[] = [];
   /** Why the child is gone: it could not start, or it exited. */
   private ended?: Outage;
@@ -59,7 +76,12 @@ export class ChildChannel implements ExplainedChannel {
   constructor(
     private readonly spec: StdioSpec,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.lines = new LineSplitter(spec.maxResultBytes + ENVELOPE_BYTES, {
+      line: (text) => this.parse(text),
+      oversized: (head, tail) => this.dropped(head, tail),
+    });
+  }
 
   /** The child's process id, once it runs. */
   get pid(): number | undefined {
@@ -158,28 +180,50 @@ export class ChildChannel implements ExplainedChannel {
   }
 
   private receive(chunk: Buffer): void {
+    this.lines.push(chunk);
+  }
+
+  /**
+   * One line of the child's stdout. What is not a JSON-RPC message (a banner
+   * printed to the wrong stream, a stray line) is skipped and reported; the
+   * messages around it are still in step.
+   */
+  private parse(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
     try {
-      this.buffer.append(chunk);
-    } catch (error) {
-      // An oversized message: the buffer is cleared, and the rest of that
-      // line, not being JSON, is skipped when it ends.
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      value = JSON.parse(line);
+    } catch {
+      this.onerror?.(new Error('the server wrote a line to stdout that is not JSON; it was skipped'));
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch {
-        // A line that is JSON but not JSON-RPC. The buffer has consumed it
-        // (a line that is not JSON at all is skipped silently), so the
-        // messages after it, often in the same chunk, are still in step.
-        this.onerror?.(new Error('the server wrote a line to stdout that is JSON but not JSON-RPC; it was skipped'));
-        continue;
-      }
-      if (!message) return;
-      this.onmessage?.(message);
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      this.onerror?.(new Error('the server wrote a line to stdout that is JSON but not JSON-RPC; it was skipped'));
+      return;
     }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * A line over the bound was dropped unread. When it was an answer, the
+   * request it answers is failed now, saying why, rather than left to time out.
+   */
+  private dropped(head: string, tail: string): void {
+    const limit = this.spec.maxResultBytes + ENVELOPE_BYTES;
+    const id = answeredId(head, tail);
+    if (id === undefined) {
+      this.onerror?.(new Error(`the server wrote a message of over ${limit} bytes to stdout; it was dropped unread`));
+      return;
+    }
+    const problem = {
+      where: describeMount(this.spec),
+      what: `answered with a message of over ${limit} bytes, more than its maxResultBytes (${this.spec.maxResultBytes}) allows; mcp-host dropped it unread.`,
+      fix: TOO_BIG_FIX,
+    };
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: formatProblem(problem) } });
   }
 
   private captureStderr(child: ChildProcess): void {
@@ -260,4 +304,25 @@ function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
       timer = setTimeout(() => resolve(false), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** A JSON-RPC id: a number or a JSON string. */
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** An answer serialised as the SDKs do, `{"result": …, "jsonrpc": "2.0", "id": 7}`: the id is last. */
+const ANSWER_FIRST = /^\s*\{\s*"(?:result|error)"\s*:/;
+const ID_LAST = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
+/** Or with the envelope first, `{"jsonrpc": "2.0", "id": 7, "result": …}`. */
+const ID_FIRST = new RegExp(
+  String.raw`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*,\s*"(?:result|error)"\s*:`,
+);
+
+/**
+ * The id of the request a dropped line answered, told from its ends alone.
+ * Only a line that begins as an answer counts: a child's own request ends
+ * with an id too, from its own numbering, and failing the host's request
+ * of that number would fail the wrong call.
+ */
+function answeredId(head: string, tail: string): RequestId | undefined {
+  const found = ANSWER_FIRST.test(head) ? ID_LAST.exec(tail) : ID_FIRST.exec(head);
+  return found ? (JSON.parse(found[1]!) as RequestId) : undefined;
 }

@@ -9,8 +9,7 @@ import {
   type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
-
-const NEWLINE = 0x0a;
+import { LineSplitter } from '../line-splitter.js';
 
 /**
  * The host's side of its stdio connection: newline-delimited JSON-RPC on
@@ -36,18 +35,22 @@ export class StdioWire implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  /** The current line so far. */
-  private pieces: Buffer[] = [];
-  private length = 0;
-  /** The current line is over the limit: the rest of it is dropped. */
-  private skipping = false;
+  private readonly lines: LineSplitter;
   private closed = false;
 
   constructor(
     private readonly stdin: Readable = process.stdin,
     private readonly stdout: Writable = process.stdout,
-    private readonly maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE,
-  ) {}
+    maxLineBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  ) {
+    this.lines = new LineSplitter(maxLineBytes, {
+      line: (text) => {
+        if (text.trim() !== '') this.parse(text);
+      },
+      oversized: () =>
+        this.refuse(null, INVALID_REQUEST, `Invalid Request: a message over ${maxLineBytes} bytes was skipped`),
+    });
+  }
 
   async start(): Promise<void> {
     this.stdin.on('data', this.receive);
@@ -84,19 +87,11 @@ export class StdioWire implements Transport {
     this.stdin.off('close', this.ended);
     // `broken` stays: an EPIPE after the close must not become an unhandled 'error'.
     this.stdin.pause();
-    this.pieces = [];
+    this.lines.clear();
     this.onclose?.();
   }
 
-  private readonly receive = (chunk: Buffer): void => {
-    let start = 0;
-    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-      this.take(chunk.subarray(start, end));
-      this.lineEnded();
-      start = end + 1;
-    }
-    if (start < chunk.length) this.take(chunk.subarray(start));
-  };
+  private readonly receive = (chunk: Buffer): void => this.lines.push(chunk);
 
   private readonly failed = (error: Error): void => this.onerror?.(error);
 
@@ -108,30 +103,6 @@ export class StdioWire implements Transport {
   };
 
   private readonly ended = (): void => void this.close();
-
-  private take(piece: Buffer): void {
-    if (this.skipping) return;
-    if (this.length + piece.length > this.maxLineBytes) {
-      this.skipping = true;
-      this.pieces = [];
-      this.length = 0;
-      return;
-    }
-    this.pieces.push(piece);
-    this.length += piece.length;
-  }
-
-  private lineEnded(): void {
-    if (this.skipping) {
-      this.skipping = false;
-      this.refuse(null, INVALID_REQUEST, `Invalid Request: a message over ${this.maxLineBytes} bytes was skipped`);
-      return;
-    }
-    const line = Buffer.concat(this.pieces, this.length).toString('utf8');
-    this.pieces = [];
-    this.length = 0;
-    if (line.trim() !== '') this.parse(line);
-  }
 
   private parse(line: string): void {
     let value: unknown;

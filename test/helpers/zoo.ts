@@ -160,13 +160,16 @@ export default {
  * The hand-written stdio child: \`echo\`; \`garbage\` writes a line that is not
  * JSON and one that is JSON but not JSON-RPC, then its answer, all in one
  * write; \`exit\` exits mid-call; \`flood\` writes \`count\` log messages, then
- * answers.
+ * answers; \`big\` answers with \`bytes\` of text, the envelope first, and
+ * \`big-id-last\` the way the SDKs serialise (the id last), each followed in
+ * the same write by a log message.
  */
 const CHILD_SERVER = `#!/usr/bin/env node
 import { createInterface } from 'node:readline';
 const line = (message) => JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n';
-const tools = ['echo', 'garbage', 'exit', 'flood'].map((name) => ({ name, inputSchema: { type: 'object' } }));
+const tools = ['echo', 'garbage', 'exit', 'flood', 'big', 'big-id-last'].map((name) => ({ name, inputSchema: { type: 'object' } }));
 const text = (text) => ({ content: [{ type: 'text', text }] });
+const after = { method: 'notifications/message', params: { level: 'info', data: 'after the big answer' } };
 createInterface({ input: process.stdin }).on('line', (raw) => {
   const { id, method, params } = JSON.parse(raw);
   const answer = (result) => process.stdout.write(line({ id, result }));
@@ -192,6 +195,10 @@ createInterface({ input: process.stdin }).on('line', (raw) => {
           for (let i = 0; i < args.count; i++) out += line({ method: 'notifications/message', params: { level: 'info', data: 'child flood ' + i } });
           return process.stdout.write(out + line({ id, result: text('flooded ' + args.count) }));
         }
+        case 'big':
+          return process.stdout.write(line({ id, result: text('x'.repeat(args.bytes)) }) + line(after));
+        case 'big-id-last':
+          return process.stdout.write(JSON.stringify({ result: text('x'.repeat(args.bytes)), jsonrpc: '2.0', id }) + '\\n' + line(after));
       }
       return process.stdout.write(line({ id, error: { code: -32602, message: 'Unknown tool' } }));
     }
