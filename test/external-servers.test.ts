@@ -30,14 +30,14 @@ const FAST_UPSTREAMS = { reconnectDelayMs: 100, maxReconnectDelayMs: 400, pingIn
  * byte: it records its pid (and the pid of a grandchild it starts, to check
  * that process groups are reaped), answers `initialize` with the revision
  * in PROTOCOL when set, and records every notifications/cancelled it gets.
- * Its `slow` tool never answers on its own.
+ * Its `slow` tool never answers on its own; SLOW_FILE counts its calls.
  */
 const FIXTURE_SERVER = `#!/usr/bin/env node
 import { appendFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-const { PID_FILE, GRANDCHILD_FILE, CANCEL_FILE, PROTOCOL } = process.env;
+const { PID_FILE, GRANDCHILD_FILE, CANCEL_FILE, SLOW_FILE, PROTOCOL } = process.env;
 if (PID_FILE) appendFileSync(PID_FILE, process.pid + '\\n');
 if (GRANDCHILD_FILE) {
   const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
@@ -67,6 +67,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
           content: [{ type: 'text', text }], structuredContent: { text, pid: process.pid }, _meta: { fixture: true },
         } });
       }
+      if (SLOW_FILE) appendFileSync(SLOW_FILE, 'called\\n');
       return undefined;
     case 'notifications/cancelled':
       if (CANCEL_FILE) appendFileSync(CANCEL_FILE, JSON.stringify(message.params) + '\\n');
@@ -411,10 +412,19 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
   t.teardown(ws.cleanup);
   writeFixturePackage(ws);
   const cancelFile = join(ws.dir, 'cancelled.jsonl');
+  const slowFile = join(ws.dir, 'slow-calls.txt');
   const configFile = ws.writeConfig({
     reload: { watch: false },
-    plugins: [{ package: 'fixture-server', prefix: 'fixture', timeoutMs: 1500, env: { CANCEL_FILE: cancelFile } }],
+    plugins: [
+      {
+        package: 'fixture-server',
+        prefix: 'fixture',
+        timeoutMs: 1500,
+        env: { CANCEL_FILE: cancelFile, SLOW_FILE: slowFile },
+      },
+    ],
   });
+  const slowCalls = () => (existsSync(slowFile) ? readFileSync(slowFile, 'utf8').split('\n').length - 1 : 0);
   const { client } = await startHost(t, configFile);
   const cancelled = () =>
     existsSync(cancelFile)
@@ -431,7 +441,8 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
 
   const abort = new AbortController();
   const call = refusal(client.callTool({ name: 'fixture.slow', arguments: {} }, { signal: abort.signal }));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Cancelled once the fixture has it: a cancel that overtakes the call is the host's alone to drop.
+  await until('the second call to reach the fixture', () => slowCalls() === 2, 5000);
   abort.abort('changed my mind');
   await call;
   await until('the second cancellation', () => cancelled().length === 2, 5000);

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { pino } from 'pino';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import { CLI, runCli, startHttpHost, until, type Teardown } from './helpers/host.js';
+import { CLI, runCli, startHttpHost, until, watchingNotificationStream, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { HostRuntime } from '../host/runtime.js';
@@ -124,12 +124,14 @@ function writeLab(ws: Workspace, extra: Record<string, unknown> = {}): { config:
   return { config, markers };
 }
 
+/** A 2025-era client; `streamOpen` settles once its notification stream is open. */
 async function legacyClient(t: Teardown, url: string, options: { fetch?: FetchLike; requestInit?: RequestInit } = {}) {
   const client = new Client({ name: 'legacy-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), options);
+  const stream = watchingNotificationStream(options.fetch);
+  const transport = new StreamableHTTPClientTransport(new URL(url), { ...options, fetch: stream.fetch });
   await client.connect(transport);
   t.teardown(() => client.close());
-  return { client, transport };
+  return { client, transport, streamOpen: stream.opened };
 }
 
 async function modernClient(t: Teardown, url: string, options: { fetch?: FetchLike } = {}) {
@@ -237,8 +239,7 @@ t.test('one host over HTTP', async (t) => {
     });
     const subscription = await modern.client.listen({ toolsListChanged: true });
     t.teardown(() => subscription.close());
-    // The legacy client's notification stream (its GET) opens after connect.
-    await sleep(100);
+    await legacy.streamOpen;
     const added = firstText(await legacy.client.callTool({ name: 'lab.grow', arguments: {} }));
     await until('tools/list_changed on both clients', () => legacyHeard > 0 && modernHeard > 0);
     t.equal(legacyHeard, 1, 'the legacy session heard it once');
@@ -260,7 +261,7 @@ t.test('one host over HTTP', async (t) => {
     });
     await legacy.client.subscribeResource({ uri: 'lab://gauge' });
     const stream = await modern.client.listen({ resourceSubscriptions: ['lab://gauge'] });
-    await sleep(100);
+    await legacy.streamOpen;
     t.equal(firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} })), 'lab://gauge');
     await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
     await until('resources/updated on both clients', () => heard.legacy.length > 0 && heard.modern.length > 0);
@@ -300,8 +301,13 @@ t.test('one host over HTTP', async (t) => {
       const call = client.callTool({ name: 'lab.wait', arguments: { tag: era } }).catch((error: unknown) => error);
       await until(`the ${era} call to start`, () => existsSync(join(markers, `${era}.started`)));
       cut.abort();
-      await until(`the plugin to see the ${era} call cancelled`, () => existsSync(join(markers, `${era}.cancelled`)));
-      t.match(readFileSync(join(markers, `${era}.cancelled`), 'utf8'), /cancel/, `${era}: the plugin was told`);
+      // The plugin creates the file, then writes the reason: wait for the reason, not only the file.
+      const reason = () => {
+        const marker = join(markers, `${era}.cancelled`);
+        return existsSync(marker) ? readFileSync(marker, 'utf8') : '';
+      };
+      await until(`the plugin to see the ${era} call cancelled`, () => reason() !== '');
+      t.match(reason(), /cancel/, `${era}: the plugin was told`);
       t.same(cancelsSent, [], `${era}: the client sent no notifications/cancelled: the disconnect did it`);
       t.type(await call, Error, `${era}: the client's call failed with its connection`);
     }

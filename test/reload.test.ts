@@ -3,12 +3,21 @@
 // the installed plugins on disk, sends SIGHUP, and runs `mcp-host reload`.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLI, runCli, startHttpHost, startStdioHost, until, type CliRun, type Teardown } from './helpers/host.js';
+import {
+  CLI,
+  runCli,
+  startHttpHost,
+  startStdioHost,
+  until,
+  watchingNotificationStream,
+  type CliRun,
+  type Teardown,
+} from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -27,13 +36,18 @@ function workspace(t: Teardown): Workspace & { env: NodeJS.ProcessEnv } {
   writeToolPlugin(ws, 'flat-a', ['same']);
   writeToolPlugin(ws, 'flat-b', ['same']);
   ws.writePackage('node_modules/@t/slow', manifest('@t/slow', 'slow'), {
-    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+    'index.js': `import { writeFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 export default {
-  create() {
+  create({ options }) {
     const server = new McpServer({ name: 'slow', version: '1.0.0' });
     server.registerTool('wait', { description: 'Wait, then answer.', inputSchema: z.object({ ms: z.number() }) },
-      async ({ ms }) => { await new Promise((r) => setTimeout(r, ms)); return { content: [{ type: 'text', text: 'waited ' + ms + ' ms' }] }; });
+      async ({ ms }) => {
+        if (options.startedFile) writeFileSync(options.startedFile, '');
+        await new Promise((r) => setTimeout(r, ms));
+        return { content: [{ type: 'text', text: 'waited ' + ms + ' ms' }] };
+      });
     return server;
   },
 };
@@ -143,6 +157,16 @@ function writeConfig(
   const entries = plugins.map((plugin) => (typeof plugin === 'string' ? { package: `@t/${plugin}` } : plugin));
   const { reload, ...rest } = extra;
   return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest }, fileName);
+}
+
+/** The slow plugin, telling the test (by a file) when a call has reached it. */
+function slowEntry(ws: Workspace): Record<string, unknown> {
+  return { package: '@t/slow', options: { startedFile: join(ws.dir, 'slow.started') } };
+}
+
+/** Until a call has reached the slow plugin: only then does a reload find it running. */
+function untilStarted(ws: Workspace): Promise<void> {
+  return until('the call to reach the plugin', () => existsSync(join(ws.dir, 'slow.started')));
 }
 
 /** `mcp-host reload` as an admin runs it. */
@@ -310,10 +334,10 @@ t.test('refused reloads keep the live catalogue serving and mcp-host reload exit
 
 t.test('a call started before a reload that removes its plugin still returns its result', async (t) => {
   const ws = workspace(t);
-  const config = writeConfig(ws, ['counter', 'slow'], { reload: { watch: false } });
+  const config = writeConfig(ws, ['counter', slowEntry(ws)], { reload: { watch: false } });
   const host = await startStdioHost(t, config, { env: ws.env });
   const call = callText(host.client, 'slow.wait', { ms: 1500 });
-  await sleep(200);
+  await untilStarted(ws);
   writeConfig(ws, ['counter'], { reload: { watch: false } });
   const { code, stdout } = await runReload(ws, config);
   t.equal(code, 0);
@@ -326,10 +350,10 @@ t.test('a call started before a reload that removes its plugin still returns its
 t.test('a call still running at the drain timeout is cancelled with an error that says why', async (t) => {
   const ws = workspace(t);
   const settings = { reload: { watch: false, drainTimeoutMs: 300 } };
-  const config = writeConfig(ws, ['counter', 'slow'], settings);
+  const config = writeConfig(ws, ['counter', slowEntry(ws)], settings);
   const host = await startStdioHost(t, config, { env: ws.env });
   const call = callText(host.client, 'slow.wait', { ms: 10_000 });
-  await sleep(200);
+  await untilStarted(ws);
   writeConfig(ws, ['counter'], settings);
   t.equal((await runReload(ws, config)).code, 0);
   const started = Date.now();
@@ -455,8 +479,11 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
       modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
     );
     client.setNotificationHandler('notifications/tools/list_changed', () => void heard[name]++);
-    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    const stream = watchingNotificationStream();
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url), { fetch: stream.fetch }));
     t.teardown(() => client.close());
+    // A legacy session hears notifications on its GET stream, opened after connect.
+    if (!modern) await stream.opened;
     return client;
   };
   const legacyA = await connect('legacyA', false);
@@ -464,8 +491,6 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
   const modern = await connect('modern', true);
   const listening = await modern.listen({ toolsListChanged: true });
   t.teardown(() => listening.close());
-  // The legacy sessions' notification streams (their GETs) open after connect.
-  await sleep(200);
   const untilHeard = (what: string, check: () => boolean) =>
     until(what, check, 10_000, () => `heard ${JSON.stringify(heard)}\n${host.log()}`);
   const everyone = (n: number) => heard.legacyA === n && heard.legacyB === n && heard.modern === n;

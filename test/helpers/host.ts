@@ -12,7 +12,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { Client, type ClientOptions } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, type FetchLike } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { REPO_ROOT } from './packages.js';
 
@@ -161,4 +161,23 @@ export async function until(what: string, check: () => boolean, ms = 10_000, log
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `; host log:\n${log()}` : ''}`);
     await sleep(10);
   }
+}
+
+/**
+ * A fetch for a 2025-era HTTP client that says when its notification
+ * stream is open: the SDK opens that GET after `connect` returns, and a
+ * notification sent before it is open never reaches the client. A test that
+ * expects one waits for `opened` rather than sleeping.
+ */
+export function watchingNotificationStream(inner: FetchLike = fetch): { fetch: FetchLike; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    opened,
+    fetch: async (input, init) => {
+      const response = await inner(input, init);
+      if ((init?.method ?? 'GET') === 'GET' && response.ok) open();
+      return response;
+    },
+  };
 }
