@@ -109,7 +109,7 @@ export class ChildChannel implements ExplainedChannel {
         resolve();
       });
     });
-    child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => this.lines.push(chunk));
     child.stdin!.on('error', (error) => this.logger.debug({ err: error }, 'writing to the child failed'));
     this.captureStderr(child);
     // 'close' comes after 'exit' once the pipes are drained: the last answers
@@ -177,10 +177,6 @@ export class ChildChannel implements ExplainedChannel {
       }
     }
     await this.exited;
-  }
-
-  private receive(chunk: Buffer): void {
-    this.lines.push(chunk);
   }
 
   /**
