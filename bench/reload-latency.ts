@@ -15,10 +15,10 @@
  * ROUNDS (default 15) reloads per figure; the median and the slowest are printed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { makeWorkspace, REPO_ROOT, type Workspace } from '../test/helpers/packages.js';
+import { CLI } from '../test/helpers/host.js';
+import { makeWorkspace, type Workspace } from '../test/helpers/packages.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const SIZES = (process.env.PLUGINS ?? '1,10,100').split(',').map(Number);
@@ -72,7 +72,7 @@ async function measure(plugins: number, trigger: 'SIGHUP' | 'file watch'): Promi
     const configFile = writeConfig(ws, plugins, trigger === 'file watch');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(REPO_ROOT, 'dist/host/cli.js'), 'start', '--config', configFile],
+      args: [CLI, 'start', '--config', configFile],
       env: { ...process.env, MCP_HOST_LOG_LEVEL: 'warn' } as Record<string, string>,
       stderr: 'ignore',
     });

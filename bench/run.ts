@@ -10,14 +10,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { CLI } from '../test/helpers/host.js';
+import { REPO_ROOT } from '../test/helpers/packages.js';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const plugin = join(repo, 'bench/echo-plugin');
+const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = 10;
@@ -56,7 +56,7 @@ async function connectHttp(args: string[], children: ChildProcess[]): Promise<Cl
 }
 
 function hostConfig(): string {
-  const dir = join(repo, '.tmp', 'bench');
+  const dir = join(REPO_ROOT, '.tmp', 'bench');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'mcp-host.config.js');
   writeFileSync(
@@ -134,16 +134,15 @@ async function compare(transport: string, host: Target, direct: Target): Promise
 }
 
 const node = process.execPath;
-const cli = join(repo, 'dist/host/cli.js');
 const config = hostConfig();
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
 
 await compare(
   'stdio',
-  { name: 'host', client: await connectStdio(node, [cli, 'start', '--config', config]), tool: 'bench.echo' },
+  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
   {
     name: 'direct',
-    client: await connectStdio(node, [join(repo, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
+    client: await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
     tool: 'echo',
   },
 );
@@ -154,13 +153,13 @@ try {
     'Streamable HTTP',
     {
       name: 'host',
-      client: await connectHttp([cli, 'start', '--config', config, '--http', '127.0.0.1:0'], children),
+      client: await connectHttp([CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], children),
       tool: 'bench.echo',
     },
     {
       name: 'direct',
       client: await connectHttp(
-        [join(repo, 'dist/bench/serve-direct-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
+        [join(REPO_ROOT, 'dist/bench/serve-direct-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
         children,
       ),
       tool: 'echo',
@@ -173,5 +172,5 @@ try {
 // Reload figures: latency from trigger to list_changed, and memory across 1,000 reloads (each in its own process).
 for (const script of ['reload-latency.js', 'reload-memory.js']) {
   console.log('');
-  if (spawnSync(node, [join(repo, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
+  if (spawnSync(node, [join(REPO_ROOT, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
 }

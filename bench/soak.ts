@@ -31,7 +31,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { makeWorkspace, REPO_ROOT, type Workspace } from '../test/helpers/packages.js';
+import { CLI } from '../test/helpers/host.js';
+import { makeWorkspace, type Workspace } from '../test/helpers/packages.js';
 
 export interface SoakOptions {
   seconds: number;
@@ -64,8 +65,6 @@ export interface SoakReport {
   /** The host's final tools/list. */
   finalTools: string[];
 }
-
-const CLI = join(REPO_ROOT, 'dist/host/cli.js');
 
 /** Mounts a call may fail on by design: `extra` is removed on every other reload, `child` is killed. */
 const DISRUPTED = ['extra.', 'child.'];

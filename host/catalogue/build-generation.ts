@@ -6,6 +6,7 @@ import { codeIdentity } from '../loader/code-identity.js';
 import { startMount } from '../mounts/start-mount.js';
 import type { Mount, MountEvents } from '../mounts/mount.js';
 import { Generation } from './generation.js';
+import { pluginWhere } from '../config/problem-wording.js';
 
 export interface BuildOptions {
   id: number;
@@ -46,7 +47,7 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
         started.push(mount);
         return mount;
       } catch (error) {
-        problems.push(...problemsOf(error, `plugin "${spec.label}" (${spec.path})`));
+        problems.push(...problemsOf(error, pluginWhere(spec.path, spec.label)));
         return undefined;
       }
     }),

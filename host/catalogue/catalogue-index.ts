@@ -1,7 +1,7 @@
 import type { Separator } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import type { Mount } from '../mounts/mount.js';
-import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListKind } from './list-kinds.js';
+import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from './list-kinds.js';
 import { composedKey, composedNameProblem, isRenamed } from './names.js';
 
 /** Who serves a composed name or URI, and under which name of its own. */
@@ -9,6 +9,8 @@ export interface Owner {
   mount: Mount;
   /** The mount's own name for it (the tool name before prefixing, or the URI). */
   own: string;
+  /** The item as the mount lists it. */
+  item: ListItem;
 }
 
 /**
@@ -49,7 +51,7 @@ export class CatalogueIndex {
             if (problem) this.problems[kind].push(problem);
           }
           const existing = this.owners[kind].get(composed);
-          if (existing === undefined) this.owners[kind].set(composed, { mount, own });
+          if (existing === undefined) this.owners[kind].set(composed, { mount, own, item });
           else if (existing.mount !== mount) this.problems[kind].push(collision(kind, composed, existing.mount, mount));
         }
       }

@@ -16,7 +16,11 @@ type Result = Record<string, unknown>;
  * the mount answers for it. A flat name nobody listed is unknown: asking each
  * flat mount in turn would run a failing tool's side effects twice.
  */
-export function ownerOfName(generation: Generation, kind: 'tools' | 'prompts', composed: string): Owner {
+export function ownerOfName(
+  generation: Generation,
+  kind: 'tools' | 'prompts',
+  composed: string,
+): Pick<Owner, 'mount' | 'own'> {
   const listed = generation.index.owners[kind].get(composed);
   if (listed) return listed;
   const { separator } = generation.config;

@@ -3,6 +3,7 @@ import { findConfigFile } from '../config/load.js';
 import { HostError, formatProblem } from '../errors.js';
 import { ALL_LIST_KINDS, LIST_KINDS } from '../catalogue/list-kinds.js';
 import { hostSockets, requestReload, type HostReply } from '../reload/control-channel.js';
+import { pluginChanges } from '../reload/catalogue-diff.js';
 import type { ReloadDiff } from '../reload/reloader.js';
 
 export interface ReloadCommandOptions {
@@ -65,10 +66,7 @@ export async function reload(options: ReloadCommandOptions): Promise<number> {
 
 /** What changed, one line per non-empty group. */
 function formatDiff(diff: ReloadDiff): string {
-  const lines: string[] = [];
-  for (const what of ['added', 'removed', 'replaced'] as const) {
-    if (diff.plugins[what].length > 0) lines.push(`  plugins ${what}: ${diff.plugins[what].join(', ')}`);
-  }
+  const lines = pluginChanges(diff.plugins).map((line) => `  ${line}`);
   for (const kind of ALL_LIST_KINDS) {
     for (const what of ['added', 'removed', 'changed'] as const) {
       const names = diff.lists[kind][what];

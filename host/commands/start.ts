@@ -6,6 +6,7 @@ import { serveOverStdio } from '../serve/stdio.js';
 import { serveOverHttp, type HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { configWhere } from '../config/problem-wording.js';
+import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import type { ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
@@ -77,6 +78,6 @@ function httpAddress(
   configured: ResolvedConfig['http'],
   flag: ListenAddress | undefined,
 ): { host: string; port: number } | undefined {
-  if (flag) return { host: flag.host ?? '127.0.0.1', port: flag.port };
+  if (flag) return { host: flag.host ?? DEFAULT_HTTP_HOST, port: flag.port };
   return configured && { host: configured.host, port: configured.port };
 }

@@ -16,6 +16,7 @@
  * X-Upstream-Authorization solve the same problem the same way.)
  */
 import type { Problem } from '../errors.js';
+import { isPlainObject } from '../plain-object.js';
 import { describeValue } from './problem-wording.js';
 import type { ForwardHeaders } from './types.js';
 
@@ -52,9 +53,13 @@ const CONNECTION_HEADERS = new Set([
 
 /** The pairs a valid `forwardHeaders` names, in config order. */
 export function forwardedHeadersOf(value: ForwardHeaders | undefined): ForwardedHeader[] {
-  if (value === undefined) return [];
-  const pairs = Array.isArray(value) ? value.map((name) => [name, name] as const) : Object.entries(value);
-  return pairs.map(([as, from]) => ({ from: from.toLowerCase(), as }));
+  return (headerPairs(value) ?? []).map(([as, from]) => ({ from: String(from).toLowerCase(), as: String(as) }));
+}
+
+/** `[sent as, from the client]` for each header named: a name alone is both; undefined for neither form. */
+function headerPairs(value: unknown): (readonly [unknown, unknown])[] | undefined {
+  if (Array.isArray(value)) return value.map((name: unknown) => [name, name] as const);
+  return isPlainObject(value) ? Object.entries(value) : undefined;
 }
 
 /** What is wrong with an entry's `forwardHeaders`, each problem worded for `where`. */
@@ -65,11 +70,7 @@ export function forwardHeadersProblems(
 ): Problem[] {
   const shapeFix =
     'list the client\'s headers to pass on, e.g. forwardHeaders: ["X-Tenant"], or rename them, e.g. forwardHeaders: { Authorization: "X-Weather-Authorization" }.';
-  const pairs = Array.isArray(value)
-    ? value.map((name) => [name, name] as const)
-    : typeof value === 'object' && value !== null
-      ? Object.entries(value)
-      : undefined;
+  const pairs = headerPairs(value);
   if (!pairs) {
     return [
       {
@@ -82,9 +83,7 @@ export function forwardHeadersProblems(
   const problems: Problem[] = [];
   const sent = new Set<string>();
   const staticNames = new Set(
-    typeof context.staticHeaders === 'object' && context.staticHeaders !== null
-      ? Object.keys(context.staticHeaders).map((name) => name.toLowerCase())
-      : [],
+    isPlainObject(context.staticHeaders) ? Object.keys(context.staticHeaders).map((name) => name.toLowerCase()) : [],
   );
   for (const [as, from] of pairs) {
     const bad = [as, from].find((name) => typeof name !== 'string' || !HEADER_NAME.test(name));

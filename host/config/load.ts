@@ -29,14 +29,7 @@ const SEARCHED_FOR =
 /** Load, validate and fill in the defaults of the host config. Throws a HostError or ProblemsError. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const explorer = cosmiconfig(MODULE_NAME, {
-    searchStrategy: 'project',
-    // A reload must see the file as it is now, never a cached earlier read.
-    cache: false,
-    // A config file that exports nothing is reported as such, not skipped as if absent.
-    ignoreEmptySearchPlaces: false,
-    loaders: { '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh },
-  });
+  const explorer = explorerWith({ '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh });
   const found = options.configPath
     ? await loadNamedConfig(explorer.load, resolve(cwd, options.configPath), cwd)
     : await searchConfig(explorer.search, cwd);
@@ -56,13 +49,26 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<s
     basename(file, extname(file)) === 'package'
       ? (defaultLoaders as Record<string, Loader>)[extname(file)]!(file, content)
       : {};
-  const explorer = cosmiconfig(MODULE_NAME, {
-    searchStrategy: 'project',
-    cache: false,
-    ignoreEmptySearchPlaces: false,
-    loaders: Object.fromEntries(Object.keys(defaultLoaders).map((extension) => [extension, present])),
-  });
+  const explorer = explorerWith(
+    Object.fromEntries(Object.keys(defaultLoaders).map((extension) => [extension, present])),
+  );
   return (await searchConfig(explorer.search, cwd)).filepath;
+}
+
+/**
+ * One search for `start`, `check` and `reload` alike, so that `mcp-host
+ * reload` asks the host that loaded the very file it finds; only how a
+ * found file is read differs.
+ */
+function explorerWith(loaders: Record<string, Loader>) {
+  return cosmiconfig(MODULE_NAME, {
+    searchStrategy: 'project',
+    // A reload must see the file as it is now, never a cached earlier read.
+    cache: false,
+    // A config file that exports nothing is reported as such, not skipped as if absent.
+    ignoreEmptySearchPlaces: false,
+    loaders,
+  });
 }
 
 async function searchConfig(

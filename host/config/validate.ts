@@ -32,16 +32,20 @@ import type {
   UpstreamsConfig,
   UrlPluginEntry,
 } from './types.js';
+import { isPlainObject } from '../plain-object.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The host is never reachable from the network unless asked. */
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
 
 const DEFAULTS = {
   name: 'mcp-host',
   separator: '.',
   /** The MCP spec's limit on tool and prompt names. */
   maxNameLength: 128,
-  httpHost: '127.0.0.1',
+  httpHost: DEFAULT_HTTP_HOST,
   reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30_000 },
   upstreams: { startTimeoutMs: 30_000, reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, pingIntervalMs: 15_000 },
   logLevel: 'info',
@@ -427,8 +431,4 @@ function unknownEntryKeyProblem(
     };
   }
   return unknownKeyProblem(where, key, knownKeys);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,7 @@ import { describeValue, endSentence, pluginWhere, unknownKeyProblem } from '../c
 import { importFresh } from '../fresh-import.js';
 import type { PluginDefinition } from '../plugin.js';
 import type { InProcessSpec } from './types.js';
+import { isPlainObject } from '../plain-object.js';
 
 const DEFINITION_KEYS: readonly (keyof PluginDefinition)[] = ['create'];
 const EXAMPLE = 'export default definePlugin({ create({ options, logger }) { …; return server; } })';
@@ -45,7 +46,7 @@ export async function loadDefinition(spec: InProcessSpec, importTag: string): Pr
       fix: `export the plugin definition: ${EXAMPLE}.`,
     });
   }
-  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+  if (!isPlainObject(definition)) {
     throw new HostError({
       where: `${plugin}: default export`,
       what: `expected a plugin definition object with a create function, got ${describeValue(definition)}.`,
@@ -57,8 +58,7 @@ export async function loadDefinition(spec: InProcessSpec, importTag: string): Pr
   }
 
   const problems: Problem[] = [];
-  const record = definition as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
+  for (const key of Object.keys(definition)) {
     if (isDispatcherLevelKey(key)) {
       problems.push(
         misplacedDispatcherKeyProblem(key, `${plugin}: definition.${key}`, `the definition of "${spec.label}"`),
@@ -67,13 +67,13 @@ export async function loadDefinition(spec: InProcessSpec, importTag: string): Pr
       problems.push(unknownKeyProblem(`${plugin}: definition.${key}`, key, DEFINITION_KEYS));
     }
   }
-  if (typeof record.create !== 'function') {
+  if (typeof definition.create !== 'function') {
     problems.push({
       where: `${plugin}: definition.create`,
-      what: `expected a function that returns an McpServer or Server, got ${describeValue(record.create)}.`,
+      what: `expected a function that returns an McpServer or Server, got ${describeValue(definition.create)}.`,
       fix: `${EXAMPLE}.`,
     });
   }
   if (problems.length > 0) throw new ProblemsError(problems);
-  return definition as PluginDefinition;
+  return definition as unknown as PluginDefinition;
 }

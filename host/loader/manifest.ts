@@ -22,6 +22,7 @@ import type { PackagePluginEntry, ResolvedConfig } from '../config/types.js';
 import { HOST_VERSION } from '../version.js';
 import type { ResolvedPackage } from './resolve.js';
 import type { PluginManifest } from './types.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** What a package turned out to be, once its package.json passed every check. */
 export type CheckedPackage =
@@ -70,6 +71,13 @@ export function checkPackage(
         fix: `remove "${key}"; pass the server its settings with args or env.`,
       });
     }
+    if (entry.forwardHeaders !== undefined) {
+      problems.push({
+        where: entryKeyWhere('forwardHeaders'),
+        what: `"${pkg.label}" is an MCP server package, run as a stdio child, which gets no per-request headers: a client's headers cannot reach it.`,
+        fix: 'remove forwardHeaders and give the server its credentials in env.',
+      });
+    }
     return problems.length === 0 && command ? { checked: { kind: 'server', ...command }, problems } : { problems };
   }
 
@@ -116,7 +124,7 @@ function checkManifest(
   problems: Problem[],
 ): PluginManifest {
   const at = (path: string) => `${plugin}: package.json "mcp-host"${path}`;
-  if (typeof field !== 'object' || field === null || Array.isArray(field)) {
+  if (!isPlainObject(field)) {
     problems.push({
       where: at(''),
       what: `expected an object, got ${describeValue(field)}.`,

@@ -15,6 +15,7 @@ import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/
 import { checkPackage } from './manifest.js';
 import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolve.js';
 import type { InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
+import { isPlainObject } from '../plain-object.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Twice the SDK's request body limit: room for an image or a document, not for a runaway. */
@@ -118,17 +119,6 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
   if (!checked) return { problems };
   const common = { label: pkg.label, packageJsonHash: pkg.packageJsonHash };
   if (checked.kind === 'server') {
-    if (entry.forwardHeaders !== undefined) {
-      return {
-        problems: [
-          {
-            where: configWhere(config.file, `${path}.forwardHeaders`),
-            what: `"${pkg.label}" is an MCP server package, run as a stdio child, which gets no per-request headers: a client's headers cannot reach it.`,
-            fix: 'remove forwardHeaders and give the server its credentials in env.',
-          },
-        ],
-      };
-    }
     const { command, args } = checked;
     return {
       resolved: {
@@ -201,7 +191,7 @@ function fingerprintOf(entry: PluginEntry, resolved: ResolvedEntry): string {
 /** JSON with object keys sorted, so that key order in the config does not change a fingerprint. */
 function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'object' && item !== null && !Array.isArray(item)
+    isPlainObject(item)
       ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : item,
   );

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { endSentence } from '../config/problem-wording.js';
 import { describeThrown, HostError } from '../errors.js';
+import { isPlainObject } from '../plain-object.js';
 
 export interface ResolvedPackage {
   /** The package as the config names it: `@acme/mcp-weather`, `./plugins/clock`. */
@@ -48,7 +49,7 @@ export async function resolvePackage(specifier: string, configDir: string, where
       fix: repair,
     });
   }
-  if (typeof packageJson !== 'object' || packageJson === null || Array.isArray(packageJson)) {
+  if (!isPlainObject(packageJson)) {
     throw new HostError({
       where,
       what: `the package.json of "${specifier}" (${packageJsonFile}) is not a JSON object.`,
@@ -143,7 +144,7 @@ function findInstalled(name: string, configDir: string, where: string): string {
 
 /** The "." entry of an `exports` field: a bare target or conditions object stands for "." itself. */
 function rootExport(exportsField: unknown): unknown {
-  if (typeof exportsField === 'object' && exportsField !== null && !Array.isArray(exportsField)) {
+  if (isPlainObject(exportsField)) {
     const subpaths = exportsField as Record<string, unknown>;
     return Object.keys(subpaths).some((key) => key.startsWith('.')) ? subpaths['.'] : subpaths;
   }

@@ -7,6 +7,7 @@ import { createInProcessLink } from './in-process-link.js';
 import { UpstreamPeer } from './upstream-peer.js';
 import { Mount, describeMount, mountName, type MountEvents } from './mount.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
+import { pluginWhere } from '../config/problem-wording.js';
 
 /**
  * Start an mcp-host plugin in this process: import its entry (fresh, tagged
@@ -33,7 +34,7 @@ export async function startInProcessMount(
     if (error instanceof HostError) throw error; // the start timeout's own refusal
     throw new HostError(
       {
-        where: `plugin "${spec.label}" (${spec.path})`,
+        where: pluginWhere(spec.path, spec.label),
         what: `create() threw: ${describeThrown(error)}`,
         fix: 'fix the plugin or its options in the config; the host did not mount it.',
       },
@@ -42,7 +43,7 @@ export async function startInProcessMount(
   }
   if (typeof (server as Partial<PluginServer> | undefined)?.connect !== 'function') {
     throw new HostError({
-      where: `plugin "${spec.label}" (${spec.path})`,
+      where: pluginWhere(spec.path, spec.label),
       what: 'create() did not return an MCP server.',
       fix: 'return an McpServer or Server from @modelcontextprotocol/server (SDK v2) or @modelcontextprotocol/sdk (SDK v1).',
     });
@@ -88,7 +89,7 @@ function withinStartTimeout(
         .catch(() => {});
       reject(
         new HostError({
-          where: `plugin "${spec.label}" (${spec.path})`,
+          where: pluginWhere(spec.path, spec.label),
           what: `create() did not return within ${timeoutMs} ms (upstreams.startTimeoutMs).`,
           fix: 'find what create() waits for that never comes (a connection, a promise nobody settles), or raise upstreams.startTimeoutMs in the host config if it is merely slow; the host did not mount it.',
         }),

@@ -10,6 +10,7 @@ import {
 import type { RemoteSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
+import { settlesWithin } from '../settles-within.js';
 import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
@@ -90,7 +91,7 @@ export class RemoteChannel implements ExplainedChannel {
     // Tell a live server the session is over (a stateless one answers 405,
     // which the SDK accepts); a server already gone is not waited for.
     if (transport instanceof StreamableHTTPClientTransport && !this.failure) {
-      await withTimeout(transport.terminateSession(), TERMINATE_TIMEOUT_MS).catch(() => {});
+      await settlesWithin(transport.terminateSession(), TERMINATE_TIMEOUT_MS).catch(() => {});
     }
     await transport?.close().catch(() => {});
     this.end();
@@ -217,14 +218,4 @@ function httpStatus(error: unknown): number | undefined {
 /** fetch() rejects with a TypeError when no response came at all (refused, reset, DNS). */
 function isNetworkError(error: unknown): boolean {
   return error instanceof TypeError;
-}
-
-function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -8,6 +8,7 @@ import {
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { formatProblem } from '../errors.js';
 import { LineSplitter } from '../line-splitter.js';
+import { settlesWithin } from '../settles-within.js';
 import type { StdioSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode } from '../rpc-error.js';
@@ -26,6 +27,9 @@ const TERM_GRACE_MS = 2000;
 
 /** How many of a child's last stderr lines are kept to explain why it exited. */
 const STDERR_TAIL = 20;
+/** A longer stderr line is logged by its ends. */
+const STDERR_LINE_BYTES = 64 * 1024;
+const NEWLINE = Buffer.from('\n');
 
 /**
  * Room on a line of the child's stdout for the JSON-RPC envelope around a
@@ -81,11 +85,6 @@ export class ChildChannel implements ExplainedChannel {
       line: (text) => this.parse(text),
       oversized: (head, tail) => this.dropped(head, tail),
     });
-  }
-
-  /** The child's process id, once it runs. */
-  get pid(): number | undefined {
-    return this.child?.pid;
   }
 
   explain(): Outage | undefined {
@@ -222,15 +221,15 @@ export class ChildChannel implements ExplainedChannel {
     this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: formatProblem(problem) } });
   }
 
+  /** The child's stderr, line by line; a line that never ends is bounded like any other. */
   private captureStderr(child: ChildProcess): void {
-    let partial = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (text: string) => {
-      const lines = (partial + text).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) this.stderrLine(line);
+    const lines = new LineSplitter(STDERR_LINE_BYTES, {
+      line: (text) => this.stderrLine(text),
+      oversized: (head, tail) => this.stderrLine(`${head}…${tail}`),
     });
-    child.stderr!.once('end', () => this.stderrLine(partial));
+    child.stderr!.on('data', (chunk: Buffer) => lines.push(chunk));
+    // The last line may end without a newline.
+    child.stderr!.once('end', () => lines.push(NEWLINE));
   }
 
   private stderrLine(line: string): void {
@@ -290,16 +289,6 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
-}
-
-function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.then(() => true),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** A JSON-RPC id: a number or a JSON string. */

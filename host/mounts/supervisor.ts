@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/types.js';
-import { quotedChoices } from '../config/problem-wording.js';
+import { endSentence, pluginWhere, quotedChoices } from '../config/problem-wording.js';
 import { HostError, describeThrown } from '../errors.js';
 import type { RemoteSpec, StdioSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
@@ -170,7 +170,7 @@ class Supervisor {
     const range = this.config.protocolVersions;
     if (range.includes(handshake.protocolVersion)) return;
     throw new HostError({
-      where: `plugin "${this.spec.label}" (${this.spec.path})`,
+      where: pluginWhere(this.spec.path, this.spec.label),
       what: `the host asked it for MCP revision "${asked}" and it answered with ${JSON.stringify(handshake.protocolVersion)}, which is outside the host's protocolVersions (${quotedChoices(range, 'and')}).`,
       fix: `mount a version of the server that speaks one of the host's revisions, or add ${JSON.stringify(handshake.protocolVersion)} to the host's protocolVersions.`,
     });
@@ -297,7 +297,7 @@ function isRefusal(error: unknown): boolean {
 function outageOf(error: unknown): Outage {
   if (error instanceof HostError) return { cause: error.what, fix: error.fix ?? 'see the host log.' };
   return {
-    cause: `${describeThrown(error).replace(/\.?$/, '.')}`,
+    cause: endSentence(describeThrown(error)),
     fix: 'see the host log for its output; mcp-host reconnects with backoff.',
   };
 }

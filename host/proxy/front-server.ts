@@ -52,7 +52,8 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
       return servesModernEra(server) ? unwrapListedSchemas(page) : page;
     });
     handle('tools/call', async (request, ctx) => {
-      const schema = listedOutputSchema(runtime.current, request.params?.name);
+      // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
+      const schema = servesModernEra(server) ? listedOutputSchema(runtime.current, request.params?.name) : undefined;
       const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
         callTool(runtime.current, request.params ?? {}, hooks),
       );

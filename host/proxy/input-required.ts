@@ -16,6 +16,7 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { callHooksFor, clientHeadersOf } from './call-hooks.js';
 import { whyClientCannotAnswer } from './input-request-check.js';
 import { servesModernEra } from './protocol-era.js';
+import { isPlainObject } from '../plain-object.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -202,7 +203,7 @@ class Continuation {
     }
     const responses = ctx.mcpReq.inputResponses ?? {};
     if (!this.outcome) {
-      const unanswered = [...this.asked.values()].filter((question) => !isObject(responses[question.key]));
+      const unanswered = [...this.asked.values()].filter((question) => !isPlainObject(responses[question.key]));
       if (unanswered.length > 0) {
         const named = unanswered.map((question) => `"${question.key}" (${question.request.method})`).join(', ');
         throw new RpcError(
@@ -327,8 +328,4 @@ function embedded(request: { method: string; params?: Params }): InputRequest {
     method: request.method,
     params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params,
   } as InputRequest;
-}
-
-function isObject(value: unknown): value is Result {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { Generation } from '../catalogue/generation.js';
+import { isPlainObject } from '../plain-object.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,11 +26,12 @@ type Json = Record<string, unknown>;
  * nothing tells its `{result: …}` from an object a tool returned.
  */
 export function naturalOutputSchema(schema: unknown): Json | undefined {
-  if (!isObject(schema) || schema.type !== 'object') return undefined;
+  if (!isPlainObject(schema) || schema.type !== 'object') return undefined;
   if (Object.keys(schema).some((key) => !WRAP_KEYS.has(key))) return undefined;
   const { properties, required } = schema;
   if (!Array.isArray(required) || required.length !== 1 || required[0] !== 'result') return undefined;
-  if (!isObject(properties) || Object.keys(properties).length !== 1 || !isObject(properties.result)) return undefined;
+  if (!isPlainObject(properties) || Object.keys(properties).length !== 1 || !isPlainObject(properties.result))
+    return undefined;
   const inner = properties.result;
   if (inner.type === 'object' || inner.$schema !== schema.$schema) return undefined;
   return pointRefsToRoot(inner, false) as Json | undefined;
@@ -49,14 +51,13 @@ export function unwrapListedSchemas(result: Json): Json {
 
 /** The output schema the catalogue lists for a composed tool name, if any. */
 export function listedOutputSchema(generation: Generation, name: unknown): unknown {
-  const owner = generation.index.owners.tools.get(String(name));
-  return owner?.mount.items.tools.find((tool) => tool.name === owner.own)?.outputSchema;
+  return generation.index.owners.tools.get(String(name))?.item.outputSchema;
 }
 
 /** A `tools/call` result with its `{result: …}` unwrapped, when the tool's listed schema is a wrap. */
 export function unwrapCallResult(result: Json, listedSchema: unknown): Json {
   const structured = result.structuredContent;
-  if (!isObject(structured) || Object.keys(structured).length !== 1 || !('result' in structured)) return result;
+  if (!isPlainObject(structured) || Object.keys(structured).length !== 1 || !('result' in structured)) return result;
   return naturalOutputSchema(listedSchema) ? { ...result, structuredContent: structured.result } : result;
 }
 
@@ -85,7 +86,7 @@ function pointRefsToRoot(node: unknown, inNameMap: boolean): unknown {
     const items = node.map((item) => pointRefsToRoot(item, false));
     return items.includes(undefined) ? undefined : items;
   }
-  if (!isObject(node)) return node;
+  if (!isPlainObject(node)) return node;
   if (!inNameMap && setsNewBase(node.$id)) return node;
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
@@ -105,8 +106,4 @@ function pointRefsToRoot(node: unknown, inNameMap: boolean): unknown {
 /** A fragment-only `$id` (`#item`) is an anchor, not a new base. */
 function setsNewBase(id: unknown): boolean {
   return id !== undefined && !(typeof id === 'string' && id.startsWith('#'));
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -83,3 +83,10 @@ export function diffGenerations(before: Generation, after: Generation): Catalogu
     changedLists,
   };
 }
+
+/** `plugins added: a, b`, one line per kind of change that has any: for the log and for `mcp-host reload`. */
+export function pluginChanges(plugins: CatalogueDiff['plugins']): string[] {
+  return (['added', 'removed', 'replaced'] as const)
+    .filter((key) => plugins[key].length > 0)
+    .map((key) => `plugins ${key}: ${plugins[key].join(', ')}`);
+}

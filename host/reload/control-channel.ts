@@ -32,7 +32,7 @@ export interface HostReply {
 const MAX_REQUEST_BYTES = 4096;
 
 /** The directory holding this user's control sockets, created private if missing. */
-export function controlDirectory(): string {
+function controlDirectory(): string {
   const runtimeDir = process.env.XDG_RUNTIME_DIR;
   const dir = runtimeDir ? join(runtimeDir, 'mcp-host') : join(tmpdir(), `mcp-host-${process.getuid?.() ?? 'user'}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });

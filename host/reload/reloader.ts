@@ -4,7 +4,7 @@ import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChangedList } from '../catalogue/list-kinds.js';
 import type { HostRuntime } from '../runtime.js';
-import type { CatalogueDiff } from './catalogue-diff.js';
+import { pluginChanges, type CatalogueDiff } from './catalogue-diff.js';
 
 /** A CatalogueDiff as it travels to `mcp-host reload`: plain JSON. */
 export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
@@ -41,7 +41,7 @@ export interface ReloaderOptions {
 export class Reloader {
   private running: Promise<ReloadOutcome> | undefined;
   private queued: Promise<ReloadOutcome> | undefined;
-  /** Ids are never reused, not even after a refused build: a plugin's fresh import is tagged with the id. */
+  /** Ids are never reused, not even after a refused build: a list cursor names the generation it was issued in. */
   private nextId: number;
   private closed = false;
   private readonly listeners: ((outcome: ReloadOutcome) => void)[] = [];
@@ -129,8 +129,5 @@ export class Reloader {
 }
 
 function summarize(plugins: CatalogueDiff['plugins']): string {
-  const parts = (['added', 'removed', 'replaced'] as const)
-    .filter((key) => plugins[key].length > 0)
-    .map((key) => `plugins ${key}: ${plugins[key].join(', ')}`);
-  return parts.length > 0 ? parts.join('; ') : 'no plugin changed';
+  return pluginChanges(plugins).join('; ') || 'no plugin changed';
 }

@@ -10,6 +10,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { LineSplitter } from '../line-splitter.js';
+import { isPlainObject } from '../plain-object.js';
 
 /**
  * The host's side of its stdio connection: newline-delimited JSON-RPC on
@@ -143,7 +144,6 @@ function isResponseShaped(value: unknown): boolean {
 }
 
 function usableId(value: unknown): RequestId | null {
-  const id =
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
+  const id = isPlainObject(value) ? value.id : undefined;
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
