@@ -309,7 +309,7 @@ export default { create() {
   t.match(checked.stdout, 'mcp-host check: 3 problems in');
   t.match(
     checked.stdout,
-    'plugin "two_long_prefix" (@t/two): tool "a_tool_with_a_rather_long_name" is exposed as "two_long_prefix.a_tool_with_a_rather_long_name", 46 characters, over maxNameLength 32. Fix: mount it under a shorter prefix than "two_long_prefix", or raise maxNameLength (the spec allows 128).',
+    'plugin "two_long_prefix" (@t/two): tool "a_tool_with_a_rather_long_name" is exposed as "two_long_prefix.a_tool_with_a_rather_long_name", 46 characters, over maxNameLength 32. Fix: mount it under a shorter prefix than "two_long_prefix", set shortenNames: true, or raise maxNameLength (the spec allows 128).',
   );
   t.match(
     checked.stdout,
