@@ -122,13 +122,10 @@ export async function readResource(generation: Generation, params: Params, hooks
       lastNotFound = error;
     }
   }
-  if (lastNotFound) throw lastNotFound;
-  // Curated out: answered as the spec's "not found", exactly as if no plugin had it.
-  const curatedOut = generation.mounts.some((mount) => !generation.viewOf(mount).curation.serves('resources', uri));
-  throw new RpcError(
-    curatedOut ? ErrorCode.ResourceNotFound : ErrorCode.InvalidParams,
-    `Resource not found: "${uri}": no mounted plugin serves it.`,
-    { uri },
+  // Curated out or never there, alike: "not found" (-32002 to a legacy client; the SDK sends -32602 since 2026-07-28).
+  throw (
+    lastNotFound ??
+    new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri })
   );
 }
 
