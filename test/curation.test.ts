@@ -184,20 +184,11 @@ t.test('a curated-out item does not exist for clients, on every path', async (t)
   for (const uri of ['docs://private/keys', 'docs://private/pages/intro']) {
     await t.rejects(
       client.readResource({ uri }),
-      // "Resource not found": -32002 before 2026-07-28, which the SDK sends as -32602 since.
+      // "Resource not found" (-32002): the SDK sends it to clients of every revision as -32602 with data.uri.
       { code: -32602, message: `Resource not found: "${uri}": no mounted plugin serves it.`, data: { uri } },
       `resources/read ${uri}`,
     );
   }
-  const legacy = await startStdioHost(
-    t,
-    ws.writeConfig({ protocolVersions: ['2025-11-25'], plugins: [KIT_CURATED] }, 'legacy.config.js'),
-  );
-  await t.rejects(
-    legacy.client.readResource({ uri: 'docs://private/keys' }),
-    { code: -32002, message: 'Resource not found: "docs://private/keys": no mounted plugin serves it.' },
-    'a 2025-11-25 client is told -32002',
-  );
   await t.rejects(
     client.subscribeResource({ uri: 'docs://private/keys' }),
     { code: -32602, message: /Cannot subscribe to "docs:\/\/private\/keys": no mounted plugin/ },

@@ -122,7 +122,7 @@ export async function readResource(generation: Generation, params: Params, hooks
       lastNotFound = error;
     }
   }
-  // Curated out or never there, alike: "not found" (-32002 to a legacy client; the SDK sends -32602 since 2026-07-28).
+  // Curated out or never there, alike: "not found" (-32002, which the SDK sends as -32602 with data.uri).
   throw (
     lastNotFound ??
     new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri })
