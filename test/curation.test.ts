@@ -217,7 +217,7 @@ t.test('a flat collision is fixed by excluding one side; a glob that matches not
   const fixed = ws.writeConfig({
     plugins: [
       { package: '@t/one', flat: true, tools: { exclude: ['same', 'gone_*'] } },
-      { package: '@t/two', flat: true },
+      { package: '@t/two', flat: true, tools: { describe: { gone: 'Gone' } } },
     ],
   });
   const checked = await runCli(['check', '--config', fixed]);
@@ -225,6 +225,10 @@ t.test('a flat collision is fixed by excluding one side; a glob that matches not
   t.match(
     checked.stdout,
     'warning: mcp-host.config.js: plugins[0].tools.exclude: the glob "gone_*" matches no tool name the plugin serves. Fix: correct or remove it (the plugin serves: "same", "only_one").',
+  );
+  t.match(
+    checked.stdout,
+    'warning: mcp-host.config.js: plugins[1].tools.describe: "gone" is not a tool name the plugin serves, so this describe does nothing. Fix: use one of the plugin\'s own names, before prefixing (it serves: "same", "only_two").',
   );
   t.match(checked.stdout, 'OK: 3 tools');
   const { client, log } = await startStdioHost(t, fixed);
