@@ -150,6 +150,10 @@ t.test('a lock that is not an mcp-host lock is refused naming the file and the f
     checked.stdout,
     `${join(ws.dir, 'mcp-host.lock.json')}: is not an mcp-host lock (expected { "lockfileVersion": 1, "mounts": { … } }). Fix: review the served definitions and write it again with mcp-host pin, or delete it to stop pinning.`,
   );
+  writeFileSync(join(ws.dir, 'mcp-host.lock.json'), '{ "lockfileVersion": 1,');
+  const unreadable = await runCli(['check', '--config', config], { env: ws.env });
+  t.equal(unreadable.code, 1);
+  t.match(unreadable.stdout, `${join(ws.dir, 'mcp-host.lock.json')}: cannot be read as JSON: `);
   t.equal((await runCli(['pin', '--config', config], { env: ws.env })).code, 0);
   t.equal((await runCli(['check', '--config', config], { env: ws.env })).code, 0);
   const noLock = await runCli(['pin', '--diff', '--config', ws.writeConfig({ plugins: [] }, 'sub/mcp-host.config.js')]);
