@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { resolvePlugins } from '../loader/resolve-plugins.js';
 import type { MountEvents } from '../mounts/mount.js';
 import { buildGeneration } from './build-generation.js';
+import { withholdTokenVariables } from '../secret-env.js';
 import type { Generation } from './generation.js';
 
 export interface ComposeOptions {
@@ -34,6 +35,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     cwd: options.cwd,
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
+  withholdTokenVariables(config.http?.auth?.tokensEnv);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
   const generation = await buildGeneration({
@@ -65,6 +67,7 @@ export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'pre
   } catch (error) {
     return { problems: problemsOf(error, options.configPath ?? 'config') };
   }
+  withholdTokenVariables(config.http?.auth?.tokensEnv);
   const { specs, problems } = await resolvePlugins(config);
   try {
     const generation = await buildGeneration({ id: 1, config, specs, logger: options.logger, events: options.events });
