@@ -200,7 +200,9 @@ class Supervisor {
     this.mount.state = 'up';
     delete this.mount.outage;
     const { serverInfo, protocolVersion } = this.mount.handshake;
-    this.logger.info(
+    // A plugin's first start is no news (start-up reports the catalogue); its return after a fault is.
+    const level = back || this.spec.kind !== 'in-process' ? 'info' : 'debug';
+    this.logger[level](
       `${back ? 'back up' : 'connected'}: ${serverInfo?.name ?? '?'} ${serverInfo?.version ?? ''} speaking MCP ${protocolVersion}`,
     );
     this.keepPinging(attempt);
