@@ -75,16 +75,18 @@ interface Culprit {
 
 /** Which plugin a stack (or, failing that, the current async context) belongs to. */
 function attribute(stack: string | undefined): Culprit | undefined {
+  const inContext = pluginInContext();
   for (const frame of stackFiles(stack)) {
     const dir = owningDir(frame.file);
     if (dir === undefined) continue;
     const live = [...owners.get(dir)!];
     // Two versions of one package (a reload beside the live one) differ by import tag.
     const sameCode = frame.tag === undefined ? live : live.filter((owner) => owner.importTag === frame.tag);
+    // Two mounts of one version run the same files: the async context tells them apart.
+    if (inContext && sameCode.includes(inContext)) return { owners: [inContext], description: inContext.description };
     return { owners: sameCode, description: described.get(dir)! };
   }
-  const owner = pluginInContext();
-  return owner && { owners: [owner], description: owner.description };
+  return inContext && { owners: [inContext], description: inContext.description };
 }
 
 /** The deepest registered package directory holding `file`. */

@@ -82,7 +82,7 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
   fault(fault: PluginFault): void {
     if (this.closed || this.faulted) return;
     this.faulted = fault;
-    this.logger.error({ plugin: this.description, stack: fault.stack }, `${this.description} faulted: ${fault.cause}`);
+    this.logger.error({ stack: fault.stack }, `${this.description} faulted: ${fault.cause}`);
     // Serving: closing the link fails its calls in flight (naming the cause)
     // and tells the supervisor, which re-creates it. Starting: `start` refuses it.
     if (this.link) void this.close();
