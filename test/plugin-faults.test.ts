@@ -36,6 +36,7 @@ export default {
   });
   ws.writePackage('node_modules/@t/faulty', manifest('@t/faulty', 'faulty'), {
     'index.js': `import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/server';
 let instances = 0;
 const text = (text) => ({ content: [{ type: 'text', text }] });
@@ -55,6 +56,18 @@ export default {
     });
     server.registerTool('reject', { description: 'Reject a promise nobody handles.' }, async () => {
       later(() => void Promise.reject(new Error('rejected and forgotten')));
+      return text('scheduled');
+    });
+    server.registerTool('microtask', { description: 'Throw from a microtask.' }, async () => {
+      later(() => queueMicrotask(() => { throw new Error('thrown from a microtask'); }));
+      return text('scheduled');
+    });
+    server.registerTool('stream', { description: 'Throw from a stream callback.' }, async () => {
+      later(() => {
+        const stream = new Readable({ read() {} });
+        stream.on('data', () => { throw new Error('thrown from a stream callback'); });
+        stream.push('data');
+      });
       return text('scheduled');
     });
     server.registerTool('exit', { description: 'End the process.' }, async () => {
@@ -115,6 +128,8 @@ t.test('a fault in plugin code outside a request restarts that plugin only', asy
     timer: 'an exception was thrown outside any request: thrown from a timer.',
     emitter: 'an exception was thrown outside any request: emitted with no listener.',
     reject: 'a promise was rejected with nothing to handle it: rejected and forgotten.',
+    microtask: 'an exception was thrown outside any request: thrown from a microtask.',
+    stream: 'an exception was thrown outside any request: thrown from a stream callback.',
     exit: 'its code called process.exit(5), which would have ended the host',
     kill: `its code called process.kill(${host.pid}, SIGTERM) on the host's own process`,
   };

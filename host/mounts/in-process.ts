@@ -76,11 +76,20 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     this.closed = true;
     this.release();
     await this.link?.hostSide.close();
-    await this.server?.close().catch((error: unknown) => this.logger.warn(`close() failed: ${describeThrown(error)}`));
+    const { server } = this;
+    if (!server) return;
+    await runAsPlugin(this, () => server.close()).catch((error: unknown) =>
+      this.logger.warn(`close() failed: ${describeThrown(error)}`),
+    );
   }
 
   fault(fault: PluginFault): void {
-    if (this.closed || this.faulted) return;
+    if (this.faulted) return;
+    if (this.closed) {
+      // Code left running by a closed instance (a timer it set while closing): nothing to restart.
+      this.logger.error({ stack: fault.stack }, `${this.description}, closed, faulted: ${fault.cause}`);
+      return;
+    }
     this.faulted = fault;
     this.logger.error({ stack: fault.stack }, `${this.description} faulted: ${fault.cause}`);
     // Serving: closing the link fails its calls in flight (naming the cause)
