@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runCli, startStdioHost, type StdioHost, type Teardown } from './helpers/host.js';
+import { runCli, startHttpHost, startStdioHost, type StdioHost, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -201,14 +201,56 @@ t.test('a plugin that exits at import or in create() is refused by check, start 
   );
 });
 
-t.test('plugin code cannot read the host’s token variables', async (t) => {
+/** A stdio MCP server by hand, whose one tool answers what it sees of the token variables. */
+const SNOOPING_CHILD = `import { createInterface } from 'node:readline';
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method, params } = JSON.parse(line);
+  if (method === 'initialize') {
+    send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'kid', version: '1.0.0' } } });
+  } else if (method === 'tools/list') {
+    send({ id, result: { tools: [{ name: 'env', inputSchema: { type: 'object' } }] } });
+  } else if (method === 'tools/call') {
+    const seen = process.env.MCP_HOST_HTTP_TOKENS ?? process.env.OTHER_TOKENS ?? null;
+    send({ id, result: { content: [{ type: 'text', text: JSON.stringify({ now: seen }) }] } });
+  } else if (id !== undefined) {
+    send({ id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+
+t.test('neither plugin code nor a child can read the host’s token variables', async (t) => {
   const ws = workspace(t);
-  const host = await startStdioHost(
-    t,
-    ws.writeConfig(config(['snoop'], { http: { port: 0, auth: { tokensEnv: 'OTHER_TOKENS' } } })),
-    { env: { ...ws.env, MCP_HOST_HTTP_TOKENS: 'default-secret', OTHER_TOKENS: 'other-secret' }, args: ['--stdio'] },
+  const child = ws.writeFile('kid.mjs', SNOOPING_CHILD);
+  const configFile = ws.writeConfig({
+    ...config(['snoop']),
+    plugins: [{ package: '@t/snoop' }, { command: process.execPath, args: [child], prefix: 'kid' }],
+    http: { port: 0, auth: { tokensEnv: 'OTHER_TOKENS' } },
+  });
+  const host = await startStdioHost(t, configFile, {
+    env: { ...ws.env, MCP_HOST_HTTP_TOKENS: 'default-secret', OTHER_TOKENS: 'other-secret' },
+    args: ['--stdio'],
+  });
+  t.same(JSON.parse(await call(host, 'snoop.env')), { atImport: null, now: null }, 'in process');
+  t.same(JSON.parse(await call(host, 'kid.env')), { now: null }, 'in a child');
+});
+
+t.test('a fault no plugin can be blamed for is the host’s own: logged, exit 1', async (t) => {
+  const ws = workspace(t);
+  // A listener on the process runs in no plugin's context, and a thrown string has no stack.
+  ws.writePackage('node_modules/@t/anonymous', manifest('@t/anonymous', 'anonymous'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+process.once('SIGUSR2', () => { throw 'no stack, no context'; });
+export default { create: () => new McpServer({ name: 'anonymous', version: '1.0.0' }) };
+`,
+  });
+  const host = await startHttpHost(t, ws.writeConfig(config(['steady', 'anonymous'])), { env: ws.env });
+  host.child.kill('SIGUSR2');
+  t.equal(await host.exited, 1);
+  t.match(
+    host.log(),
+    /"msg":"an exception was thrown outside any request, and no plugin's code is on its stack or in its async context: the host's own fault; exiting with status 1"/,
   );
-  t.same(JSON.parse(await call(host, 'snoop.env')), { atImport: null, now: null });
 });
 
 t.test('package names and export targets stay inside the package', async (t) => {

@@ -140,15 +140,19 @@ function callerStack(skip: (...args: never[]) => unknown): string | undefined {
 let installed = false;
 
 /**
- * Install the process-wide hooks. `exit` is how the host ends itself for a
- * fault it cannot attribute (the real `process.exit`, kept before the guard).
+ * Install the process-wide hooks, once, before any plugin code runs. The
+ * host ends itself for a fault it cannot attribute with the real
+ * `process.exit`, kept before it is guarded.
  */
 export function installFaultAttribution(logger: Logger): void {
   if (installed) return;
   installed = true;
   const exit = process.exit.bind(process);
   const hostFault = (kind: string, thrown: unknown) => {
-    logger.fatal({ err: thrown }, `${kind} that no plugin's code caused: the host's own fault, exiting`);
+    logger.fatal(
+      { err: thrown },
+      `${kind}, and no plugin's code is on its stack or in its async context: the host's own fault; exiting with status 1`,
+    );
     exit(1);
   };
   const pluginFault = (culprit: Culprit, fault: PluginFault) => {
