@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../config/types.js';
 import { endSentence, pluginWhere, quotedChoices } from '../config/problem-wording.js';
-import { HostError, ProblemsError, describeThrown } from '../errors.js';
+import { HostError, describeThrown } from '../errors.js';
 import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
@@ -306,7 +306,7 @@ function notConnected(spec: PluginSpec): Handshake {
  * broken plugin. The peer's own failures (closed, timed out) are the latter.
  */
 function isRefusal(error: unknown): boolean {
-  if (error instanceof HostError || error instanceof ProblemsError) return true;
+  if (error instanceof HostError) return true;
   return (
     error instanceof RpcError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout
   );
