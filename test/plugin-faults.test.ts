@@ -73,6 +73,9 @@ export default {
     server.registerTool('exit', { description: 'End the process.' }, async () => {
       process.exit(5);
     });
+    server.registerTool('abort', { description: 'Abort the process.' }, async () => {
+      process.abort();
+    });
     server.registerTool('kill', { description: 'Signal the process.' }, async () => {
       later(() => process.kill(process.pid, 'SIGTERM'));
       return text('scheduled');
@@ -131,16 +134,16 @@ t.test('a fault in plugin code outside a request restarts that plugin only', asy
     microtask: 'an exception was thrown outside any request: thrown from a microtask.',
     stream: 'an exception was thrown outside any request: thrown from a stream callback.',
     exit: 'its code called process.exit(5), which would have ended the host',
+    abort: 'its code called process.abort(), which would have ended the host',
     kill: `its code called process.kill(${host.pid}, SIGTERM) on the host's own process`,
   };
   for (const [tool, cause] of Object.entries(causes)) {
     const notified = host.notified.tools;
-    if (tool === 'exit') {
+    if (tool === 'exit' || tool === 'abort') {
       // The call that faults fails, naming the plugin and the cause.
-      await t.rejects(
-        host.client.callTool({ name: 'faulty.exit', arguments: {} }),
-        /mount "faulty" closed the connection before answering tools\/call: its code called process\.exit\(5\)/,
-      );
+      await t.rejects(host.client.callTool({ name: `faulty.${tool}`, arguments: {} }), {
+        message: `mount "faulty" closed the connection before answering tools/call: ${cause}`,
+      });
     } else {
       t.equal(await call(host, `faulty.${tool}`), 'scheduled');
     }

@@ -44,27 +44,50 @@ export interface PluginFault {
 export interface FaultOwner {
   /** How messages name the plugin: `plugin "boom" (@acme/boom)`. */
   readonly description: string;
-  /** The tag its code was imported under (fresh-import.ts): tells apart versions of one package. */
-  readonly importTag: string;
   fault(fault: PluginFault): void;
 }
 
-/** Package directories (real paths) and their live instances; a directory stays known once claimed. */
-const owners = new Map<string, Set<FaultOwner>>();
+/**
+ * One instance's claim on its package's code, from before its import until
+ * it is closed. Async contexts hold the claim, not the instance: promises
+ * outlive it (Node's module loader keeps those of every module it ever
+ * loaded, with the context they were made in), and a released claim lets
+ * the instance go.
+ */
+export class PluginCodeClaim {
+  constructor(
+    private owner: FaultOwner | undefined,
+    readonly description: string,
+    /** The tag its code was imported under (fresh-import.ts): tells apart versions of one package. */
+    readonly importTag: string,
+    private readonly claims: Set<PluginCodeClaim>,
+  ) {
+    claims.add(this);
+  }
+
+  /** The instance, while it is live. */
+  get live(): FaultOwner | undefined {
+    return this.owner;
+  }
+
+  release(): void {
+    this.owner = undefined;
+    this.claims.delete(this);
+  }
+}
+
+/** Package directories (real paths) and the live claims on them; a directory stays known once claimed. */
+const claimsByDir = new Map<string, Set<PluginCodeClaim>>();
 /** Each directory's last description, for faults of code whose instances are gone. */
 const described = new Map<string, string>();
 
-/**
- * Register `owner` as running the code in `packageDir`, from before its
- * import until the returned function is called (it is closed).
- */
-export function claimPluginCode(packageDir: string, owner: FaultOwner): () => void {
+/** Register `owner` as running the code in `packageDir` (imported under `importTag`) until the claim is released. */
+export function claimPluginCode(packageDir: string, importTag: string, owner: FaultOwner): PluginCodeClaim {
   const dir = realpathSync(packageDir);
-  const live = owners.get(dir) ?? new Set<FaultOwner>();
-  owners.set(dir, live);
-  live.add(owner);
+  const claims = claimsByDir.get(dir) ?? new Set<PluginCodeClaim>();
+  claimsByDir.set(dir, claims);
   described.set(dir, owner.description);
-  return () => live.delete(owner);
+  return new PluginCodeClaim(owner, owner.description, importTag, claims);
 }
 
 interface Culprit {
@@ -76,23 +99,27 @@ interface Culprit {
 /** Which plugin a stack (or, failing that, the current async context) belongs to. */
 function attribute(stack: string | undefined): Culprit | undefined {
   const inContext = pluginInContext();
+  const only = (claim: PluginCodeClaim): Culprit => ({
+    owners: claim.live ? [claim.live] : [],
+    description: claim.description,
+  });
   for (const frame of stackFiles(stack)) {
     const dir = owningDir(frame.file);
     if (dir === undefined) continue;
-    const live = [...owners.get(dir)!];
+    const live = [...claimsByDir.get(dir)!];
     // Two versions of one package (a reload beside the live one) differ by import tag.
-    const sameCode = frame.tag === undefined ? live : live.filter((owner) => owner.importTag === frame.tag);
+    const sameCode = frame.tag === undefined ? live : live.filter((claim) => claim.importTag === frame.tag);
     // Two mounts of one version run the same files: the async context tells them apart.
-    if (inContext && sameCode.includes(inContext)) return { owners: [inContext], description: inContext.description };
-    return { owners: sameCode, description: described.get(dir)! };
+    if (inContext && sameCode.includes(inContext)) return only(inContext);
+    return { owners: sameCode.flatMap((claim) => claim.live ?? []), description: described.get(dir)! };
   }
-  return inContext && { owners: [inContext], description: inContext.description };
+  return inContext && only(inContext);
 }
 
 /** The deepest registered package directory holding `file`. */
 function owningDir(file: string): string | undefined {
   let found: string | undefined;
-  for (const dir of owners.keys()) {
+  for (const dir of claimsByDir.keys()) {
     if ((file === dir || file.startsWith(dir + sep)) && dir.length > (found?.length ?? 0)) found = dir;
   }
   return found;

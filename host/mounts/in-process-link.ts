@@ -3,7 +3,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode } from '../rpc-error.js';
-import type { FaultOwner } from './fault-attribution.js';
+import type { PluginCodeClaim } from './fault-attribution.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:
@@ -33,15 +33,15 @@ interface PluginSideTransport {
  * operation, so one per link would leak with every reload and slow the
  * whole host down with the number of plugins.
  */
-const serving = new AsyncLocalStorage<{ owner?: FaultOwner; link?: object; id?: RequestId }>();
+const serving = new AsyncLocalStorage<{ owner?: PluginCodeClaim; link?: object; id?: RequestId }>();
 
-/** Run `work` (a plugin's import or `create()`) as `owner`'s code. */
-export function runAsPlugin<T>(owner: FaultOwner, work: () => T): T {
-  return serving.run({ owner }, work);
+/** Run `work` (a plugin's import, `create()` or `close()`) as the code of the instance that holds `claim`. */
+export function runAsPlugin<T>(claim: PluginCodeClaim, work: () => T): T {
+  return serving.run({ owner: claim }, work);
 }
 
-/** The plugin whose code is running now, if any. */
-export function pluginInContext(): FaultOwner | undefined {
+/** The claim of the plugin whose code is running now, if any. */
+export function pluginInContext(): PluginCodeClaim | undefined {
   return serving.getStore()?.owner;
 }
 
@@ -61,7 +61,7 @@ export function pluginInContext(): FaultOwner | undefined {
  */
 export function createInProcessLink(
   name = 'the plugin',
-  owner?: FaultOwner,
+  owner?: PluginCodeClaim,
 ): {
   hostSide: UpstreamChannel;
   pluginSide: PluginSideTransport;

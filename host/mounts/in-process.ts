@@ -9,7 +9,7 @@ import { describeMount } from './mount.js';
 import { pluginWhere } from '../config/problem-wording.js';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
-import { claimPluginCode, type FaultOwner, type PluginFault } from './fault-attribution.js';
+import { claimPluginCode, type FaultOwner, type PluginCodeClaim, type PluginFault } from './fault-attribution.js';
 
 /**
  * One instance of an mcp-host plugin in this process, as a channel the
@@ -34,21 +34,21 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
   private server?: PluginServer;
   private faulted?: PluginFault;
   private closed = false;
-  private readonly release: () => void;
+  private readonly claim: PluginCodeClaim;
 
   constructor(
     private readonly spec: InProcessSpec,
-    readonly importTag: string,
+    private readonly importTag: string,
     private readonly logger: Logger,
     private readonly startTimeoutMs: number,
   ) {
     this.description = describeMount(spec);
-    this.release = claimPluginCode(spec.packageDir, this);
+    this.claim = claimPluginCode(spec.packageDir, importTag, this);
   }
 
   async start(): Promise<void> {
     try {
-      this.server = await runAsPlugin(this, () => this.createServer());
+      this.server = await runAsPlugin(this.claim, () => this.createServer());
     } catch (error) {
       await this.close();
       throw this.faulted ? this.refusal(this.faulted, error) : error;
@@ -58,12 +58,12 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
       await this.close();
       throw this.refusal(this.faulted);
     }
-    const link = createInProcessLink(this.description, this);
+    const link = createInProcessLink(this.description, this.claim);
     link.hostSide.onmessage = (message, related) => this.onmessage?.(message, related);
     link.hostSide.onclose = () => this.onclose?.();
     link.hostSide.onerror = (error) => this.onerror?.(error);
     this.link = link;
-    await runAsPlugin(this, () => this.server!.connect(link.pluginSide as never));
+    await runAsPlugin(this.claim, () => this.server!.connect(link.pluginSide as never));
   }
 
   async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
@@ -74,22 +74,18 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.release();
+    this.claim.release();
     await this.link?.hostSide.close();
     const { server } = this;
     if (!server) return;
-    await runAsPlugin(this, () => server.close()).catch((error: unknown) =>
+    await runAsPlugin(this.claim, () => server.close()).catch((error: unknown) =>
       this.logger.warn(`close() failed: ${describeThrown(error)}`),
     );
   }
 
   fault(fault: PluginFault): void {
-    if (this.faulted) return;
-    if (this.closed) {
-      // Code left running by a closed instance (a timer it set while closing): nothing to restart.
-      this.logger.error({ stack: fault.stack }, `${this.description}, closed, faulted: ${fault.cause}`);
-      return;
-    }
+    // A closed instance has released its claim: faults of code it left running are logged as no one's to restart.
+    if (this.closed || this.faulted) return;
     this.faulted = fault;
     this.logger.error({ stack: fault.stack }, `${this.description} faulted: ${fault.cause}`);
     // Serving: closing the link fails its calls in flight (naming the cause)
