@@ -6,7 +6,10 @@
  * - `churn` (in process): upgraded (new version, new code) every third reload;
  * - `extra` (in process): added and removed on alternate reloads;
  * - `child` (a stdio server): SIGKILLed every few seconds, and brought back
- *   by its supervisor.
+ *   by its supervisor;
+ * - `faulty` (in process): each instance throws from a timer a few seconds
+ *   after it is created (an uncaught exception outside any request), so its
+ *   supervisor withdraws it and creates a fresh one, again and again.
  *
  * CLIENTS 2025-era clients over Streamable HTTP call tools continuously,
  * each picking from its own tools/list, which it refreshes on every
@@ -21,8 +24,8 @@
  * every client's final tools/list equal to the host's, memory flat.
  *
  * `npm run soak` (SOAK_SECONDS, default 60; SOAK_CLIENTS, default 20;
- * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000; 0 turns either
- * off, for a baseline). Exits 1 when a goal is missed. `runSoak` is the same run, for the test suite's short one.
+ * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000; SOAK_FAULT_MS,
+ * default 3000; 0 turns any of them off, for a baseline). Exits 1 when a goal is missed. `runSoak` is the same run, for the test suite's short one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,6 +42,8 @@ export interface SoakOptions {
   clients: number;
   reloadEveryMs: number;
   killEveryMs: number;
+  /** How long after its creation each instance of `faulty` throws from a timer (0: never). */
+  faultEveryMs: number;
   /** Progress lines (to stderr when run as a script). */
   log?: (line: string) => void;
 }
@@ -47,6 +52,8 @@ export interface SoakReport {
   options: Omit<SoakOptions, 'log'>;
   reloads: { total: number; added: number; removed: number; upgraded: number; refused: number };
   kills: number;
+  /** Faults of `faulty` the host logged (and recovered from). */
+  faults: number;
   calls: number;
   /** Failures of calls to a mount that was deliberately removed or killed, by reason. */
   expectedFailures: Record<string, number>;
@@ -66,8 +73,8 @@ export interface SoakReport {
   finalTools: string[];
 }
 
-/** Mounts a call may fail on by design: `extra` is removed on every other reload, `child` is killed. */
-const DISRUPTED = ['extra.', 'child.'];
+/** Mounts a call may fail on by design: `extra` is removed on every other reload, `child` is killed, `faulty` faults. */
+const DISRUPTED = ['extra.', 'child.', 'faulty.'];
 /** What such a failure says: the tool is gone, the mount is down, or it went down mid-call. */
 const DISRUPTION =
   /Unknown tool|is down|closed the connection before answering|could not send to mount|is not connected|a reload removed or replaced this plugin/;
@@ -131,10 +138,48 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 `;
 
-function writeConfig(ws: Workspace, withExtra: boolean, pidFile: string): string {
+/**
+ * A plugin whose every instance throws from a timer `faultAfterMs` after it
+ * is created, until the file `calmFile` exists (the run is over).
+ */
+function writeFaultyPlugin(ws: Workspace): void {
+  ws.writePackage(
+    'node_modules/@soak/faulty',
+    { name: '@soak/faulty', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'faulty' } },
+    {
+      'index.js': `import { existsSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+export default {
+  create({ options: { faultAfterMs, calmFile } }) {
+    if (faultAfterMs > 0) {
+      setTimeout(() => {
+        if (!existsSync(calmFile)) throw new Error('soak: a fault from a timer');
+      }, faultAfterMs).unref();
+    }
+    const server = new McpServer({ name: 'faulty', version: '1.0.0' });
+    server.registerTool('echo', { description: 'Echo, until it faults', inputSchema: z.object({ text: z.string() }) },
+      async ({ text }) => ${text("text + ' from faulty'")});
+    return server;
+  },
+};
+`,
+    },
+  );
+}
+
+interface SoakConfig {
+  withExtra: boolean;
+  pidFile: string;
+  faultAfterMs: number;
+  calmFile: string;
+}
+
+function writeConfig(ws: Workspace, { withExtra, pidFile, faultAfterMs, calmFile }: SoakConfig): string {
   return ws.writeConfig({
     plugins: [
       { package: '@soak/steady' },
+      { package: '@soak/faulty', options: { faultAfterMs, calmFile } },
       { package: '@soak/churn' },
       ...(withExtra ? [{ package: '@soak/extra' }] : []),
       { package: 'soak-child', prefix: 'child', env: { PID_FILE: pidFile } },
@@ -282,8 +327,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     { name: 'soak-child', version: '1.0.0', type: 'module', bin: { 'soak-child': 'server.js' } },
     { 'server.js': CHILD_SERVER },
   );
-  let withExtra = true;
-  const config = writeConfig(ws, withExtra, pidFile);
+  writeFaultyPlugin(ws);
+  const soakConfig: SoakConfig = {
+    withExtra: true,
+    pidFile,
+    faultAfterMs: options.faultEveryMs,
+    calmFile: join(ws.dir, 'calm'),
+  };
+  const config = writeConfig(ws, soakConfig);
   const host = await startHost(config, { XDG_RUNTIME_DIR: join(ws.dir, 'run'), MCP_HOST_LOG_LEVEL: 'info' });
   const hostPid = host.child.pid!;
   const report: SoakReport = {
@@ -292,9 +343,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       clients: options.clients,
       reloadEveryMs: options.reloadEveryMs,
       killEveryMs: options.killEveryMs,
+      faultEveryMs: options.faultEveryMs,
     },
     reloads: { total: 0, added: 0, removed: 0, upgraded: 0, refused: 0 },
     kills: 0,
+    faults: 0,
     calls: 0,
     expectedFailures: {},
     unexpectedFailures: {},
@@ -336,13 +389,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const reloads = (async () => {
       for (let step = 1; options.reloadEveryMs > 0 && Date.now() < deadline; step++) {
         await sleep(options.reloadEveryMs);
-        withExtra = !withExtra;
-        report.reloads[withExtra ? 'added' : 'removed']++;
+        soakConfig.withExtra = !soakConfig.withExtra;
+        report.reloads[soakConfig.withExtra ? 'added' : 'removed']++;
         if (step % 3 === 0) {
           writePlugin(ws, 'churn', `1.0.${step}`, 20);
           report.reloads.upgraded++;
         }
-        writeConfig(ws, withExtra, pidFile);
+        writeConfig(ws, soakConfig);
         process.kill(hostPid, 'SIGHUP');
         report.reloads.total++;
       }
@@ -368,7 +421,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await Promise.all(loops);
     report.memoryMiB.fullGcs = host.fullGcs.filter((gc) => gc.at >= started).length;
 
-    // Quiescence: the last reload done, the child back, every client's relisting over.
+    // Quiescence: the last reload done, no more faults, the child and faulty back, every client's relisting over.
+    ws.writeFile('calm', '');
+    report.faults = host.log().split('faulted: an exception was thrown outside any request').length - 1;
     await waitUntilReady(host.url, 10_000);
     await sleep(500);
     await Promise.all(clients.map((client) => client.settled()));
@@ -409,6 +464,7 @@ export function formatSoak(report: SoakReport): { text: string; ok: boolean } {
     `mcp-host soak: ${options.seconds} s, ${options.clients} clients over Streamable HTTP`,
     `  reloads: ${reloads.total} (every ${options.reloadEveryMs} ms: ${reloads.added} added extra, ${reloads.removed} removed it, ${reloads.upgraded} upgraded churn), ${reloads.refused} refused`,
     `  child killed: ${report.kills} times (every ${options.killEveryMs} ms)`,
+    `  faulty faulted: ${report.faults} times (${options.faultEveryMs} ms after each instance was created), and was re-created each time`,
     `  calls: ${report.calls} made, ${unexpected} failed unexpectedly, ${failed(report.expectedFailures)} failed as expected (to a removed or killed mount)`,
     ...reasons(report.expectedFailures),
     ...(unexpected > 0 ? ['  unexpected failures:', ...reasons(report.unexpectedFailures)] : []),
@@ -430,6 +486,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     clients: env('SOAK_CLIENTS', 20),
     reloadEveryMs: env('SOAK_RELOAD_MS', 1000),
     killEveryMs: env('SOAK_KILL_MS', 3000),
+    faultEveryMs: env('SOAK_FAULT_MS', 3000),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const { text: summary, ok } = formatSoak(report);

@@ -5,6 +5,7 @@ import { HostError, ProblemsError, describeThrown, formatProblem } from './error
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
+import { installFaultAttribution } from './mounts/fault-attribution.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -97,13 +98,10 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
   );
-  // Plugins run in this process: a promise one of them rejects with nothing
-  // to catch it would end the process (Node's default), and with it every
-  // other plugin and client. It is logged instead; the call it belonged to
-  // times out naming its mount.
-  process.on('unhandledRejection', (reason) =>
-    logger.error({ err: reason }, 'a promise was rejected and nothing handled it (most likely a plugin bug)'),
-  );
+  // Plugins run in this process: their faults (an exception from a timer, a
+  // promise rejected and forgotten, a call to process.exit) are theirs, not
+  // the host's. Installed before any plugin code can run.
+  installFaultAttribution(logger);
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.

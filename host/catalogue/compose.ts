@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { resolvePlugins } from '../loader/resolve-plugins.js';
 import type { MountEvents } from '../mounts/mount.js';
 import { buildGeneration } from './build-generation.js';
+import { withholdTokenVariables } from '../secret-env.js';
 import type { Generation } from './generation.js';
 import { readLock } from '../pins/lock.js';
 
@@ -37,6 +38,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     cwd: options.cwd,
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
+  withholdTokenVariables(config.http?.auth?.tokensEnv);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
   const lock = options.withLock === false ? undefined : await readLock(config.file);
@@ -70,6 +72,7 @@ export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'pre
   } catch (error) {
     return { problems: problemsOf(error, options.configPath ?? 'config') };
   }
+  withholdTokenVariables(config.http?.auth?.tokensEnv);
   const { specs, problems } = await resolvePlugins(config);
   try {
     const lock = await readLock(config.file);

@@ -36,6 +36,7 @@ import type {
   UrlPluginEntry,
 } from './types.js';
 import { isPlainObject } from '../plain-object.js';
+import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -337,7 +338,11 @@ const ENTRY_FIELDS: {
   url: Record<Exclude<keyof UrlPluginEntry, 'prefix' | 'forwardHeaders'>, Check>;
 } = {
   package: {
-    package: field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"'),
+    package: (findings, value, path, key) => {
+      field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"')(findings, value, path, key);
+      const problem = typeof value === 'string' && value !== '' && packageSpecifierProblem(value, findings.where(path));
+      if (problem) findings.problems.push(problem);
+    },
     options: field(anObject, '{ units: "metric" }'),
     bin: field(aNonEmptyString, '"mcp-server-memory"'),
     args: field(anArrayOfStrings, '["--verbose"]'),

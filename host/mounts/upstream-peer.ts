@@ -61,6 +61,8 @@ export interface PeerOptions {
   onNotification: (notification: JSONRPCNotification) => void;
   /** The connection ended (the child exited, the remote dropped, close() was called). */
   onClose?: () => void;
+  /** Why the connection ended, when the channel knows (the child's exit, the plugin's fault): told to calls in flight. */
+  closeReason?: () => string | undefined;
 }
 
 interface Pending {
@@ -349,12 +351,13 @@ export class UpstreamPeer {
   private closedByChannel(): void {
     if (this.closed) return;
     this.closed = true;
+    const reason = this.pending.size > 0 ? this.options.closeReason?.() : undefined;
     for (const id of [...this.pending.keys()]) {
       this.settle(id, (p) =>
         p.reject(
           new RpcError(
             ErrorCode.ConnectionClosed,
-            `mount "${this.options.label}" closed the connection before answering ${p.method}`,
+            `mount "${this.options.label}" closed the connection before answering ${p.method}${reason ? `: ${reason}` : ''}`,
           ),
         ),
       );

@@ -9,13 +9,11 @@ import {
 } from '@modelcontextprotocol/server';
 import type { HttpAuthConfig } from '../config/types.js';
 import { HostError } from '../errors.js';
+import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
 
-/** The environment variable holding the accepted bearer tokens, comma-separated, unless `http.auth.tokensEnv` names another. */
-export const TOKENS_ENV = 'MCP_HOST_HTTP_TOKENS';
-
-/** The tokens named by an environment variable, comma-separated (empty entries ignored). */
-export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env, name = TOKENS_ENV): string[] {
-  return (env[name] ?? '')
+/** The tokens named by an environment variable, comma-separated (empty entries ignored); the variable is withheld from plugins. */
+export function tokensFromEnv(name = TOKENS_ENV): string[] {
+  return (takeSecretEnv(name) ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token.length > 0);
@@ -33,14 +31,10 @@ export interface BearerTokens {
  * auth was asked for, so finding no token is an error: serving the endpoint
  * open because a variable was not exported would be the wrong way to fail.
  */
-export function bearerTokensOf(
-  auth: HttpAuthConfig | undefined,
-  where: string,
-  env: NodeJS.ProcessEnv = process.env,
-): BearerTokens {
+export function bearerTokensOf(auth: HttpAuthConfig | undefined, where: string): BearerTokens {
   const name = auth?.tokensEnv ?? TOKENS_ENV;
   const listed = auth?.tokens ?? [];
-  const tokens = [...listed, ...tokensFromEnv(env, name)];
+  const tokens = [...listed, ...tokensFromEnv(name)];
   const source = listed.length > 0 ? `http.auth.tokens and ${name}` : name;
   if (auth && tokens.length === 0) {
     throw new HostError({
