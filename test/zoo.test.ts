@@ -253,23 +253,26 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
     await host.witness(t);
   });
 
-  t.test('a plugin that starts paginating forever while serving: each page is served, the client decides', async (t) => {
-    await host.call('bad.fault', { fault: 'list-forever' });
-    // The README: "each page is served; the client decides how far to follow".
-    let page = await host.client.request({ method: 'tools/list', params: {} });
-    for (let i = 0; i < 100; i++) {
-      t.ok(page.nextCursor, `page ${i} has a next page`);
-      page = await host.client.request({ method: 'tools/list', params: { cursor: page.nextCursor! } });
-    }
-    t.match(
-      await refusal(host.toolNames()),
-      /exceeded listMaxPages \(64\)/,
-      'a client that follows every page stops where it chooses (the SDK client at 64)',
-    );
-    await host.witness(t);
-    await host.call('bad.fault', { fault: 'none' });
-    t.same(await host.toolNames(), allTools, 'fixed, the whole list is back');
-  });
+  t.test(
+    'a plugin that starts paginating forever while serving: each page is served, the client decides',
+    async (t) => {
+      await host.call('bad.fault', { fault: 'list-forever' });
+      // The README: "each page is served; the client decides how far to follow".
+      let page = await host.client.request({ method: 'tools/list', params: {} });
+      for (let i = 0; i < 100; i++) {
+        t.ok(page.nextCursor, `page ${i} has a next page`);
+        page = await host.client.request({ method: 'tools/list', params: { cursor: page.nextCursor! } });
+      }
+      t.match(
+        await refusal(host.toolNames()),
+        /exceeded listMaxPages \(64\)/,
+        'a client that follows every page stops where it chooses (the SDK client at 64)',
+      );
+      await host.witness(t);
+      await host.call('bad.fault', { fault: 'none' });
+      t.same(await host.toolNames(), allTools, 'fixed, the whole list is back');
+    },
+  );
 
   t.test('a stdio child that writes garbage, floods, or exits mid-call', async (t) => {
     t.equal(firstText(await host.call('child.garbage')), 'after the garbage', 'the answer after the garbage arrives');
