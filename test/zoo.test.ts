@@ -75,6 +75,19 @@ t.test('check lists every broken plugin with what is wrong; start refuses', asyn
   t.equal(start.code, 1, 'start exits 1');
   t.match(start.stderr, /^- plugin "@zoo\/faulty" \(plugins\[1\]\): create\(\) did not return within 1000 ms/m);
   t.equal(start.stdout, '', 'nothing on stdout: it carries only JSON-RPC');
+
+  // A list larger than the entry's maxResultBytes fails the start-up drain, as it fails check.
+  const tight = ws.writeConfig(
+    { ...QUICK, plugins: [{ package: '@zoo/good' }, faulty('tight', 'none', { maxResultBytes: 300 })] },
+    'tight.config.js',
+  );
+  const tightStart = await runCli(['start', '--config', tight]);
+  t.equal(tightStart.code, 1, 'start exits 1');
+  t.match(
+    tightStart.stderr,
+    /^- plugin "tight" \(@zoo\/faulty\): answered tools\/list with a result of \d+ bytes, over its limit of 300 bytes\. Fix: return less \(page it, or link to a resource\), or raise maxResultBytes on the plugin's entry in the host config\.$/m,
+  );
+  t.equal(tightStart.stdout, '', 'nothing on stdout');
 });
 
 /** The mounts of the zoo host: the good plugin, the faulty one (healthy until told otherwise), one with a small result bound, the stdio child. */
