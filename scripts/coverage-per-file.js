@@ -5,13 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 
-/** Line and branch floors (%) per file, a little under what the suite measured. */
+/**
+ * Line and branch floors (%) per file, a point or two under what `npm test`
+ * measured (in brackets) so that run-to-run timing does not fail it, but a
+ * lost test does.
+ */
 const FLOORS = {
-  'host/config/validate.ts': { lines: 98, branches: 95 },
-  'host/catalogue/routing.ts': { lines: 95, branches: 85 },
-  'host/catalogue/cursor.ts': { lines: 95, branches: 85 },
-  'host/reload/reloader.ts': { lines: 92, branches: 85 },
-  'host/proxy/front-server.ts': { lines: 90, branches: 80 },
+  'host/config/validate.ts': { lines: 99, branches: 97 }, // [100, 99.3]
+  'host/catalogue/routing.ts': { lines: 78, branches: 70 }, // [79.1, 71.4]
+  'host/catalogue/cursor.ts': { lines: 83, branches: 65 }, // [84.8, 66.7]
+  'host/reload/reloader.ts': { lines: 96, branches: 88 }, // [97.7, 90.5]
+  'host/reload/control-channel.ts': { lines: 88, branches: 70 }, // [89.8, 71.8]
+  'host/proxy/front-server.ts': { lines: 98, branches: 84 }, // [100, 86.0]
+  'host/mounts/upstream-peer.ts': { lines: 95, branches: 85 }, // [96.3, 87.4]
 };
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
