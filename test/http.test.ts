@@ -237,13 +237,21 @@ t.test('one host over HTTP', async (t) => {
     modern.client.setNotificationHandler('notifications/tools/list_changed', () => {
       modernHeard += 1;
     });
-    const subscription = await modern.client.listen({ toolsListChanged: true });
-    t.teardown(() => subscription.close());
+    // The marker: a resource update sent after the list_changed on the same streams.
+    const markers = { legacy: 0, modern: 0 };
+    legacy.client.setNotificationHandler('notifications/resources/updated', () => void markers.legacy++);
+    modern.client.setNotificationHandler('notifications/resources/updated', () => void markers.modern++);
+    await legacy.client.subscribeResource({ uri: 'lab://gauge' });
+    const subscription = await modern.client.listen({ toolsListChanged: true, resourceSubscriptions: ['lab://gauge'] });
     await legacy.streamOpen;
     const added = firstText(await legacy.client.callTool({ name: 'lab.grow', arguments: {} }));
     await until('tools/list_changed on both clients', () => legacyHeard > 0 && modernHeard > 0);
+    await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
+    await until('the marker on both clients', () => markers.legacy > 0 && markers.modern > 0);
     t.equal(legacyHeard, 1, 'the legacy session heard it once');
     t.equal(modernHeard, 1, 'the listen stream heard it once');
+    await legacy.client.unsubscribeResource({ uri: 'lab://gauge' });
+    await subscription.close();
     const names = (await modern.client.listTools()).tools.map((tool) => tool.name);
     t.ok(names.includes(`lab.${added}`), 'the new tool is listed');
     t.equal(firstText(await legacy.client.callTool({ name: `lab.${added}`, arguments: {} })), added);
@@ -259,12 +267,18 @@ t.test('one host over HTTP', async (t) => {
     modern.client.setNotificationHandler('notifications/resources/updated', (n) => {
       heard.modern.push(n.params.uri);
     });
+    // The marker: a tools/list_changed sent after the update on the same streams.
+    const markers = { legacy: 0, modern: 0 };
+    legacy.client.setNotificationHandler('notifications/tools/list_changed', () => void markers.legacy++);
+    modern.client.setNotificationHandler('notifications/tools/list_changed', () => void markers.modern++);
     await legacy.client.subscribeResource({ uri: 'lab://gauge' });
-    const stream = await modern.client.listen({ resourceSubscriptions: ['lab://gauge'] });
+    const stream = await modern.client.listen({ resourceSubscriptions: ['lab://gauge'], toolsListChanged: true });
     await legacy.streamOpen;
     t.equal(firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} })), 'lab://gauge');
     await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
     await until('resources/updated on both clients', () => heard.legacy.length > 0 && heard.modern.length > 0);
+    await legacy.client.callTool({ name: 'lab.grow', arguments: {} });
+    await until('the marker on both clients', () => markers.legacy > 0 && markers.modern > 0);
     t.same(heard, { legacy: ['lab://gauge'], modern: ['lab://gauge'] }, 'once each');
 
     await legacy.client.unsubscribeResource({ uri: 'lab://gauge' });

@@ -43,6 +43,7 @@ export default {
     });
     server.registerResource('watched', 'doc://watched', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'w' }] }));
     server.registerResource('other', 'doc://other', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'o' }] }));
+    server.registerResource('marker', 'doc://marker', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'm' }] }));
     server.server.setRequestHandler('resources/subscribe', async () => ({}));
     server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
     return server;
@@ -69,6 +70,23 @@ async function session(t: Test, url: string, name: string): Promise<Session> {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   t.teardown(() => client.close());
   return state;
+}
+
+/**
+ * Settle both sessions' notification streams: each subscribes to
+ * doc://marker, the plugin updates it, and once each session has heard that
+ * update, whatever the host sent before it on that stream has arrived too,
+ * so "heard once" and "heard nothing" can be asserted. The marker's own
+ * updates are taken out of `updates` again.
+ */
+async function settled(...sessions: Session[]): Promise<void> {
+  for (const { client } of sessions) await client.subscribeResource({ uri: 'doc://marker' });
+  await sessions[0]!.client.callTool({ name: 'touch', arguments: { uri: 'doc://marker' } });
+  await until('the marker update on every session', () => sessions.every((s) => s.updates.includes('doc://marker')));
+  for (const s of sessions) {
+    await s.client.unsubscribeResource({ uri: 'doc://marker' });
+    s.updates.splice(s.updates.indexOf('doc://marker'), 1);
+  }
 }
 
 t.test('two sessions on one shared plugin', async (t) => {
@@ -105,6 +123,7 @@ t.test('two sessions on one shared plugin', async (t) => {
     alice.logs.length = bob.logs.length = 0;
     await alice.client.callTool({ name: 'announce', arguments: {} });
     await until('the announcement', () => alice.logs.length >= 1 && bob.logs.length >= 2);
+    await settled(alice, bob);
     t.same(alice.logs, ['an alarm'], 'a log tied to no call reaches every session at its own level');
     t.same(bob.logs, ['an announcement', 'an alarm']);
   });
@@ -114,12 +133,13 @@ t.test('two sessions on one shared plugin', async (t) => {
     await bob.client.subscribeResource({ uri: 'doc://other' });
     await bob.client.callTool({ name: 'touch', arguments: { uri: 'doc://watched' } });
     await until('the update', () => alice.updates.length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    t.same(alice.updates, ['doc://watched']);
+    await settled(alice, bob);
+    t.same(alice.updates, ['doc://watched'], 'heard once');
     t.same(bob.updates, [], 'bob did not subscribe to doc://watched');
     await alice.client.unsubscribeResource({ uri: 'doc://watched' });
     await bob.client.callTool({ name: 'touch', arguments: { uri: 'doc://watched' } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await settled(alice, bob);
     t.same(alice.updates, ['doc://watched'], 'no update after unsubscribing');
+    t.same(bob.updates, [], 'nor to bob');
   });
 });
