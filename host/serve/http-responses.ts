@@ -66,6 +66,8 @@ export function onBodyEnd(response: Response, onEnd: () => void, signal?: AbortS
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+const STREAM_OPENED = new TextEncoder().encode(': stream open\n\n');
+
 /**
  * The same response, holding at most `maxBytes` its client has not read.
  * The SDK's transports enqueue a stream's events as they happen, whether
@@ -84,6 +86,10 @@ export function capQueuedBytes(response: Response, maxBytes: number, onOverflow:
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        // Node sends a response's headers with its first bytes, and a
+        // notification stream may carry none for a long while (its client
+        // cannot tell it is listening): an SSE comment opens every stream.
+        controller.enqueue(STREAM_OPENED);
         void (async () => {
           try {
             for (;;) {
