@@ -9,6 +9,7 @@ import { bearerGate } from './http-auth.js';
 import { capQueuedBytes, jsonRpcErrorResponse, sendResponse } from './http-responses.js';
 import { isLoopback } from './listen-address.js';
 import type { Logger } from '../log.js';
+import type { HttpConfig } from '../config/types.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
 import { healthResponse, isHealthPath } from './health.js';
@@ -16,7 +17,8 @@ import { healthResponse, isHealthPath } from './health.js';
 /** Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404. */
 export const MCP_PATH = '/mcp';
 
-export interface HttpServeOptions {
+/** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
+export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
   /** The address to bind; the config's default is 127.0.0.1, never the network unless asked. */
   host: string;
   /** 0 picks a free port (the bound URL says which). */
@@ -33,13 +35,6 @@ export interface HttpServeOptions {
   tokenSource?: string;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
-  /** The limits below are the config's `http.*` keys of the same names (README, "HTTP and security"). */
-  maxSessions?: number;
-  maxSessionsPerToken?: number;
-  maxListenStreams?: number;
-  maxConnections?: number;
-  bodyTimeoutMs?: number;
-  maxStreamQueueBytes?: number;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */
