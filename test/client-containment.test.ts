@@ -6,8 +6,10 @@
 // belong to the token that opened them; weak auth refuses to start; batches
 // are refused where the revision has none. (A stdio client that stops
 // reading: stdio-backpressure.test.ts.)
-import { readFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
@@ -317,3 +319,93 @@ t.test('connections, body deadline: each refusal names its key', async (t) => {
   t.match(third.text, /^HTTP\/1.1 503/);
   t.match(third.text, /mcp-host has 2 connections open, its limit \(http.maxConnections\)/);
 });
+
+/** An in-process plugin whose `flood` tool sends `count` updates of a long resource URI, for a subscribed reader. */
+const FLOOD_URI = `feed://${'x'.repeat(4000)}`;
+const FLOODING_PLUGIN = `import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+export default {
+  create() {
+    const server = new McpServer({ name: 'feed', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+    server.registerResource('feed', ${JSON.stringify(FLOOD_URI)}, {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'feed' }] }));
+    server.server.setRequestHandler('resources/subscribe', async () => ({}));
+    server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    server.registerTool('flood', { inputSchema: z.object({ count: z.number() }) }, async ({ count }) => {
+      for (let i = 0; i < count; i++) await server.server.sendResourceUpdated({ uri: ${JSON.stringify(FLOOD_URI)} });
+      return { content: [{ type: 'text', text: 'flooded' }] };
+    });
+    return server;
+  },
+};
+`;
+
+t.test(
+  'a GET stream its client stops reading is closed over http.maxStreamQueueBytes; the session goes on',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/@t/feed',
+      { name: '@t/feed', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'feed' } },
+      { 'index.js': FLOODING_PLUGIN },
+    );
+    const config = ws.writeConfig({
+      reload: { watch: false },
+      http: { port: 0, maxStreamQueueBytes: 256 * 1024 },
+      plugins: [{ package: '@t/feed' }],
+    });
+    const host = await startHttpHost(t, config);
+    const { session } = await initialize(host.url);
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' };
+    const post = (body: object) =>
+      fetch(host.url, { method: 'POST', headers, body: JSON.stringify(body) }).then((response) => response.text());
+    await post({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: FLOOD_URI } });
+    // The GET stream, opened and then never read.
+    const unread = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpRequest(host.url, { headers: { ...headers, accept: 'text/event-stream' } })
+        .on('response', resolve)
+        .on('error', reject)
+        .end(),
+    );
+    unread.pause();
+    t.teardown(() => unread.destroy());
+    // 20,000 updates of 4 KB: far more than the socket's buffers and the bound hold.
+    t.match(
+      await post({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'feed.flood', arguments: { count: 20_000 } },
+      }),
+      /flooded/,
+    );
+    await until('the host closing the unread stream', () =>
+      /closed an HTTP stream whose client left more than 262144 bytes unread \(http.maxStreamQueueBytes\)/.test(
+        host.log(),
+      ),
+    );
+    t.match(await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }), /feed.flood/, 'the session still answers');
+    const again = await fetch(host.url, { headers: { ...headers, accept: 'text/event-stream' } });
+    t.equal(again.status, 200, 'and its client can open its GET stream again');
+    await again.body?.cancel();
+  },
+);
+
+t.test(
+  'the control channel: a connection that sends nothing is closed; the socket goes when the host does',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const runtimeDir = ws.writeFile('run/.keep', '').replace(/\/\.keep$/, '');
+    chmodSync(runtimeDir, 0o700);
+    const host = await startHttpHost(t, writeChildConfig(ws), { env: { XDG_RUNTIME_DIR: runtimeDir } });
+    const sockets = () => readdirSync(join(runtimeDir, 'mcp-host')).filter((name) => name.endsWith('.sock'));
+    t.equal(sockets().length, 1, 'the host listens on its control socket');
+    const idle = connect(join(runtimeDir, 'mcp-host', sockets()[0]!));
+    const opened = Date.now();
+    await new Promise((resolve) => idle.once('close', resolve));
+    const held = Date.now() - opened;
+    t.ok(held >= 4_000 && held < 15_000, `the idle connection was closed after ${held} ms`);
+    host.child.kill('SIGTERM');
+    t.equal(await host.exited, 0);
+    t.same(sockets(), [], 'the socket was removed at exit');
+  },
+);

@@ -88,26 +88,32 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     maxSessionsPerToken: limits.maxSessionsPerToken,
   });
   const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });
-  const overflowed = () =>
-    runtime.logger.warn(
-      `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
-    );
-  const serveMcp = toNodeHandler(
-    {
-      fetch: async (request, extra) =>
-        capQueuedBytes(
-          (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
-            ? await legacy.handle(request, extra?.authInfo?.clientId)
-            : await modern.fetch(request, extra?.authInfo),
-          limits.maxStreamQueueBytes,
-          overflowed,
-        ),
-    },
-    {
-      maxRequestBodySize,
-      onerror: (error) => runtime.logger.warn({ err: error }, 'an HTTP request failed inside the MCP handler'),
-    },
-  );
+  const adapterOptions = {
+    maxRequestBodySize,
+    onerror: (error: Error) => runtime.logger.warn({ err: error }, 'an HTTP request failed inside the MCP handler'),
+  };
+  // One adapter per request, so that a stream over its queue bound can cut
+  // its own connection: ending the response would wait for the very client
+  // that does not read.
+  const serveMcp = (req: IncomingMessage, res: ServerResponse) =>
+    toNodeHandler(
+      {
+        fetch: async (request, extra) =>
+          capQueuedBytes(
+            (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
+              ? await legacy.handle(request, extra?.authInfo?.clientId)
+              : await modern.fetch(request, extra?.authInfo),
+            limits.maxStreamQueueBytes,
+            () => {
+              runtime.logger.warn(
+                `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
+              );
+              res.destroy();
+            },
+          ),
+      },
+      adapterOptions,
+    )(req, res);
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = pathOf(req.url);
