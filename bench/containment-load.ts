@@ -3,8 +3,8 @@
  * plugin that should not be able to hurt the others.
  *
  * `mcp-host start --http` runs as a child process with one in-process
- * plugin, `chatty`, that logs lines outside any call and sends resource
- * updates as fast as a timer lets it. Against it, for LOAD_SECONDS:
+ * plugin, `chatty`, that logs 1,000 lines a second outside any call and
+ * sends 200 resource updates a second (of an 8 KB URI). Against it, for LOAD_SECONDS:
  *
  * - LOAD_ACTIVE SDK clients call `chatty.echo` in a loop (their latency is
  *   what is reported);
@@ -58,9 +58,9 @@ export default {
     server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
     let line = 0;
     const timer = setInterval(() => {
-      for (let i = 0; i < 5; i++) void server.sendLoggingMessage({ level: 'info', data: 'chatter ' + line++ }).catch(() => {});
-      for (let i = 0; i < 10; i++) void server.server.sendResourceUpdated({ uri: ${JSON.stringify(FEED_URI)} }).catch(() => {});
-    }, 5);
+      for (let i = 0; i < 10; i++) void server.sendLoggingMessage({ level: 'info', data: 'chatter ' + line++ }).catch(() => {});
+      for (let i = 0; i < 2; i++) void server.server.sendResourceUpdated({ uri: ${JSON.stringify(FEED_URI)} }).catch(() => {});
+    }, 10);
     timer.unref();
     return server;
   },

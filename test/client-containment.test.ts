@@ -409,3 +409,35 @@ t.test(
     t.same(sockets(), [], 'the socket was removed at exit');
   },
 );
+
+t.test('2026-07-28 listen streams are capped by http.maxListenStreams', async (t) => {
+  const ws = makeWorkspace(t);
+  const host = await startHttpHost(t, writeChildConfig(ws, { maxListenStreams: 1 }));
+  const modernClient = async () => {
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    return client;
+  };
+  const first = await modernClient();
+  const open = await first.listen({ toolsListChanged: true });
+  t.teardown(() => open.close());
+  const second = await modernClient();
+  await t.rejects(
+    second.listen({ toolsListChanged: true }),
+    /mcp-host has 1 subscriptions\/listen streams open, its limit \(http.maxListenStreams\)/,
+  );
+  t.ok((await second.listTools()).tools.length > 0, 'the refused client is served otherwise');
+  await open.close();
+  // The host learns the stream ended when its connection closes: until then the place is still taken.
+  let again: Awaited<ReturnType<Client['listen']>> | undefined;
+  for (let tries = 0; !again && tries < 100; tries++) {
+    again = await second.listen({ toolsListChanged: true }).catch(() => undefined);
+    if (!again) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.ok(again, 'a stream ended frees its place');
+  await again?.close();
+});
