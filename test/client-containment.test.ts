@@ -256,6 +256,14 @@ t.test('weak or missing auth refuses to start, naming the fix', async (t) => {
     readFileSync(config, 'utf8').replace('"port": 0', '"port": 0, "auth": "none"'),
     'opted-out.config.js',
   );
+  const contradicted = await runCli(['start', '--config', optedOut, '--http', '127.0.0.1:0'], {
+    env: { ...process.env, MCP_HOST_HTTP_TOKENS: TOKEN_A },
+  });
+  t.equal(contradicted.code, 1);
+  t.match(
+    contradicted.stderr,
+    "opted-out.config.js: http.auth: is 'none' (no auth), but MCP_HOST_HTTP_TOKENS is set in the environment. Fix: remove http.auth: 'none' to require those tokens, or unset MCP_HOST_HTTP_TOKENS.",
+  );
   const host = await startHttpHost(t, optedOut, {
     args: ['--http', '0.0.0.0:0'],
     env: { MCP_HOST_HTTP_TOKENS: undefined },
