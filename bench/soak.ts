@@ -243,12 +243,12 @@ class SoakClient {
   }
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
   return Math.round((kb / 1024) * 10) / 10;
@@ -278,7 +278,7 @@ function reasonOf(error: unknown): string {
     .slice(0, 200);
 }
 
-interface SoakHost {
+export interface SoakHost {
   url: string;
   child: ChildProcess;
   log: () => string;
@@ -295,7 +295,7 @@ const GC_ON_SIGNAL = fileURLToPath(new URL('./gc-on-signal.js', import.meta.url)
  * The host over HTTP, with V8's GC trace on its stdout (unused when serving
  * HTTP): a mark-compact line says how much heap was still live after it.
  */
-async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHost> {
+export async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHost> {
   const child = spawn(
     process.execPath,
     ['--trace-gc', '--expose-gc', '--import', GC_ON_SIGNAL, CLI, 'start', '--config', config, '--http', '127.0.0.1:0'],
@@ -330,7 +330,7 @@ async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHo
   return { url, child, log: () => log, fullGcs, collectGarbage };
 }
 
-async function waitUntilReady(url: string, ms: number): Promise<void> {
+export async function waitUntilReady(url: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while ((await fetch(url.replace(/\/mcp$/, '/readyz')).catch(() => undefined))?.status !== 200) {
     if (Date.now() > deadline) throw new Error(`the host was not ready (every mount up) within ${ms} ms`);
@@ -491,7 +491,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 }
 
-function round(ms: number): number {
+export function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 

@@ -140,7 +140,7 @@ t.test('http auth, body limit and session idle timeout are kept, and checked', a
     'mcp-host.config.js: http.auth.tokensEnv: expected an environment variable name (letters, digits and "_", not starting with a digit), got "MY-TOKENS". Fix: e.g. tokensEnv: "MCP_HOST_HTTP_TOKENS".',
   ]);
   t.same(refusals({ plugins: [], http: { port: 0, auth: 'token', maxBodyBytes: 0, sessionIdleTimeoutMs: 1.5 } }), [
-    'mcp-host.config.js: http.auth: expected an object, got "token". Fix: e.g. auth: { tokensEnv: "MCP_HOST_HTTP_TOKENS" }.',
+    'mcp-host.config.js: http.auth: expected an object, got "token". Fix: e.g. auth: { tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none".',
     'mcp-host.config.js: http.maxBodyBytes: expected a positive integer, got 0. Fix: e.g. maxBodyBytes: 1048576 (1 MiB).',
     'mcp-host.config.js: http.sessionIdleTimeoutMs: expected a positive integer, got 1.5. Fix: e.g. sessionIdleTimeoutMs: 600000 (10 minutes).',
   ]);

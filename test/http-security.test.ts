@@ -22,7 +22,7 @@ const INITIALIZE = JSON.stringify({
 
 /** The host serving HTTP, with no token from the test's own environment, and its base URL for the health paths. */
 async function startHost(t: Test, config: string, env: NodeJS.ProcessEnv = {}) {
-  const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: '', ...env } });
+  const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: undefined, ...env } });
   return { ...host, base: host.url.replace(/\/mcp$/, '') };
 }
 
@@ -47,8 +47,8 @@ function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ st
 
 t.test('http.auth.tokens and tokensEnv: /mcp needs one of them, and the 401 says where they come from', async (t) => {
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { auth: { tokens: ['from-config'], tokensEnv: 'ZOO_TOKENS' } });
-  const host = await startHost(t, config, { ZOO_TOKENS: 'from-env-1,from-env-2' });
+  const config = writeConfig(ws, { auth: { tokens: ['from-config-0123456789'], tokensEnv: 'ZOO_TOKENS' } });
+  const host = await startHost(t, config, { ZOO_TOKENS: 'from-env-1-0123456789,from-env-2-0123456789' });
   const post = (authorization?: string) =>
     fetch(host.url, {
       method: 'POST',
@@ -66,13 +66,14 @@ t.test('http.auth.tokens and tokensEnv: /mcp needs one of them, and the 401 says
     error_description:
       'the bearer token is not one this mcp-host accepts (its tokens come from http.auth.tokens and ZOO_TOKENS)',
   });
-  for (const token of ['from-config', 'from-env-2']) t.equal((await post(`Bearer ${token}`)).status, 200, token);
+  for (const token of ['from-config-0123456789', 'from-env-2-0123456789'])
+    t.equal((await post(`Bearer ${token}`)).status, 200, token);
 });
 
 t.test('http.auth with no token at all refuses to start rather than serve open', async (t) => {
   const ws = makeWorkspace(t);
   const config = writeConfig(ws, { auth: { tokensEnv: 'ZOO_TOKENS' } });
-  const run = await runCli(['start', '--config', config], { env: { ...process.env, ZOO_TOKENS: ' , ' } });
+  const run = await runCli(['start', '--config', config], { env: { ...process.env, ZOO_TOKENS: undefined } });
   t.equal(run.code, 1);
   t.equal(run.stdout, '');
   t.equal(
@@ -111,12 +112,12 @@ t.test('http.maxBodyBytes bounds request bodies; http.sessionIdleTimeoutMs ends 
 
 t.test('/healthz and /readyz: the status for anyone, per-mount details for who may use /mcp', async (t) => {
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { auth: { tokens: ['probe-token'] } }, [
+  const config = writeConfig(ws, { auth: { tokens: ['probe-token-0123456789'] } }, [
     { package: '@zoo/good' },
     { command: 'zoo-no-such-command', prefix: 'missing' },
   ]);
   const host = await startHost(t, config);
-  const authorized = { authorization: 'Bearer probe-token' };
+  const authorized = { authorization: 'Bearer probe-token-0123456789' };
 
   t.same(
     await rawGet(`${host.base}/healthz`, { host: '10.1.2.3:8080' }),
@@ -188,14 +189,14 @@ t.test("a client's bearer token never reaches an upstream; the mount's own heade
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
 
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { auth: { tokens: ['client-secret'] } }, [
+  const config = writeConfig(ws, { auth: { tokens: ['client-secret-0123456789'] } }, [
     { url: upstreamUrl, prefix: 'up', headers: { 'x-upstream-key': 'mount-key' } },
   ]);
   const host = await startHost(t, config);
   const client = new Client({ name: 'with-a-token', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(host.url), {
-      requestInit: { headers: { authorization: 'Bearer client-secret' } },
+      requestInit: { headers: { authorization: 'Bearer client-secret-0123456789' } },
     }),
   );
   t.teardown(() => client.close());
@@ -206,7 +207,7 @@ t.test("a client's bearer token never reaches an upstream; the mount's own heade
     "each carried the mount's own header",
   );
   t.notOk(
-    seen.some((headers) => JSON.stringify(headers).includes('client-secret')),
+    seen.some((headers) => JSON.stringify(headers).includes('client-secret-0123456789')),
     "none carried the client's token",
   );
 });

@@ -30,7 +30,7 @@ export default {
       return { content: [] };
     });
     server.registerTool('announce', {}, async () => {
-      // Not tied to any call: every session hears it, at the level it chose.
+      // Not tied to any call: no session hears it (it could carry another's data); the host logs it.
       setTimeout(() => {
         void server.sendLoggingMessage({ level: 'info', data: 'an announcement' });
         void server.sendLoggingMessage({ level: 'error', data: 'an alarm' });
@@ -111,7 +111,7 @@ t.test('two sessions on one shared plugin', async (t) => {
     t.same(bob.asked, ['name for b?']);
   });
 
-  t.test('each session gets log messages at the level it set', async (t) => {
+  t.test("each session gets its calls' log messages at the level it set, and no one else's", async (t) => {
     await alice.client.setLoggingLevel('error');
     await bob.client.setLoggingLevel('debug');
     alice.logs.length = bob.logs.length = 0;
@@ -122,10 +122,13 @@ t.test('two sessions on one shared plugin', async (t) => {
     t.same(bob.logs, ['an info line', 'an error line']);
     alice.logs.length = bob.logs.length = 0;
     await alice.client.callTool({ name: 'announce', arguments: {} });
-    await until('the announcement', () => alice.logs.length >= 1 && bob.logs.length >= 2);
+    await until('the announcement in the host log', () => /"data":"an alarm"/.test(host.log()));
+    await bob.client.callTool({ name: 'chatter', arguments: {} });
+    await until("bob's own call's logs, after it", () => bob.logs.length >= 2);
     await settled(alice, bob);
-    t.same(alice.logs, ['an alarm'], 'a log tied to no call reaches every session at its own level');
-    t.same(bob.logs, ['an announcement', 'an alarm']);
+    t.same(alice.logs, [], 'a log tied to no call reaches no session');
+    t.same(bob.logs, ['an info line', 'an error line'], 'only its own call reached bob');
+    t.match(host.log(), /"data":"an announcement".*log message from the plugin, tied to no single client session/);
   });
 
   t.test('a resource update reaches only the sessions subscribed to it', async (t) => {

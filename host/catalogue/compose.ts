@@ -38,7 +38,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     cwd: options.cwd,
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
-  withholdTokenVariables(config.http?.auth?.tokensEnv);
+  withholdTokenVariables(config.http?.auth);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
   const lock = options.withLock === false ? undefined : await readLock(config.file);
@@ -72,7 +72,7 @@ export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'pre
   } catch (error) {
     return { problems: problemsOf(error, options.configPath ?? 'config') };
   }
-  withholdTokenVariables(config.http?.auth?.tokensEnv);
+  withholdTokenVariables(config.http?.auth);
   const { specs, problems } = await resolvePlugins(config);
   try {
     const lock = await readLock(config.file);

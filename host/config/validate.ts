@@ -100,14 +100,11 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     plugins: config.plugins,
     ...(http && {
       http: {
+        // the limits' defaults are the HTTP server's (they hold for --http without an http section too)
+        ...http,
         host: http.host ?? DEFAULTS.httpHost,
         // validation refuses an http section without a port
         port: http.port!,
-        ...(http.allowedHosts && { allowedHosts: http.allowedHosts }),
-        ...(http.allowedOrigins && { allowedOrigins: http.allowedOrigins }),
-        ...(http.auth && { auth: http.auth }),
-        ...(http.maxBodyBytes !== undefined && { maxBodyBytes: http.maxBodyBytes }),
-        ...(http.sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs: http.sessionIdleTimeoutMs }),
       },
     }),
     reload: {
@@ -141,7 +138,8 @@ class Findings {
   ) {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
-    this.hostChecksTokens = isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined;
+    this.hostChecksTokens =
+      isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined && raw.http.auth !== 'none';
   }
 
   where(path: string | undefined): string {
@@ -259,9 +257,19 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
   allowedHosts: field(anArrayOfStrings, '["mcp.example.com"]'),
   allowedOrigins: field(anArrayOfStrings, '["https://app.example.com"]'),
-  auth: section(HTTP_AUTH_FIELDS, '{ tokensEnv: "MCP_HOST_HTTP_TOKENS" }'),
+  auth: (findings, value, path, key) => {
+    // 'none' opens the endpoint on purpose; anything else must be the auth section
+    if (value !== 'none')
+      section(HTTP_AUTH_FIELDS, `{ tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none"`)(findings, value, path, key);
+  },
   maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
   sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
+  maxSessions: field(aPositiveInteger, '1000'),
+  maxSessionsPerToken: field(aPositiveInteger, '100'),
+  maxListenStreams: field(aPositiveInteger, '1000'),
+  maxConnections: field(aPositiveInteger, '2000'),
+  bodyTimeoutMs: field(aPositiveInteger, '30000 (30 seconds)'),
+  maxStreamQueueBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
 };
 
 const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {
