@@ -72,7 +72,19 @@ export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'pre
   } catch (error) {
     return { problems: problemsOf(error, options.configPath ?? 'config') };
   }
-  const { problems: configProblems, salvaged: config, invalidEntries } = inspectConfig(found.config, found.filepath);
+  return inspectConfigValue(found.config, found.filepath, options);
+}
+
+/**
+ * `inspectCatalogue` of a config already in hand (what `file` exports, or
+ * what `mcp-host add` would make of it): the same checks, the same problems.
+ */
+export async function inspectConfigValue(
+  raw: unknown,
+  file: string,
+  options: Pick<ComposeOptions, 'logger' | 'events'>,
+): Promise<Inspection> {
+  const { problems: configProblems, salvaged: config, invalidEntries } = inspectConfig(raw, file);
   if (!config) return { problems: configProblems };
   // The valid entries are resolved even when others are not, so one run shows every problem.
   const { specs, problems } = await resolvePlugins(config, invalidEntries);
