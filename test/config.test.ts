@@ -8,7 +8,7 @@ import { findConfigFile, loadConfig } from '../host/config/load.js';
 import { validateConfig } from '../host/config/validate.js';
 import { DISPATCHER_LEVEL_KEYS } from '../host/config/dispatcher-keys.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
-import { KNOWN_REVISIONS } from '../host/protocol-versions.js';
+import { DEFAULT_REVISIONS } from '../host/protocol-versions.js';
 import { HOST_VERSION } from '../host/version.js';
 import { makeWorkspace } from './helpers/packages.js';
 
@@ -40,7 +40,7 @@ t.test('a minimal config gets every default', async (t) => {
     dir: '/srv',
     name: 'mcp-host',
     version: HOST_VERSION,
-    protocolVersions: [...KNOWN_REVISIONS],
+    protocolVersions: [...DEFAULT_REVISIONS],
     separator: '.',
     maxNameLength: 128,
     plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }],
@@ -235,7 +235,7 @@ t.test('top-level fields: every problem is reported, not the first', async (t) =
 
 t.test('protocolVersions must be a non-empty list', async (t) => {
   const message =
-    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out to mean every revision mcp-host knows.';
+    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out: a host config then means every published revision, a plugin manifest every revision.';
   t.same(refusals({ plugins: [], protocolVersions: [] }), [message.replace('%s', 'an array')]);
   t.same(refusals({ plugins: [], protocolVersions: '2025-11-25' }), [message.replace('%s', '"2025-11-25"')]);
 });
