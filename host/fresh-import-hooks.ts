@@ -6,6 +6,8 @@
  * directory, the config's directory), so they are loaded fresh with it rather
  * than served stale from the module cache. Dependencies outside the scope or
  * under a nested node_modules (the SDK, zod, …) keep their single instance.
+ * Its load hook gives one file (a `.js` config written as an ES module in a
+ * CommonJS project) the format its syntax needs.
  *
  * It runs on Node's hooks thread: it imports nothing from the host.
  */

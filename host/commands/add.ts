@@ -60,7 +60,7 @@ export async function add(options: AddOptions): Promise<number> {
     });
   }
 
-  const spec = isPathSpec(options.spec, options.cwd) ? resolve(options.cwd, options.spec) : options.spec;
+  const spec = isPathSpec(options.spec) ? resolve(options.cwd, options.spec) : options.spec;
   const before = dependenciesOf(dir);
   process.stderr.write(`mcp-host add: npm install ${options.spec} in ${dir}\n`);
   npmInstall(spec, dir);
@@ -116,9 +116,9 @@ export async function add(options: AddOptions): Promise<number> {
   }
 }
 
-/** A local directory or tarball rather than a registry name: it exists, or it is written as a path. */
-function isPathSpec(spec: string, cwd: string): boolean {
-  return /^(\.{1,2}[\\/]|\/|file:)/.test(spec) || /\.(tgz|tar\.gz)$/.test(spec) || existsSync(resolve(cwd, spec));
+/** A local directory or tarball, as npm tells one from a registry name: a path that starts like one, or an archive. */
+function isPathSpec(spec: string): boolean {
+  return /^(\.{1,2}[\\/]|\/)/.test(spec) || /\.(tgz|tar\.gz)$/.test(spec);
 }
 
 function npmInstall(spec: string, dir: string): void {
@@ -161,7 +161,7 @@ function installedName(
 ): string {
   const changed = Object.keys(after).filter((name) => before[name] !== after[name]);
   if (changed.length === 1) return changed[0]!;
-  const local = isPathSpec(spec, dir) ? `file:${relative(dir, spec)}` : undefined;
+  const local = isPathSpec(spec) ? `file:${relative(dir, spec)}` : undefined;
   const named = local
     ? Object.keys(after).find((name) => after[name] === local)
     : /^(@[^/@]+\/[^@]+|[^@]+)/.exec(spec)?.[1];
