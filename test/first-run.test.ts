@@ -117,31 +117,37 @@ t.test('a plugin listing all five published revisions mounts; one lacking some i
   );
 });
 
-t.test('an ESM mcp-host.config.js loads in a "type": "commonjs" project, and .cjs, .mjs and YAML load', async (t) => {
-  const ws = makeWorkspace(t);
-  ws.writeFile('package.json', JSON.stringify({ name: 'npm-init-project', version: '1.0.0', type: 'commonjs' }));
-  writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
-  const configs: Record<string, string> = {
-    'mcp-host.config.js':
-      "import { fileURLToPath } from 'node:url';\n// its own path, as Node gives it\nexport default { name: fileURLToPath(import.meta.url).endsWith('mcp-host.config.js') ? 'esm-in-cjs' : 'wrong', plugins: [{ package: 'hello' }] };\n",
-    'mcp-host.config.cjs': "module.exports = { name: 'cjs', plugins: [{ package: 'hello' }] };\n",
-    'mcp-host.config.mjs': "export default { name: 'mjs', plugins: [{ package: 'hello' }] };\n",
-    '.mcp-hostrc.yaml': 'name: yaml\nplugins:\n  - package: hello\n',
-  };
-  for (const [name, source] of Object.entries(configs)) {
-    const file = ws.writeFile(name, source);
-    const listed = await runWithoutHooks(['list', '--json', '--config', file]);
-    t.equal(listed.code, 0, name);
-    t.same(
-      (JSON.parse(listed.stdout) as { mounts: { tools: { name: string }[] }[] }).mounts[0]!.tools.map((x) => x.name),
-      ['hello.greet'],
-      name,
-    );
-  }
-  // The ES module config in the CommonJS project serves, with its own import.meta.url.
-  const host = await startStdioHost(t, join(ws.dir, 'mcp-host.config.js'));
-  t.equal(host.client.getServerVersion()?.name, 'esm-in-cjs');
-});
+t.test(
+  'an ESM mcp-host.config.js loads in a "type": "commonjs" project, and .cjs, .mjs, YAML and .ts load',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writeFile('package.json', JSON.stringify({ name: 'npm-init-project', version: '1.0.0', type: 'commonjs' }));
+    writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
+    const configs: Record<string, string> = {
+      'mcp-host.config.js':
+        "import { fileURLToPath } from 'node:url';\n// its own path, as Node gives it\nexport default { name: fileURLToPath(import.meta.url).endsWith('mcp-host.config.js') ? 'esm-in-cjs' : 'wrong', plugins: [{ package: 'hello' }] };\n",
+      'mcp-host.config.cjs': "module.exports = { name: 'cjs', plugins: [{ package: 'hello' }] };\n",
+      'mcp-host.config.mjs': "export default { name: 'mjs', plugins: [{ package: 'hello' }] };\n",
+      '.mcp-hostrc.yaml': 'name: yaml\nplugins:\n  - package: hello\n',
+      // Compiled with the project's own TypeScript (here the repository's).
+      'mcp-host.config.ts':
+        "import type { HostConfig } from 'mcp-host';\nconst config: HostConfig = { plugins: [{ package: 'hello' }] };\nexport default config;\n",
+    };
+    for (const [name, source] of Object.entries(configs)) {
+      const file = ws.writeFile(name, source);
+      const listed = await runWithoutHooks(['list', '--json', '--config', file]);
+      t.equal(listed.code, 0, name);
+      t.same(
+        (JSON.parse(listed.stdout) as { mounts: { tools: { name: string }[] }[] }).mounts[0]!.tools.map((x) => x.name),
+        ['hello.greet'],
+        name,
+      );
+    }
+    // The ES module config in the CommonJS project serves, with its own import.meta.url.
+    const host = await startStdioHost(t, join(ws.dir, 'mcp-host.config.js'));
+    t.equal(host.client.getServerVersion()?.name, 'esm-in-cjs');
+  },
+);
 
 t.test('a config in the wrong format for its extension says so in Node\u2019s words, with a true fix', async (t) => {
   const ws = makeWorkspace(t);
@@ -159,6 +165,17 @@ t.test('a config in the wrong format for its extension says so in Node\u2019s wo
   t.match(
     wrongCjs.stdout,
     'Fix: the file is CommonJS, which Node loads only from .cjs (or .js in a package that is not "type": "module"): rename it to mcp-host.config.cjs, or write export default { … } in place of module.exports.',
+  );
+  const importsMissing = ws.writeFile(
+    'mcp-host.config.js',
+    "import secrets from 'acme-secrets';\nexport default { plugins: [] };\n",
+  );
+  const missing = await runCli(['check', '--config', importsMissing]);
+  t.equal(missing.code, 1);
+  t.match(missing.stdout, `${importsMissing}: the config cannot be loaded: Cannot find package 'acme-secrets'`);
+  t.match(
+    missing.stdout,
+    `Fix: install what it imports next to the config (npm install acme-secrets in ${ws.dir}), or correct the import.`,
   );
 });
 
