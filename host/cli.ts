@@ -11,7 +11,7 @@ const USAGE: Record<string, string> = {
 
 Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
-  mcp-host check [--config PATH]
+  mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--config PATH]
   mcp-host init

@@ -252,6 +252,10 @@ t.test('add of a refused package leaves the config byte-identical, says why, off
     '- plugin "narrow" (plugins[0]): package.json "mcp-host".protocolVersions: the plugin accepts "2025-11-25"',
   );
 
+  const usage = await runCli(['add', './vendor/narrow', '--prefix', 'n', '--flat'], { cwd: ws.dir, env: OFFLINE });
+  t.equal(usage.code, 2);
+  t.match(usage.stderr, 'mcp-host: --prefix and --flat exclude each other\n');
+
   const missing = await runCli(['add', './vendor/nothing-here'], { cwd: ws.dir, env: OFFLINE });
   t.equal(missing.code, 1);
   t.match(
