@@ -5,7 +5,8 @@ import type { Logger } from './log.js';
 import type { Mount, MountEvents } from './mounts/mount.js';
 import type { SessionNotifier } from './proxy/front-session.js';
 import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
-import { describeThrown } from './errors.js';
+import { describeThrown, formatProblem } from './errors.js';
+import { driftProblem } from './pins/drift.js';
 import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
 
@@ -164,6 +165,10 @@ export class HostRuntime implements MountEvents {
     const generation = this.live;
     if (!generation?.mounts.includes(mount)) return;
     generation.reindex();
+    // A plugin can change a definition under a running host: judge it against the lock now, not at the next reload.
+    for (const { mount: owner, drift, withheld } of generation.index.drifts) {
+      if (owner === mount) mount.logger.warn(formatProblem(driftProblem(mount.description, drift, withheld)));
+    }
     this.broadcastListChanged(new Set(kinds.map(changedListOf)));
   }
 

@@ -7,6 +7,7 @@ import { resolvePlugins } from '../loader/resolve-plugins.js';
 import type { MountEvents } from '../mounts/mount.js';
 import { buildGeneration } from './build-generation.js';
 import type { Generation } from './generation.js';
+import { readLock } from '../pins/lock.js';
 
 export interface ComposeOptions {
   configPath?: string;
@@ -17,6 +18,8 @@ export interface ComposeOptions {
   id: number;
   /** The live generation, at a reload. */
   previous?: Generation;
+  /** Judge definitions by the lock beside the config (default); `mcp-host pin` writes one instead. */
+  withLock?: boolean;
 }
 
 export interface Composition {
@@ -37,10 +40,12 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
   });
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
+  const lock = options.withLock === false ? undefined : await readLock(config.file);
   const generation = await buildGeneration({
     id: options.id,
     config,
     specs,
+    ...(lock && { lock }),
     logger: options.logger,
     events: options.events,
     ...(options.previous ? { previous: options.previous } : {}),
@@ -90,7 +95,15 @@ export async function inspectConfigValue(
   const { specs, problems } = await resolvePlugins(config, invalidEntries);
   if (configProblems.length > 0) return { config, problems: [...configProblems, ...problems] };
   try {
-    const generation = await buildGeneration({ id: 1, config, specs, logger: options.logger, events: options.events });
+    const lock = await readLock(config.file);
+    const generation = await buildGeneration({
+      id: 1,
+      config,
+      specs,
+      logger: options.logger,
+      events: options.events,
+      ...(lock && { lock }),
+    });
     return { config, generation, problems: [...problems, ...unreachable(generation)] };
   } catch (error) {
     return { config, problems: [...problems, ...problemsOf(error, config.file)] };

@@ -4,6 +4,7 @@ import { inspectCatalogue, inspectConfigValue, type Inspection } from '../catalo
 import { HostRuntime } from '../runtime.js';
 import { formatCatalogue, formatTotals } from './catalogue-report.js';
 import { pluginCheckConfig, pluginPackageHere } from './plugin-check.js';
+import { formatWarnings } from './reload.js';
 
 export interface CheckOptions {
   configPath?: string;
@@ -42,7 +43,11 @@ export async function check(options: CheckOptions): Promise<number> {
       );
       return 1;
     }
-    process.stdout.write(`${formatCatalogue(generation!)}\n\nOK: ${formatTotals(generation!)} (${where})\n`);
+    const warnings = generation!.warnings();
+    process.stdout.write(
+      `${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}` +
+        `OK: ${formatTotals(generation!)} (${where})\n`,
+    );
     return 0;
   } finally {
     await Promise.allSettled((generation?.mounts ?? []).map((mount) => mount.close()));

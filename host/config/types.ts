@@ -20,7 +20,34 @@ export interface MountOptions {
   maxResultBytes?: number;
   /** How many pages of one list the host follows before calling the mount's pagination broken. Default 1000. */
   maxListPages?: number;
+  /** Which of the mount's tools are served, under which names and descriptions (curation.ts). */
+  tools?: ItemCuration;
+  /** Which of the mount's prompts are served, the same way. */
+  prompts?: ItemCuration;
+  /** Which of the mount's resources and templates are served, by URI glob. */
+  resources?: ResourceCuration;
 }
+
+/** What of a mount's tools or prompts is served; names and globs are the plugin's own, before prefixing. */
+export interface ItemCuration {
+  /** Globs; only names matching one are served. Default: all. */
+  include?: string[];
+  /** Globs; names matching one are not served (applied after include). */
+  exclude?: string[];
+  /** The plugin's name -> the name served (before prefixing). */
+  rename?: Record<string, string>;
+  /** The plugin's name -> the description served instead of its own. */
+  describe?: Record<string, string>;
+}
+
+/** What of a mount's resources and templates is served: globs over URIs and URI templates. */
+export interface ResourceCuration {
+  include?: string[];
+  exclude?: string[];
+}
+
+/** What happens to a tool or prompt whose definition no longer matches mcp-host.lock.json. */
+export type PinsPolicy = 'warn' | 'refuse';
 
 /**
  * Client headers a mount receives with each request a client makes (see
@@ -121,6 +148,10 @@ export interface HostConfig {
   separator?: Separator;
   maxNameLength?: number;
   pageSize?: number;
+  /** Shorten composed names over maxNameLength (a readable head and a hash) instead of refusing them. Default false. */
+  shortenNames?: boolean;
+  /** With mcp-host.lock.json beside the config: serve drifted definitions with a warning, or withhold them. Default 'warn'. */
+  pins?: PinsPolicy;
   plugins: PluginEntry[];
   http?: HttpConfig;
   reload?: ReloadConfig;
@@ -141,6 +172,8 @@ export interface ResolvedConfig {
   separator: Separator;
   maxNameLength: number;
   pageSize?: number;
+  shortenNames: boolean;
+  pins: PinsPolicy;
   plugins: PluginEntry[];
   http?: Required<Pick<HttpConfig, 'host' | 'port'>> &
     Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'auth' | 'maxBodyBytes' | 'sessionIdleTimeoutMs'>;

@@ -23,11 +23,14 @@ import type {
   HostConfig,
   HttpAuthConfig,
   HttpConfig,
+  ItemCuration,
   LogLevel,
   MountOptions,
   PackagePluginEntry,
+  PinsPolicy,
   ReloadConfig,
   ResolvedConfig,
+  ResourceCuration,
   Separator,
   UpstreamsConfig,
   UrlPluginEntry,
@@ -36,6 +39,7 @@ import { isPlainObject } from '../plain-object.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
 
 /** The host is never reachable from the network unless asked. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -49,6 +53,7 @@ const DEFAULTS = {
   reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30_000 },
   upstreams: { startTimeoutMs: 30_000, reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, pingIntervalMs: 15_000 },
   logLevel: 'info',
+  pins: 'warn',
 } as const;
 
 /**
@@ -124,6 +129,8 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     separator: config.separator ?? DEFAULTS.separator,
     maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
+    shortenNames: config.shortenNames ?? false,
+    pins: config.pins ?? DEFAULTS.pins,
     plugins: config.plugins,
     ...(http && {
       http: {
@@ -317,6 +324,8 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   separator: field(oneOf(SEPARATORS), '"_" (some clients reject ".")'),
   maxNameLength: field(integerFrom(1, DEFAULTS.maxNameLength), '64 (for clients stricter than the spec)'),
   pageSize: field(aPositiveInteger, '100'),
+  shortenNames: field(aBoolean, 'true (for clients with 64-character name limits)'),
+  pins: field(oneOf(PINS_POLICIES), '"refuse" (withhold definitions that drifted from mcp-host.lock.json)'),
   plugins: (findings, value, path) => {
     if (!Array.isArray(value)) {
       findings.add(
@@ -338,6 +347,18 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
 };
 
+const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {
+  include: field(anArrayOfNonEmptyStrings, '["issue_*", "search"]'),
+  exclude: field(anArrayOfNonEmptyStrings, '["*_delete"]'),
+  rename: field(anObjectOfStrings, '{ search: "search_code" }'),
+  describe: field(anObjectOfStrings, '{ search: "Search code on GitHub" }'),
+};
+
+const RESOURCE_CURATION_FIELDS: Record<keyof ResourceCuration, Check> = {
+  include: field(anArrayOfNonEmptyStrings, '["github://repos/**"]'),
+  exclude: field(anArrayOfNonEmptyStrings, '["file:///secrets/**"]'),
+};
+
 /**
  * The fields of each kind of plugin entry. The checks of `prefix` and
  * `forwardHeaders` need the rest of the entry, so they are added per entry.
@@ -347,6 +368,9 @@ const MOUNT_FIELDS: Record<Exclude<keyof MountOptions, 'prefix'>, Check> = {
   timeoutMs: field(aPositiveInteger, '60000'),
   maxResultBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
   maxListPages: field(aPositiveInteger, '5000'),
+  tools: section(ITEM_CURATION_FIELDS, '{ include: ["issue_*"], exclude: ["*_delete"] }'),
+  prompts: section(ITEM_CURATION_FIELDS, '{ exclude: ["*"] }'),
+  resources: section(RESOURCE_CURATION_FIELDS, '{ include: ["github://repos/**"] }'),
 };
 const ENTRY_FIELDS: {
   package: Record<Exclude<keyof PackagePluginEntry, 'prefix' | 'forwardHeaders'>, Check>;

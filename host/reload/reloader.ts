@@ -14,7 +14,7 @@ export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
 
 /** What one reload did: swapped in a new generation, or refused and kept the live one. */
 export type ReloadOutcome =
-  | { ok: true; generation: number; diff: ReloadDiff; ms: number }
+  | { ok: true; generation: number; diff: ReloadDiff; ms: number; warnings: Problem[] }
   | { ok: false; generation: number; problems: Problem[]; ms: number };
 
 export interface ReloaderOptions {
@@ -120,7 +120,8 @@ export class Reloader {
               ? `notified ${[...notified].join(', ')} list_changed`
               : 'no connected client could be notified'),
       );
-      return { ok: true, generation: id, diff: { ...diff, notified: [...notified] }, ms };
+      const warnings = generation.warnings();
+      return { ok: true, generation: id, diff: { ...diff, notified: [...notified] }, ms, warnings };
     } catch (error) {
       const problems = problemsOf(error, configPath);
       logger.error(
