@@ -12,10 +12,12 @@ const USAGE: Record<string, string> = {
 
 Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
-  mcp-host check [--config PATH]
+  mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--config PATH]
   mcp-host pin [--diff] [--config PATH]
+  mcp-host init
+  mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -28,10 +30,25 @@ Serve the composed catalogue. Over stdio unless the config's "http" or --http as
 
 Environment:
   MCP_HOST_HTTP_TOKENS   comma-separated bearer tokens; when set, HTTP clients must send one`,
-  check: `Usage: mcp-host check [--config PATH]
+  check: `Usage: mcp-host check [--config PATH] [--options JSON]
 
 Resolve and check every plugin, create the accepted ones, preflight the composed catalogue and
-print it. Lists every problem found and exits 1 if there is any.`,
+print it. Lists every problem found and exits 1 if there is any.
+
+Run in a plugin's own package directory (no config found, its package.json has an "mcp-host"
+field), it checks that package as a plugin: manifest, definition, a dry create() with the
+--options given (default {}), and its tools under the names they would get.`,
+  init: `Usage: mcp-host init
+
+Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
+nearest package.json "type" says, mounting nothing yet. Never overwrites a config.`,
+  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
+
+npm install PACKAGE (a registry name, a local directory or a tarball) next to the config, check
+it as check would with its entry added, and only then add the entry to the config file, keeping
+the file's formatting and comments. A refused package leaves the config unchanged.
+  --prefix P   mount under prefix P (default: the package's own prefix, else one from its name)
+  --flat       mount with names unchanged`,
   list: `Usage: mcp-host list [--config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
@@ -60,14 +77,15 @@ withheld from clients until pinned again (pins: 'refuse').
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload', 'pin'];
+  const commands = ['start', 'check', 'list', 'reload', 'pin', 'init', 'add'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   let values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
       options: {
         config: { type: 'string' },
@@ -77,9 +95,12 @@ async function main(argv: string[]): Promise<number> {
         stdio: { type: 'boolean' },
         http: { type: 'string' },
         version: { type: 'boolean' },
+        prefix: { type: 'string' },
+        flat: { type: 'boolean' },
+        options: { type: 'string' },
       },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: command === 'add',
     }));
   } catch (error) {
     throw new UsageError(describeThrown(error));
@@ -94,6 +115,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
+  if ((values.prefix !== undefined || values.flat) && command !== 'add')
+    throw new UsageError('--prefix and --flat go with "add"');
+  if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
@@ -107,7 +131,11 @@ async function main(argv: string[]): Promise<number> {
   // a second to import, which `--help` and `reload` need not pay.
   switch (command) {
     case 'check':
-      return (await import('./commands/check.js')).check(common);
+      return (await import('./commands/check.js')).check({ ...common, ...sampleOptions(values.options) });
+    case 'init':
+      return (await import('./commands/init.js')).init(common);
+    case 'add':
+      return (await import('./commands/add.js')).add({ ...common, ...addFlags(positionals, values) });
     case 'list':
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
@@ -117,6 +145,33 @@ async function main(argv: string[]): Promise<number> {
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }
+}
+
+/** `add PACKAGE [--prefix P | --flat]`. */
+function addFlags(positionals: string[], values: { prefix?: string; flat?: boolean }) {
+  if (positionals.length !== 1)
+    throw new UsageError('add takes one PACKAGE (a registry name, a directory or a tarball)');
+  if (values.prefix !== undefined && values.flat) throw new UsageError('--prefix and --flat exclude each other');
+  return {
+    spec: positionals[0]!,
+    ...(values.prefix !== undefined && { prefix: values.prefix }),
+    ...(values.flat && { flat: true }),
+  };
+}
+
+/** `check --options JSON`: the options a plugin checked in its own directory is created with. */
+function sampleOptions(json: string | undefined): { sampleOptions?: Record<string, unknown> } {
+  if (json === undefined) return {};
+  let options: unknown;
+  try {
+    options = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(`--options: ${describeThrown(error)}`);
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError('--options takes a JSON object, e.g. --options \'{"units":"metric"}\'');
+  }
+  return { sampleOptions: options as Record<string, unknown> };
 }
 
 /** `--stdio` and `--http [HOST:]PORT`, checked here so a bad address is a usage error (exit 2). */

@@ -41,8 +41,11 @@ export class HostRuntime implements MountEvents {
     return this.live;
   }
 
-  /** Install the first generation (start-up) or swap in the next (reload). */
-  swap(next: Generation): CatalogueDiff | undefined {
+  /**
+   * Install the first generation (start-up) or swap in the next (reload):
+   * what changed, and the `list_changed` notifications sent for it.
+   */
+  swap(next: Generation): (CatalogueDiff & { notified: Set<ChangedList> }) | undefined {
     const before = this.live;
     this.live = next;
     // A supervised mount may have come back since `next` was built, while
@@ -50,7 +53,7 @@ export class HostRuntime implements MountEvents {
     next.reindex();
     if (!before) return undefined;
     const diff = diffGenerations(before, next);
-    this.broadcastListChanged(diff.changedLists);
+    const notified = this.broadcastListChanged(diff.changedLists);
     const kept = new Set(next.mounts);
     // A new or replaced plugin starts with no subscriptions: renew those sessions hold on what it serves.
     const previous = new Set(before.mounts);
@@ -60,7 +63,7 @@ export class HostRuntime implements MountEvents {
       next.config.reload.drainTimeoutMs,
       'a reload removed or replaced this plugin',
     );
-    return diff;
+    return { ...diff, notified };
   }
 
   /**
@@ -86,9 +89,12 @@ export class HostRuntime implements MountEvents {
     );
   }
 
-  broadcastListChanged(lists: ReadonlySet<ChangedList>): void {
-    if (lists.size === 0) return;
-    for (const session of this.reachable) session.listChanged(lists);
+  /** Tell every session that can hear it; returns the lists at least one session was sent. */
+  broadcastListChanged(lists: ReadonlySet<ChangedList>): Set<ChangedList> {
+    const sent = new Set<ChangedList>();
+    if (lists.size === 0) return sent;
+    for (const session of this.reachable) for (const list of session.listChanged(lists)) sent.add(list);
+    return sent;
   }
 
   onNotification(mount: Mount, notification: JSONRPCNotification): void {

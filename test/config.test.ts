@@ -55,9 +55,7 @@ t.test('a minimal config gets every default', async (t) => {
     FILE,
   );
   // DESIGN.md: "every *published* revision its SDK speaks, never a pre-release identifier".
-  t.same(protocolVersions, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'], {
-    todo: 'the SDK also speaks the 2024-10-07 draft; the first-run branch (DEFAULT_REVISIONS) drops it from the default',
-  });
+  t.same(protocolVersions, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
   t.same(rest, {
     file: FILE,
     dir: '/srv',
@@ -261,7 +259,7 @@ t.test('top-level fields: every problem is reported, not the first', async (t) =
 
 t.test('protocolVersions must be a non-empty list', async (t) => {
   const message =
-    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out to mean every revision mcp-host knows.';
+    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out: a host config then means every published revision, a plugin manifest every revision.';
   t.same(refusals({ plugins: [], protocolVersions: [] }), [message.replace('%s', 'an array')]);
   t.same(refusals({ plugins: [], protocolVersions: '2025-11-25' }), [message.replace('%s', '"2025-11-25"')]);
 });

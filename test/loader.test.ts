@@ -206,7 +206,7 @@ t.test('a plugin accepting fewer revisions than the host range is refused, namin
   installPlugin(ws, '@acme/mcp-weather', { protocolVersions: ['2025-06-18', '2025-11-25'] });
   const narrower = await resolveWith(ws, { plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }] });
   t.same(messages(narrower.problems), [
-    'plugin "@acme/mcp-weather" (plugins[0]): package.json "mcp-host".protocolVersions: the plugin accepts "2025-06-18" and "2025-11-25", and lacks "2024-10-07", "2024-11-05", "2025-03-26" and "2026-07-28" of the host\'s protocolVersions. Fix: narrow the host\'s protocolVersions in mcp-host.config.js to ["2025-06-18", "2025-11-25"], or install a version of the plugin that accepts them all.',
+    'plugin "@acme/mcp-weather" (plugins[0]): package.json "mcp-host".protocolVersions: the plugin accepts "2025-06-18" and "2025-11-25", and lacks "2024-11-05", "2025-03-26" and "2026-07-28" of the host\'s protocolVersions. Fix: narrow the host\'s protocolVersions in mcp-host.config.js to ["2025-06-18", "2025-11-25"], or install a version of the plugin that accepts them all.',
   ]);
 
   const disjoint = await resolveWith(ws, {
@@ -236,7 +236,7 @@ t.test('an unknown revision or a malformed list in a manifest is an error', asyn
   });
   t.same(messages(problems), [
     'plugin "a" (plugins[0]): package.json "mcp-host".protocolVersions[1]: "2025-06-81" is not an MCP revision mcp-host knows. Fix: did you mean "2025-06-18"?',
-    'plugin "b" (plugins[1]): package.json "mcp-host".protocolVersions: expected a non-empty array of MCP revisions, got an array. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out to mean every revision mcp-host knows.',
+    'plugin "b" (plugins[1]): package.json "mcp-host".protocolVersions: expected a non-empty array of MCP revisions, got an array. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out: a host config then means every published revision, a plugin manifest every revision.',
   ]);
 });
 

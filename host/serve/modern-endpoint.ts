@@ -31,10 +31,12 @@ export function createModernEndpoint(
   });
   const notifier: SessionNotifier = {
     subscriptions: new Set(),
+    // The handler passes each change to the open listen streams that asked for it.
     listChanged(lists) {
       if (lists.has('tools')) handler.notify.toolsChanged();
       if (lists.has('prompts')) handler.notify.promptsChanged();
       if (lists.has('resources')) handler.notify.resourcesChanged();
+      return [...lists];
     },
     resourceUpdated({ uri }) {
       handler.notify.resourceUpdated(uri);
