@@ -21,6 +21,12 @@ export interface UpstreamChannel {
   start(): Promise<void>;
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Start afresh after the upstream ended the connection: a child that
+   * exits on a request it does not know before `initialize` (the 2026-07-28
+   * probe) is a 2025-era server, started again to be spoken to as one.
+   */
+  reopen?(): Promise<void>;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
