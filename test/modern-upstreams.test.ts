@@ -25,7 +25,7 @@ const MODERN = '2026-07-28';
  */
 const MODERN_SERVER = `
 import { createServer } from 'node:http';
-import { McpServer, acceptedContent, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, acceptedContent, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -51,6 +51,7 @@ function factory() {
       const first = acceptedContent(responses, 'first')?.name;
       return inputRequired({ inputRequests: { last: inputRequired.elicit({ message: 'last name?', requestedSchema: NAME }) }, requestState: 'round-2:' + first });
     }
+    if (!String(state).startsWith('round-2:')) throw new ProtocolError(-32602, 'survey: requestState ' + JSON.stringify(state) + ' is not one this server issued');
     return text('survey ' + String(state).slice('round-2:'.length) + ' ' + acceptedContent(responses, 'last')?.name);
   });
   server.registerTool('sample', { inputSchema: z.object({}) }, async (_args, ctx) => {
@@ -189,6 +190,43 @@ t.test('a 2026-only upstream, by URL and as a child, serves a 2026-07-28 HTTP cl
   t.equal(client.getNegotiatedProtocolVersion(), MODERN);
   await exercise(t, client);
 });
+
+t.test(
+  'a 2026-07-28 client gets the upstream’s input_required as it came, and its verdict on a tampered requestState',
+  async (t) => {
+    const upstreams = await startUpstreams(t);
+    const host = await startHttpHost(t, mountAll(upstreams));
+    const client = new Client(
+      { name: 'manual-client', version: '1.0.0' },
+      { ...ANSWERS, versionNegotiation: { mode: { pin: MODERN } }, inputRequired: { autoFulfill: false } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    const manual = { allowInputRequired: true };
+    const survey = (extra: Record<string, unknown> = {}) =>
+      client.callTool({ name: 'web.survey', arguments: {}, ...extra } as never, manual) as Promise<
+        Record<string, unknown>
+      >;
+    const first = await survey();
+    t.match(first, {
+      resultType: 'input_required',
+      requestState: 'round-1',
+      inputRequests: { first: { method: 'elicitation/create', params: { message: 'first name?' } } },
+    });
+    const accept = (name: string) => ({ action: 'accept', content: { name } });
+    const second = await survey({ requestState: 'round-1', inputResponses: { first: accept('Grace') } });
+    t.match(second, { resultType: 'input_required', requestState: 'round-2:Grace', inputRequests: { last: {} } });
+    const done = await survey({ requestState: 'round-2:Grace', inputResponses: { last: accept('Hopper') } });
+    t.equal(firstText(done as { content?: unknown }), 'survey Grace Hopper');
+    // The upstream checks its own state; its verdict (here a tool error, as McpServer reports a handler's throw) passes through.
+    const tampered = await survey({ requestState: 'round-1-TAMPERED', inputResponses: { first: accept('Eve') } });
+    t.equal(tampered.isError, true);
+    t.match(
+      firstText(tampered as { content?: unknown }),
+      /requestState "round-1-TAMPERED" is not one this server issued/,
+    );
+  },
+);
 
 t.test(
   'an upstream that answers but speaks no revision in the host range is refused once, saying what it answered',

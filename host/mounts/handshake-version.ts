@@ -53,16 +53,19 @@ export interface Handshake {
 /**
  * The per-request `_meta` envelope a 2026-07-28 server requires on every
  * request and notification: it replaces what `initialize` said once per
- * session. The log level asks for every message: the host filters them per
- * client session (`logging/setLevel`), as it does for a 2025-era upstream
- * that was never sent a level.
+ * session. For a 2026-07-28 client's request it carries that client's
+ * capabilities and log level; otherwise the host's, and a log level that
+ * asks for every message: the host filters them per client session
+ * (`logging/setLevel`), as it does for a 2025-era upstream that was never
+ * sent a level.
  */
-export function modernEnvelope(): Record<string, unknown> {
+export function modernEnvelope(client?: { capabilities?: object; logLevel?: string }): Record<string, unknown> {
+  const logLevel = client ? client.logLevel : 'debug';
   return {
     [PROTOCOL_VERSION_META_KEY]: MODERN_REVISION,
     [CLIENT_INFO_META_KEY]: HOST_CLIENT_INFO,
-    [CLIENT_CAPABILITIES_META_KEY]: HOST_CLIENT_CAPABILITIES,
-    [LOG_LEVEL_META_KEY]: 'debug',
+    [CLIENT_CAPABILITIES_META_KEY]: client?.capabilities ?? HOST_CLIENT_CAPABILITIES,
+    ...(logLevel === undefined ? {} : { [LOG_LEVEL_META_KEY]: logLevel }),
   };
 }
 

@@ -8,6 +8,7 @@ import { UpstreamPeer } from './upstream-peer.js';
 import { Mount, describeMount, mountName, type MountEvents } from './mount.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
 import { pluginWhere } from '../config/problem-wording.js';
+import { connectPluginServer } from './plugin-era.js';
 
 /**
  * Start an mcp-host plugin in this process: import its entry (fresh, tagged
@@ -49,7 +50,7 @@ export async function startInProcessMount(
     });
   }
   const { hostSide, pluginSide } = createInProcessLink(describeMount(spec));
-  await server.connect(pluginSide as never);
+  const connection = await connectPluginServer(server, pluginSide, spec.manifest.protocolVersions);
   // The peer exists before the Mount it belongs to; events that arrive in
   // between (none should: the handshake is not done) are dropped.
   const built: { mount?: Mount } = {};
@@ -61,10 +62,13 @@ export async function startInProcessMount(
     onNotification: (notification) => built.mount && events.onNotification(built.mount, notification),
     onClose: () => built.mount && events.onClose(built.mount),
   });
-  const handshake = await peer.connect(handshakeVersion(spec.manifest.protocolVersions), HOST_CLIENT_CAPABILITIES);
-  built.mount = new Mount(spec, peer, handshake, pluginLogger, async () => {
-    await server.close();
+  const handshake = await peer.negotiate({
+    modern: connection.modern,
+    legacyRevision: handshakeVersion(spec.manifest.protocolVersions),
+    capabilities: HOST_CLIENT_CAPABILITIES,
+    silenceMeansLegacy: true,
   });
+  built.mount = new Mount(spec, peer, handshake, pluginLogger, () => connection.close());
   return built.mount;
 }
 

@@ -76,6 +76,21 @@ export class ModernLink {
       this.listen();
       return {};
     }
+    const client = hooks.modernClient;
+    if (client) {
+      // A 2026-07-28 client's round: passed on as it came, answered as it came.
+      const result = await this.side.exchange(
+        method,
+        {
+          ...params,
+          ...(client.inputResponses ? { inputResponses: client.inputResponses } : {}),
+          ...(client.requestState !== undefined ? { requestState: client.requestState } : {}),
+        },
+        hooks,
+        timeoutMs,
+      );
+      return result.resultType === 'input_required' ? withoutServerInfo(result) : withoutWireFields(result);
+    }
     let sent = params;
     for (let round = 1; ; round++) {
       const result = await this.side.exchange(method, sent, hooks, timeoutMs);
@@ -206,9 +221,14 @@ export class ModernLink {
 /** A complete result as a 2025-era server would have sent it: without the marks of the 2026-07-28 link. */
 function withoutWireFields(result: Result): Result {
   const { resultType: _type, ...complete } = result;
-  if (!isPlainObject(complete._meta) || !(SERVER_INFO_META_KEY in complete._meta)) return complete;
-  const { [SERVER_INFO_META_KEY]: _server, ...meta } = complete._meta;
-  if (Object.keys(meta).length > 0) return { ...complete, _meta: meta };
-  const { _meta: _empty, ...bare } = complete;
+  return withoutServerInfo(complete);
+}
+
+/** The upstream names itself in every result; the host's front names the host instead. */
+function withoutServerInfo(result: Result): Result {
+  if (!isPlainObject(result._meta) || !(SERVER_INFO_META_KEY in result._meta)) return result;
+  const { [SERVER_INFO_META_KEY]: _server, ...meta } = result._meta;
+  if (Object.keys(meta).length > 0) return { ...result, _meta: meta };
+  const { _meta: _empty, ...bare } = result;
   return bare;
 }

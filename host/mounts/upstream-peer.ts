@@ -35,6 +35,27 @@ export interface CallHooks {
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */
   clientHeaders?: Headers;
+  /**
+   * Set for a 2026-07-28 client's request: what the client sent that the
+   * SDK lifted out of its params. An upstream that speaks 2026-07-28 too
+   * gets it as it came (the client's capabilities and log level in the
+   * envelope, its input responses, the upstream's own `requestState` it
+   * echoes), and its `input_required` goes back to the client as it came.
+   */
+  modernClient?: ModernClientRound;
+}
+
+/** A 2026-07-28 client's own round of a request (see `CallHooks.modernClient`). */
+export interface ModernClientRound {
+  inputResponses?: Params;
+  requestState?: string;
+  capabilities?: Params;
+  logLevel?: string;
+  /**
+   * The answer when this request carries a `requestState` and the upstream
+   * is on a 2025-era link, so issued none: the state is not the upstream's.
+   */
+  foreignState: () => Error;
 }
 
 export interface PeerOptions {
@@ -208,6 +229,7 @@ export class UpstreamPeer {
    */
   request(method: string, params?: Params, hooks: CallHooks = {}, timeoutMs = this.options.timeoutMs): Promise<Result> {
     if (this.modern) return this.modern.request(method, params, hooks, timeoutMs);
+    if (hooks.modernClient?.requestState !== undefined) return Promise.reject(hooks.modernClient.foreignState());
     return this.exchange(method, params, hooks, timeoutMs);
   }
 
@@ -251,7 +273,7 @@ export class UpstreamPeer {
     };
     this.pending.set(id, pending);
     this.armTimeout(pending);
-    if (this.modern) sentParams = enveloped(sentParams);
+    if (this.modern) sentParams = enveloped(sentParams, hooks.modernClient);
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
     const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
     this.channel.send(message, headers && { headers }).catch((error: unknown) => {
@@ -450,9 +472,14 @@ export class UpstreamPeer {
   }
 }
 
-/** Params with the 2026-07-28 envelope in their `_meta`: the host's, whatever the client's request carried. */
-function enveloped(params: Params | undefined): Params {
-  return { ...params, _meta: { ...(params?._meta as Params | undefined), ...modernEnvelope() } };
+/**
+ * Params with the 2026-07-28 envelope in their `_meta`: the host's, with a
+ * 2026-07-28 client's own capabilities and log level when the request is
+ * that client's (so the upstream asks only what the client can answer, and
+ * logs only what it asked for).
+ */
+function enveloped(params: Params | undefined, client?: ModernClientRound): Params {
+  return { ...params, _meta: { ...(params?._meta as Params | undefined), ...modernEnvelope(client) } };
 }
 
 /** The client's headers an upstream may see: only those its entry forwards, under the names the entry gives. */
