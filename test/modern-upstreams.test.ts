@@ -34,8 +34,11 @@ import { z } from 'zod';
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
+// Over HTTP its lists may be cached by anyone for 30 s; over stdio, privately for 5 s.
+const HINT = process.argv[2] === 'http' ? { ttlMs: 30000, cacheScope: 'public' } : { ttlMs: 5000, cacheScope: 'private' };
+
 function factory() {
-  const server = new McpServer({ name: 'modern-only', version: '2.0.0' });
+  const server = new McpServer({ name: 'modern-only', version: '2.0.0' }, { cacheHints: { 'tools/list': HINT } });
   server.registerTool(
     'add',
     { inputSchema: z.object({ a: z.number(), b: z.number() }), outputSchema: z.object({ sum: z.number() }) },
@@ -227,6 +230,24 @@ t.test(
     );
   },
 );
+
+t.test('composed lists carry the smallest ttlMs and the most private cacheScope of their parts', async (t) => {
+  const upstreams = await startUpstreams(t);
+  const listHint = async (plugins: Record<string, unknown>[]) => {
+    const host = await startHttpHost(t, upstreams.ws.writeConfig({ reload: { watch: false }, plugins }));
+    const client = new Client({ name: 'hints', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    const { ttlMs, cacheScope } = (await client.listTools()) as { ttlMs?: number; cacheScope?: string };
+    return { ttlMs, cacheScope };
+  };
+  const web = { url: upstreams.url, prefix: 'web' };
+  const pipe = { command: process.execPath, args: [upstreams.modernScript], prefix: 'pipe' };
+  const old = { command: process.execPath, args: [upstreams.legacyScript], prefix: 'old' };
+  t.same(await listHint([web]), { ttlMs: 30000, cacheScope: 'public' }, 'one part: its own hint');
+  t.same(await listHint([web, pipe]), { ttlMs: 5000, cacheScope: 'private' }, 'the shorter and the more private');
+  t.same(await listHint([web, old]), { ttlMs: 0, cacheScope: 'private' }, 'a 2025-era part promises nothing');
+});
 
 t.test(
   'an upstream that answers but speaks no revision in the host range is refused once, saying what it answered',

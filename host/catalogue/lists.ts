@@ -5,10 +5,13 @@ import type { Generation } from './generation.js';
 import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
 import { isRenamed, qualify } from './names.js';
+import { composedHint, type CacheHint } from '../proxy/cache-hints.js';
 
 export interface ComposedPage {
   items: ListItem[];
   nextCursor?: string;
+  /** Composed from the hints of the mounts' pages it was made of (see cache-hints.ts). */
+  hint: CacheHint;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function listPage(
     cursor === undefined ? { g: generation.id, m: 0 } : decodeCursor(cursor, generation.id, generation.mounts.length);
   const pageSize = generation.config.pageSize ?? Number.POSITIVE_INFINITY;
   const items: ListItem[] = [];
+  const hints: (CacheHint | undefined)[] = [];
   const { separator } = generation.config;
 
   for (let m = start.m; m < generation.mounts.length; m++) {
@@ -46,22 +50,31 @@ export async function listPage(
     let skip = m === start.m ? (start.o ?? 0) : 0;
     for (let pages = 0; pages < mount.spec.maxListPages; pages++) {
       const page = await mount.list(kind, mountCursor, hooks);
+      hints.push(page.hint);
       const fresh = page.items.slice(skip).map(rename);
       const room = pageSize - items.length;
       if (fresh.length > room) {
         items.push(...fresh.slice(0, room));
-        return { items, nextCursor: encodeCursor(cursorAt(generation.id, m, mountCursor, skip + room)) };
+        return {
+          items,
+          nextCursor: encodeCursor(cursorAt(generation.id, m, mountCursor, skip + room)),
+          hint: composedHint(hints),
+        };
       }
       items.push(...fresh);
       if (page.nextCursor === undefined) break;
       if (items.length >= pageSize || pageSize === Number.POSITIVE_INFINITY) {
-        return { items, nextCursor: encodeCursor(cursorAt(generation.id, m, page.nextCursor, 0)) };
+        return {
+          items,
+          nextCursor: encodeCursor(cursorAt(generation.id, m, page.nextCursor, 0)),
+          hint: composedHint(hints),
+        };
       }
       mountCursor = page.nextCursor;
       skip = 0;
     }
   }
-  return { items };
+  return { items, hint: composedHint(hints) };
 }
 
 function cursorAt(g: number, m: number, c: string | undefined, o: number): CursorState {
