@@ -191,15 +191,21 @@ export class UpstreamPeer {
         : { why: `its server/discover offers ${JSON.stringify(answer.supportedVersions)}` };
     } catch (error) {
       if (!(error instanceof RpcError)) throw error;
-      if (error.code === ErrorCode.ConnectionClosed && this.closed && this.channel.reopen) {
+      if (this.closed) {
+        // The upstream ended the connection on the probe: a child that exits on a request before
+        // `initialize` is a 2025-era server, started again to be spoken to as one.
+        if (!this.channel.reopen) throw error;
         this.closed = false;
         await this.channel.reopen();
         return { why: 'it closed the connection on server/discover' };
       }
-      if (error.code === ErrorCode.RequestTimeout && how.silenceMeansLegacy) {
-        return { why: 'it did not answer server/discover' };
+      if (error.code === ErrorCode.RequestTimeout) {
+        if (how.silenceMeansLegacy) return { why: 'it did not answer server/discover' };
+        throw error;
       }
-      if (error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout) throw error;
+      // Any answer, even an error that shares the SDKs' "connection closed" code (-32000, as a
+      // 2025-era HTTP server's "Server not initialized" does), means it is not a 2026-07-28 server.
+      // A request that never reached it fails again, and is explained, at `initialize`.
       return { why: `it answered server/discover with error ${error.code}: ${error.message}` };
     } finally {
       this.probing = false;
