@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { RED_PIXEL_PNG, SILENT_WAV } from './media.js';
-import { registerInputRequiredTools, STATE_CODEC } from './input-required.js';
+import { registerInputRequiredTools, sampledText, STATE_CODEC } from './input-required.js';
 import { registerStatelessDiagnostics } from './stateless.js';
 
 const { name: PACKAGE_NAME, version: VERSION } = createRequire(import.meta.url)('./package.json');
@@ -191,8 +191,8 @@ function registerClientRequestTools(server) {
       inputSchema: { prompt: z.string().describe('The prompt to send to the LLM') },
     },
     async ({ prompt }, ctx) => {
-      const sampled = inputResponse(ctx.mcpReq.inputResponses, 'completion');
-      if (sampled.kind !== 'sampling') {
+      const answer = sampledText(ctx.mcpReq.inputResponses?.completion);
+      if (answer === undefined) {
         return inputRequired({
           inputRequests: {
             completion: inputRequired.createMessage({
@@ -202,9 +202,6 @@ function registerClientRequestTools(server) {
           },
         });
       }
-      const result = sampled.result;
-      const reply = Array.isArray(result.content) ? result.content : [result.content];
-      const answer = reply.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
       return { content: [text(`LLM response: ${answer}`)] };
     },
   );

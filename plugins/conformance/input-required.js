@@ -40,7 +40,8 @@ const rootsOf = (/** @type {unknown} */ answer) => {
   const view = inputResponse(/** @type {never} */ ({ answer }), 'answer');
   return view.kind === 'roots' ? view.roots.map((root) => root.uri) : [];
 };
-const sampledText = (/** @type {unknown} */ answer) => {
+/** The text of a sampling answer, or undefined when `answer` is not one. */
+export const sampledText = (/** @type {unknown} */ answer) => {
   const view = inputResponse(/** @type {never} */ ({ answer }), 'answer');
   if (view.kind !== 'sampling') return undefined;
   const blocks = Array.isArray(view.result.content) ? view.result.content : [view.result.content];
