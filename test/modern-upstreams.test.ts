@@ -64,6 +64,9 @@ function factory() {
     }
     return text('sampled ' + view.result.content.text);
   });
+  server.registerTool('nag', { inputSchema: z.object({}) }, async () =>
+    inputRequired({ inputRequests: { again: inputRequired.elicit({ message: 'again?', requestedSchema: NAME }) } }),
+  );
   server.registerTool('roots', { inputSchema: z.object({}) }, async (_args, ctx) => {
     const view = inputResponse(ctx.mcpReq.inputResponses, 'roots');
     if (view.kind !== 'roots') return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
@@ -153,10 +156,12 @@ async function exercise(t: Test, client: Client): Promise<void> {
   t.same(names, [
     'old.shout',
     'pipe.add',
+    'pipe.nag',
     'pipe.roots',
     'pipe.sample',
     'pipe.survey',
     'web.add',
+    'web.nag',
     'web.roots',
     'web.sample',
     'web.survey',
@@ -299,3 +304,44 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   t.match(host.log(), /falling back to initialize: it closed the connection on server\/discover/);
   t.notMatch(host.log(), /went down/, 'the exit on the probe is not an outage');
 });
+
+t.test(
+  'a 2026-07-28 upstream that keeps asking, or answers input_required malformed, fails the call saying so',
+  async (t) => {
+    const upstreams = await startUpstreams(t);
+    // Speaks 2026-07-28 by hand, to answer what no SDK server would: input_required with nothing to ask.
+    const blank = upstreams.ws.writeFile(
+      'blank.mjs',
+      `import { createInterface } from 'node:readline';
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === 'server/discover') send({ id: m.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} } } });
+  if (m.method === 'tools/list') send({ id: m.id, result: { resultType: 'complete', tools: [{ name: 'blank', inputSchema: { type: 'object' } }] } });
+  if (m.method === 'tools/call') send({ id: m.id, result: { resultType: 'input_required' } });
+});
+`,
+    );
+    const configFile = upstreams.ws.writeConfig({
+      reload: { watch: false },
+      plugins: [
+        { url: upstreams.url, prefix: 'web' },
+        { command: process.execPath, args: [blank], prefix: 'blank' },
+      ],
+    });
+    const host = await startStdioHost(t, configFile, { clientOptions: ANSWERS });
+    let asked = 0;
+    host.client.setRequestHandler('elicitation/create', async () => {
+      asked++;
+      return { action: 'accept', content: { name: 'again' } };
+    });
+    await t.rejects(host.client.callTool({ name: 'web.nag', arguments: {} }), {
+      message: /mount "web" still asked for input after 32 rounds of tools\/call: mcp-host gave up on the call\./,
+    });
+    t.equal(asked, 32, 'each round was asked of the client');
+    await t.rejects(host.client.callTool({ name: 'blank.blank', arguments: {} }), {
+      message:
+        /mount "blank": answered tools\/call with input_required carrying neither inputRequests nor requestState\. Fix: fix the plugin: its results must follow the MCP schema\./,
+    });
+  },
+);

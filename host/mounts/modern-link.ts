@@ -6,10 +6,11 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
-import { describeThrown } from '../errors.js';
+import { HostError, describeThrown } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { modernEnvelope } from './handshake-version.js';
+import { inputRequiredProblem } from './result-check.js';
 import type { CallHooks } from './upstream-peer.js';
 
 type Params = Record<string, unknown>;
@@ -95,6 +96,8 @@ export class ModernLink {
     for (let round = 1; ; round++) {
       const result = await this.side.exchange(method, sent, hooks, timeoutMs);
       if (result.resultType !== 'input_required') return withoutWireFields(result);
+      const malformed = inputRequiredProblem(method, result);
+      if (malformed) throw new HostError({ where: `mount "${this.side.label}"`, ...malformed });
       if (round > MAX_INPUT_ROUNDS) {
         throw new RpcError(
           ErrorCode.InternalError,

@@ -67,7 +67,7 @@ const MULTI_ROUND_TRIP = new Set(['tools/call', 'prompts/get', 'resources/read']
  * only where the revision allows it, and carrying what a client needs to
  * continue. Its embedded requests are checked by the SDK as it sends them.
  */
-function inputRequiredProblem(method: string, result: unknown): Omit<Problem, 'where'> | undefined {
+export function inputRequiredProblem(method: string, result: unknown): Omit<Problem, 'where'> | undefined {
   const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
   const asks = typeof inputRequests === 'object' && inputRequests !== null && !Array.isArray(inputRequests);
   let what: string | undefined;
