@@ -64,6 +64,11 @@ function factory() {
     }
     return text('sampled ' + view.result.content.text);
   });
+  // A server on a pipe keeps its instance: a tool it adds is announced on the host's subscriptions/listen stream.
+  server.registerTool('grow', { inputSchema: z.object({}) }, async () => {
+    server.registerTool('grown', { inputSchema: z.object({}) }, async () => text('grown'));
+    return text('grew');
+  });
   server.registerTool('nag', { inputSchema: z.object({}) }, async () =>
     inputRequired({ inputRequests: { again: inputRequired.elicit({ message: 'again?', requestedSchema: NAME }) } }),
   );
@@ -156,11 +161,13 @@ async function exercise(t: Test, client: Client): Promise<void> {
   t.same(names, [
     'old.shout',
     'pipe.add',
+    'pipe.grow',
     'pipe.nag',
     'pipe.roots',
     'pipe.sample',
     'pipe.survey',
     'web.add',
+    'web.grow',
     'web.nag',
     'web.roots',
     'web.sample',
@@ -343,5 +350,22 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       message:
         /mount "blank": answered tools\/call with input_required carrying neither inputRequests nor requestState\. Fix: fix the plugin: its results must follow the MCP schema\./,
     });
+  },
+);
+
+t.test(
+  'a 2026-07-28 child announces a list change on its subscriptions/listen stream; clients hear of it',
+  async (t) => {
+    const upstreams = await startUpstreams(t);
+    const configFile = upstreams.ws.writeConfig({
+      reload: { watch: false },
+      plugins: [{ command: process.execPath, args: [upstreams.modernScript], prefix: 'pipe' }],
+    });
+    const host = await startStdioHost(t, configFile);
+    t.equal(firstText(await host.client.callTool({ name: 'pipe.grow', arguments: {} })), 'grew');
+    await host.until('tools/list_changed from the host', () => host.notified.tools > 0);
+    const names = (await host.client.listTools()).tools.map((tool) => tool.name);
+    t.ok(names.includes('pipe.grown'), 'the new tool is listed');
+    t.equal(firstText(await host.client.callTool({ name: 'pipe.grown', arguments: {} })), 'grown');
   },
 );
