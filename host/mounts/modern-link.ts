@@ -85,7 +85,7 @@ export class ModernLink {
         {
           ...params,
           ...(client.inputResponses ? { inputResponses: client.inputResponses } : {}),
-          ...(client.requestState !== undefined ? { requestState: client.requestState } : {}),
+          ...(client.echoed ? { requestState: client.echoed.requestState } : {}),
         },
         hooks,
         timeoutMs,

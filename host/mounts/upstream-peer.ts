@@ -48,14 +48,14 @@ export interface CallHooks {
 /** A 2026-07-28 client's own round of a request (see `CallHooks.modernClient`). */
 export interface ModernClientRound {
   inputResponses?: Params;
-  requestState?: string;
   capabilities?: Params;
   logLevel?: string;
   /**
-   * The answer when this request carries a `requestState` and the upstream
-   * is on a 2025-era link, so issued none: the state is not the upstream's.
+   * The `requestState` the client echoes, when the host did not issue it,
+   * and the answer to give if the upstream is on a 2025-era link (so issued
+   * none either).
    */
-  foreignState: () => Error;
+  echoed?: { requestState: string; refusal: Error };
 }
 
 export interface PeerOptions {
@@ -148,7 +148,7 @@ export class UpstreamPeer {
     return this.closed;
   }
 
-  /** The revision this upstream is spoken to in, once connected. */
+  /** Whether this upstream is spoken to in 2026-07-28 (known once connected). */
   get speaksModern(): boolean {
     return this.modern !== undefined;
   }
@@ -235,7 +235,7 @@ export class UpstreamPeer {
    */
   request(method: string, params?: Params, hooks: CallHooks = {}, timeoutMs = this.options.timeoutMs): Promise<Result> {
     if (this.modern) return this.modern.request(method, params, hooks, timeoutMs);
-    if (hooks.modernClient?.requestState !== undefined) return Promise.reject(hooks.modernClient.foreignState());
+    if (hooks.modernClient?.echoed) return Promise.reject(hooks.modernClient.echoed.refusal);
     return this.exchange(method, params, hooks, timeoutMs);
   }
 

@@ -110,7 +110,8 @@ class WaitingCalls {
         `Invalid or expired requestState (${describeThrown(error)}): this mcp-host process did not issue it to this client for a ${method}, or it is older than ${RETRY_WINDOW_MS / 1000} s. ${restart}`,
         { reason: 'invalid_request_state' },
       );
-      return forward({ ...callHooksFor(ctx, params), modernClient: modernRoundOf(ctx, String(state), refusal) });
+      const echoed = { requestState: String(state), refusal };
+      return forward({ ...callHooksFor(ctx, params), modernClient: { ...modernRoundOf(ctx), echoed } });
     }
     const call = this.calls.get(payload.call);
     if (!call || call.round !== payload.round) {
@@ -325,17 +326,15 @@ class Continuation {
  * What a 2026-07-28 client sent with this request that its SDK lifted out
  * of the params, for an upstream that speaks 2026-07-28 too.
  */
-function modernRoundOf(ctx: ServerContext, requestState?: string, refusal?: Error): ModernClientRound {
+function modernRoundOf(ctx: ServerContext): ModernClientRound {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Params;
   const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   const logLevel = envelope[LOG_LEVEL_META_KEY];
   const inputResponses = ctx.mcpReq.inputResponses as Params | undefined;
   return {
     ...(inputResponses ? { inputResponses } : {}),
-    ...(requestState !== undefined ? { requestState } : {}),
     ...(isPlainObject(capabilities) ? { capabilities } : {}),
     ...(typeof logLevel === 'string' ? { logLevel } : {}),
-    foreignState: () => refusal ?? new RpcError(ErrorCode.InvalidParams, 'Invalid requestState.'),
   };
 }
 
