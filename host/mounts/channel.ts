@@ -27,6 +27,18 @@ export interface UpstreamChannel {
   start(): Promise<void>;
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Start afresh after the upstream ended the connection: a child that
+   * exits on a request it does not know before `initialize` (the 2026-07-28
+   * probe) is a 2025-era server, started again to be spoken to as one.
+   */
+  reopen?(): Promise<void>;
+  /**
+   * Known after `start`: the upstream cannot speak 2026-07-28 (an in-process
+   * server of SDK v1, or one linked in a 2025-era revision), so the peer
+   * goes straight to `initialize` without probing.
+   */
+  readonly legacyOnly?: boolean;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;

@@ -10,6 +10,7 @@ import { pluginWhere } from '../config/problem-wording.js';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 import { claimPluginCode, type FaultOwner, type PluginCodeClaim, type PluginFault } from './fault-attribution.js';
+import { connectPluginServer, type PluginConnection } from './plugin-era.js';
 
 /**
  * One instance of an mcp-host plugin in this process, as a channel the
@@ -32,6 +33,9 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
   readonly description: string;
   private link?: ReturnType<typeof createInProcessLink>;
   private server?: PluginServer;
+  private connection?: PluginConnection;
+  /** Known once started: an SDK v1 server, or a v2 one not linked at 2026-07-28 (plugin-era.ts), is not probed. */
+  legacyOnly = false;
   private faulted?: PluginFault;
   private closed = false;
   private readonly claim: PluginCodeClaim;
@@ -63,7 +67,10 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     link.hostSide.onclose = () => this.onclose?.();
     link.hostSide.onerror = (error) => this.onerror?.(error);
     this.link = link;
-    await runAsPlugin(this.claim, () => this.server!.connect(link.pluginSide as never));
+    const server = this.server!;
+    const accepted = this.spec.manifest.protocolVersions;
+    this.connection = await runAsPlugin(this.claim, () => connectPluginServer(server, link.pluginSide, accepted));
+    this.legacyOnly = !this.connection.modern;
   }
 
   async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
@@ -76,9 +83,9 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     this.closed = true;
     this.claim.release();
     await this.link?.hostSide.close();
-    const { server } = this;
+    const { server, connection } = this;
     if (!server) return;
-    await runAsPlugin(this.claim, () => server.close()).catch((error: unknown) =>
+    await runAsPlugin(this.claim, () => (connection ?? server).close()).catch((error: unknown) =>
       this.logger.warn(`close() failed: ${describeThrown(error)}`),
     );
   }

@@ -5,7 +5,8 @@ import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { UpstreamChannel } from './channel.js';
-import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
+import { HOST_CLIENT_CAPABILITIES, handshakeVersion, unusableRevision } from './handshake-version.js';
+import { MODERN_REVISION } from '../protocol-versions.js';
 import { Mount, mountName, type MountEvents } from './mount.js';
 import { UpstreamPeer, type Handshake } from './upstream-peer.js';
 
@@ -162,10 +163,20 @@ class Supervisor {
 
   /** Handshake, check the negotiated revision, drain the lists: all of it, or the attempt fails and is closed. */
   private async connect(attempt: Attempt): Promise<void> {
-    const asked = handshakeVersion(this.config.protocolVersions);
+    const range = this.config.protocolVersions;
+    const asked = handshakeVersion(range);
     try {
-      const handshake = await attempt.peer.connect(asked, HOST_CLIENT_CAPABILITIES);
-      this.checkRevision(handshake, asked);
+      const handshake = await attempt.peer
+        .negotiate({
+          modern: range.includes(MODERN_REVISION),
+          legacyRevision: asked,
+          capabilities: HOST_CLIENT_CAPABILITIES,
+          silenceMeansLegacy: this.spec.kind !== 'remote',
+        })
+        .catch((error: unknown) => {
+          throw unusableRevision(error, this.spec, range) ?? error;
+        });
+      this.checkRevision(handshake, attempt.peer.speaksModern ? MODERN_REVISION : asked);
       this.mount.handshake = handshake;
       await this.mount.refresh();
     } catch (error) {

@@ -45,8 +45,11 @@ export function createFrontSession(
       method as 'tools/list',
       ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
     );
-  const list = (kind: ListKind) => async (request: { params?: Params }) =>
-    asListResult(kind, await listPage(runtime.current, kind, request.params?.cursor as string | undefined));
+  const list = (kind: ListKind) => async (request: { params?: Params }) => {
+    const page = await listPage(runtime.current, kind, request.params?.cursor as string | undefined);
+    // A 2026-07-28 client is told how long the composed page may be reused (cache-hints.ts).
+    return { ...asListResult(kind, page), ...(servesModernEra(server) ? page.hint : {}) };
+  };
 
   if (capabilities.tools) {
     // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
