@@ -78,9 +78,11 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     await this.link?.hostSide.close();
     const { server } = this;
     if (!server) return;
-    await runAsPlugin(this.claim, () => server.close()).catch((error: unknown) =>
-      this.logger.warn(`close() failed: ${describeThrown(error)}`),
-    );
+    try {
+      await runAsPlugin(this.claim, () => server.close());
+    } catch (error) {
+      this.logger.warn(`close() failed: ${describeThrown(error)}`);
+    }
   }
 
   fault(fault: PluginFault): void {
