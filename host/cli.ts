@@ -15,6 +15,7 @@ Usage:
   mcp-host check [--config PATH]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--config PATH]
+  mcp-host pin [--diff] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -46,12 +47,20 @@ previous catalogue. Exits 1 too when no host is running this config.
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
+  pin: `Usage: mcp-host pin [--diff] [--config PATH]
+
+Write mcp-host.lock.json beside the config: a hash of every served tool's and prompt's definition
+(name, title, description, schemas, annotations), per plugin. With a lock present, a definition that
+no longer matches it is logged and shown by check and reload (config pins: 'warn', the default) or
+withheld from clients until pinned again (pins: 'refuse').
+  --diff   write nothing; show, per tool and prompt, which fields drifted from the lock and how.
+           Exits 1 when anything drifted.`,
 };
 
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload'];
+  const commands = ['start', 'check', 'list', 'reload', 'pin'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
@@ -64,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         json: { type: 'boolean' },
+        diff: { type: 'boolean' },
         stdio: { type: 'boolean' },
         http: { type: 'string' },
         version: { type: 'boolean' },
@@ -83,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
+  if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
@@ -101,6 +112,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
       return (await import('./commands/reload.js')).reload(common);
+    case 'pin':
+      return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }

@@ -26,7 +26,7 @@ export function takeSecretEnv(name: string): string | undefined {
  * `http.auth.tokensEnv`, and MCP_HOST_HTTP_TOKENS), before the config's
  * plugins are imported.
  */
-export function withholdTokenVariables(tokensEnv: string | undefined): void {
+export function withholdTokenVariables(auth: { tokensEnv?: string } | 'none' | undefined): void {
   takeSecretEnv(TOKENS_ENV);
-  if (tokensEnv !== undefined) takeSecretEnv(tokensEnv);
+  if (auth !== 'none' && auth?.tokensEnv !== undefined) takeSecretEnv(auth.tokensEnv);
 }

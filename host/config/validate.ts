@@ -23,11 +23,14 @@ import type {
   HostConfig,
   HttpAuthConfig,
   HttpConfig,
+  ItemCuration,
   LogLevel,
   MountOptions,
   PackagePluginEntry,
+  PinsPolicy,
   ReloadConfig,
   ResolvedConfig,
+  ResourceCuration,
   Separator,
   UpstreamsConfig,
   UrlPluginEntry,
@@ -37,6 +40,7 @@ import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
 
 /** The host is never reachable from the network unless asked. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -50,6 +54,7 @@ const DEFAULTS = {
   reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30_000 },
   upstreams: { startTimeoutMs: 30_000, reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, pingIntervalMs: 15_000 },
   logLevel: 'info',
+  pins: 'warn',
 } as const;
 
 /**
@@ -90,17 +95,16 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     separator: config.separator ?? DEFAULTS.separator,
     maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
+    shortenNames: config.shortenNames ?? false,
+    pins: config.pins ?? DEFAULTS.pins,
     plugins: config.plugins,
     ...(http && {
       http: {
+        // the limits' defaults are the HTTP server's (they hold for --http without an http section too)
+        ...http,
         host: http.host ?? DEFAULTS.httpHost,
         // validation refuses an http section without a port
         port: http.port!,
-        ...(http.allowedHosts && { allowedHosts: http.allowedHosts }),
-        ...(http.allowedOrigins && { allowedOrigins: http.allowedOrigins }),
-        ...(http.auth && { auth: http.auth }),
-        ...(http.maxBodyBytes !== undefined && { maxBodyBytes: http.maxBodyBytes }),
-        ...(http.sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs: http.sessionIdleTimeoutMs }),
       },
     }),
     reload: {
@@ -134,7 +138,8 @@ class Findings {
   ) {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
-    this.hostChecksTokens = isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined;
+    this.hostChecksTokens =
+      isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined && raw.http.auth !== 'none';
   }
 
   where(path: string | undefined): string {
@@ -252,9 +257,19 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
   allowedHosts: field(anArrayOfStrings, '["mcp.example.com"]'),
   allowedOrigins: field(anArrayOfStrings, '["https://app.example.com"]'),
-  auth: section(HTTP_AUTH_FIELDS, '{ tokensEnv: "MCP_HOST_HTTP_TOKENS" }'),
+  auth: (findings, value, path, key) => {
+    // 'none' opens the endpoint on purpose; anything else must be the auth section
+    if (value !== 'none')
+      section(HTTP_AUTH_FIELDS, `{ tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none"`)(findings, value, path, key);
+  },
   maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
   sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
+  maxSessions: field(aPositiveInteger, '1000'),
+  maxSessionsPerToken: field(aPositiveInteger, '100'),
+  maxListenStreams: field(aPositiveInteger, '1000'),
+  maxConnections: field(aPositiveInteger, '2000'),
+  bodyTimeoutMs: field(aPositiveInteger, '30000 (30 seconds)'),
+  maxStreamQueueBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
 };
 
 const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {
@@ -281,6 +296,8 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   separator: field(oneOf(SEPARATORS), '"_" (some clients reject ".")'),
   maxNameLength: field(integerFrom(1, DEFAULTS.maxNameLength), '64 (for clients stricter than the spec)'),
   pageSize: field(aPositiveInteger, '100'),
+  shortenNames: field(aBoolean, 'true (for clients with 64-character name limits)'),
+  pins: field(oneOf(PINS_POLICIES), '"refuse" (withhold definitions that drifted from mcp-host.lock.json)'),
   plugins: (findings, value, path) => {
     if (!Array.isArray(value)) {
       findings.add(
@@ -298,6 +315,18 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
 };
 
+const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {
+  include: field(anArrayOfNonEmptyStrings, '["issue_*", "search"]'),
+  exclude: field(anArrayOfNonEmptyStrings, '["*_delete"]'),
+  rename: field(anObjectOfStrings, '{ search: "search_code" }'),
+  describe: field(anObjectOfStrings, '{ search: "Search code on GitHub" }'),
+};
+
+const RESOURCE_CURATION_FIELDS: Record<keyof ResourceCuration, Check> = {
+  include: field(anArrayOfNonEmptyStrings, '["github://repos/**"]'),
+  exclude: field(anArrayOfNonEmptyStrings, '["file:///secrets/**"]'),
+};
+
 /**
  * The fields of each kind of plugin entry. The checks of `prefix` and
  * `forwardHeaders` need the rest of the entry, so they are added per entry.
@@ -307,6 +336,9 @@ const MOUNT_FIELDS: Record<Exclude<keyof MountOptions, 'prefix'>, Check> = {
   timeoutMs: field(aPositiveInteger, '60000'),
   maxResultBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
   maxListPages: field(aPositiveInteger, '5000'),
+  tools: section(ITEM_CURATION_FIELDS, '{ include: ["issue_*"], exclude: ["*_delete"] }'),
+  prompts: section(ITEM_CURATION_FIELDS, '{ exclude: ["*"] }'),
+  resources: section(RESOURCE_CURATION_FIELDS, '{ include: ["github://repos/**"] }'),
 };
 const ENTRY_FIELDS: {
   package: Record<Exclude<keyof PackagePluginEntry, 'prefix' | 'forwardHeaders'>, Check>;

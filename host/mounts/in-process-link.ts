@@ -69,6 +69,7 @@ export function createInProcessLink(
   let closed = false;
   const link = {};
   const hostSide: UpstreamChannel = {
+    relatesMessages: true,
     async start() {},
     async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');
