@@ -85,9 +85,11 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     await this.link?.hostSide.close();
     const { server, connection } = this;
     if (!server) return;
-    await runAsPlugin(this.claim, () => (connection ?? server).close()).catch((error: unknown) =>
-      this.logger.warn(`close() failed: ${describeThrown(error)}`),
-    );
+    try {
+      await runAsPlugin(this.claim, () => (connection ?? server).close());
+    } catch (error) {
+      this.logger.warn(`close() failed: ${describeThrown(error)}`);
+    }
   }
 
   fault(fault: PluginFault): void {
