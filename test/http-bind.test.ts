@@ -1,11 +1,11 @@
 // Where `mcp-host start` binds HTTP, run as a user runs it: 127.0.0.1 unless
 // told otherwise (`--http PORT`, or a config `http` section with no host),
-// and a bind beyond loopback without a token is flagged at start.
+// and a bind beyond loopback without a token is refused at start.
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, type HttpHost } from './helpers/host.js';
+import { runCli, startHttpHost, type HttpHost } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { writeZoo } from './helpers/zoo.js';
@@ -48,17 +48,15 @@ async function servesOnLoopbackOnly(t: Test, host: HttpHost): Promise<void> {
   if (outward) t.notOk(await accepts(outward, Number(url.port)), `not reachable at ${outward}`);
 }
 
-/**
- * What `mcp-host start` does about a bind beyond loopback with no token:
- * today a warning in its log, naming the URL and the fix. (DESIGN.md's
- * containment work turns this into a refusal unless `http.auth: 'none'`:
- * adapt this one function then.)
- */
-async function flagsUnauthenticatedNetworkBind(t: Test, config: string, args: string[]): Promise<void> {
-  const host = await startHttpHost(t, config, { args, env: { MCP_HOST_HTTP_TOKENS: '' } });
+/** `mcp-host start` refuses a bind beyond loopback with no token, naming the fix, and serves nothing. */
+async function refusesUnauthenticatedNetworkBind(t: Test, config: string, args: string[]): Promise<void> {
+  const run = await runCli(['start', '--config', config, ...args], {
+    env: { ...process.env, MCP_HOST_HTTP_TOKENS: undefined },
+  });
+  t.equal(run.code, 1, 'exit 1');
   t.match(
-    host.log(),
-    `${host.url} is reachable beyond this machine and requires no token; set MCP_HOST_HTTP_TOKENS to require one (or http.auth in the config)`,
+    run.stderr,
+    "http.auth: the endpoint would be bound to 0.0.0.0, reachable beyond this machine, with no auth. Fix: set MCP_HOST_HTTP_TOKENS to a token (make one with `openssl rand -hex 32`), or set http.auth: 'none' in the config if an authenticating proxy guards it, or bind 127.0.0.1.",
   );
 }
 
@@ -72,17 +70,17 @@ t.test('a config http section with no host binds 127.0.0.1', async (t) => {
   await servesOnLoopbackOnly(t, host);
 });
 
-t.test('a loopback bind is not flagged', async (t) => {
-  const host = await startHttpHost(t, goodConfig(t), { args: ['--http', '0'], env: { MCP_HOST_HTTP_TOKENS: '' } });
+t.test('a loopback bind without a token serves', async (t) => {
+  const host = await startHttpHost(t, goodConfig(t), { args: ['--http', '0'] });
   t.notMatch(host.log(), 'reachable beyond this machine');
 });
 
-t.test('a bind beyond loopback without a token is flagged, from the flag or the config', async (t) => {
-  await flagsUnauthenticatedNetworkBind(t, goodConfig(t), ['--http', '0.0.0.0:0']);
-  await flagsUnauthenticatedNetworkBind(t, goodConfig(t, { host: '0.0.0.0', port: 0 }), []);
+t.test('a bind beyond loopback without a token is refused, from the flag or the config', async (t) => {
+  await refusesUnauthenticatedNetworkBind(t, goodConfig(t), ['--http', '0.0.0.0:0']);
+  await refusesUnauthenticatedNetworkBind(t, goodConfig(t, { host: '0.0.0.0', port: 0 }), []);
 });
 
-t.test('with a token, a bind beyond loopback is not flagged', async (t) => {
+t.test('with a token, a bind beyond loopback serves', async (t) => {
   const host = await startHttpHost(t, goodConfig(t), {
     args: ['--http', '0.0.0.0:0'],
     env: { MCP_HOST_HTTP_TOKENS: 'a-long-enough-secret-token' },
