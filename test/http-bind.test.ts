@@ -1,11 +1,11 @@
 // Where `mcp-host start` binds HTTP, run as a user runs it: 127.0.0.1 unless
 // told otherwise (`--http PORT`, or a config `http` section with no host),
-// and a bind beyond loopback without a token is flagged at start.
+// and a bind beyond loopback without a token is refused at start.
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, type HttpHost } from './helpers/host.js';
+import { runCli, startHttpHost, type HttpHost } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { writeZoo } from './helpers/zoo.js';
@@ -48,18 +48,25 @@ async function servesOnLoopbackOnly(t: Test, host: HttpHost): Promise<void> {
   if (outward) t.notOk(await accepts(outward, Number(url.port)), `not reachable at ${outward}`);
 }
 
+/** The test's environment without the host's token variable: no token at all. */
+function withoutTokens(): NodeJS.ProcessEnv {
+  const { MCP_HOST_HTTP_TOKENS: _unset, ...env } = process.env;
+  return env;
+}
+
 /**
- * What `mcp-host start` does about a bind beyond loopback with no token:
- * today a warning in its log, naming the URL and the fix. (DESIGN.md's
- * containment work turns this into a refusal unless `http.auth: 'none'`:
- * adapt this one function then.)
+ * What `mcp-host start` does about a bind beyond loopback with no token: it
+ * refuses to start (exit 1), naming the bind and the three ways out; nothing
+ * on stdout.
  */
-async function flagsUnauthenticatedNetworkBind(t: Test, config: string, args: string[]): Promise<void> {
-  const host = await startHttpHost(t, config, { args, env: { MCP_HOST_HTTP_TOKENS: '' } });
+async function refusesUnauthenticatedNetworkBind(t: Test, config: string, args: string[]): Promise<void> {
+  const start = await runCli(['start', '--config', config, ...args], { env: withoutTokens() });
+  t.equal(start.code, 1, 'start exits 1');
   t.match(
-    host.log(),
-    `${host.url} is reachable beyond this machine and requires no token; set MCP_HOST_HTTP_TOKENS to require one (or http.auth in the config)`,
+    start.stderr,
+    "http.auth: the endpoint would be bound to 0.0.0.0, reachable beyond this machine, with no auth. Fix: set MCP_HOST_HTTP_TOKENS to a token (make one with `openssl rand -hex 32`), or set http.auth: 'none' in the config if an authenticating proxy guards it, or bind 127.0.0.1.",
   );
+  t.equal(start.stdout, '', 'nothing on stdout');
 }
 
 t.test('--http PORT alone binds 127.0.0.1', async (t) => {
@@ -73,13 +80,21 @@ t.test('a config http section with no host binds 127.0.0.1', async (t) => {
 });
 
 t.test('a loopback bind is not flagged', async (t) => {
-  const host = await startHttpHost(t, goodConfig(t), { args: ['--http', '0'], env: { MCP_HOST_HTTP_TOKENS: '' } });
+  const host = await startHttpHost(t, goodConfig(t), { args: ['--http', '0'], env: withoutTokens() });
   t.notMatch(host.log(), 'reachable beyond this machine');
 });
 
-t.test('a bind beyond loopback without a token is flagged, from the flag or the config', async (t) => {
-  await flagsUnauthenticatedNetworkBind(t, goodConfig(t), ['--http', '0.0.0.0:0']);
-  await flagsUnauthenticatedNetworkBind(t, goodConfig(t, { host: '0.0.0.0', port: 0 }), []);
+t.test('a bind beyond loopback without a token is refused, from the flag or the config', async (t) => {
+  await refusesUnauthenticatedNetworkBind(t, goodConfig(t), ['--http', '0.0.0.0:0']);
+  await refusesUnauthenticatedNetworkBind(t, goodConfig(t, { host: '0.0.0.0', port: 0 }), []);
+});
+
+t.test("with http.auth: 'none' said explicitly, it starts, and says so once", async (t) => {
+  const host = await startHttpHost(t, goodConfig(t, { host: '0.0.0.0', port: 0, auth: 'none' }), {
+    args: [],
+    env: withoutTokens(),
+  });
+  t.match(host.log(), `${host.url} is reachable beyond this machine with no auth of its own (http.auth: 'none')`);
 });
 
 t.test('with a token, a bind beyond loopback is not flagged', async (t) => {
