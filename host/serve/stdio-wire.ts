@@ -40,6 +40,8 @@ export class StdioWire implements Transport {
   private closed = false;
   /** Input paused until stdout drains. */
   private held = false;
+  /** Lines sent in this turn of the event loop, not yet written. */
+  private queued: string[] = [];
 
   constructor(
     private readonly stdin: Readable = process.stdin,
@@ -64,6 +66,10 @@ export class StdioWire implements Transport {
   }
 
   /**
+   * Lines are written once per turn of the event loop, all that turn's
+   * answers in one write: each write to the pipe is a system call that wakes
+   * the client, and ten concurrent calls' answers mostly arrive in one turn.
+   *
    * Backpressure: while stdout is backed up (a client that stops reading
    * its answers) the host stops reading stdin, so it takes no new request
    * whose answer would only queue; it reads again once stdout drains. A
@@ -72,12 +78,18 @@ export class StdioWire implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    if (this.stdout.write(serializeMessage(message))) return Promise.resolve();
-    this.holdInput();
+    if (this.queued.push(serializeMessage(message)) === 1) setImmediate(this.flush);
     // Resolved at once: the SDK awaits each send, and a sender held until
     // the drain would keep its answer (and its request) alive meanwhile.
     return Promise.resolve();
   }
+
+  private readonly flush = (): void => {
+    if (this.queued.length === 0) return;
+    const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
+    this.queued = [];
+    if (!this.stdout.write(text)) this.holdInput();
+  };
 
   private holdInput(): void {
     if (this.held) return;
@@ -92,6 +104,8 @@ export class StdioWire implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // What was sent before the close is still said.
+    this.flush();
     this.stdin.off('data', this.receive);
     this.stdin.off('error', this.failed);
     this.stdin.off('end', this.ended);
