@@ -40,7 +40,9 @@ export class StdioWire implements Transport {
   private closed = false;
   /** Input paused until stdout drains. */
   private held = false;
-  /** Lines sent in this turn of the event loop, not yet written. */
+  /** Whether a line was written in this turn of the event loop. */
+  private turnWritten = false;
+  /** Lines sent after it in this turn, not yet written. */
   private queued: string[] = [];
 
   constructor(
@@ -66,9 +68,10 @@ export class StdioWire implements Transport {
   }
 
   /**
-   * Lines are written once per turn of the event loop, all that turn's
-   * answers in one write: each write to the pipe is a system call that wakes
-   * the client, and ten concurrent calls' answers mostly arrive in one turn.
+   * The first line of a turn of the event loop is written at once (a lone
+   * answer waits for nothing); the lines after it in that turn are written
+   * together at its end. Each write to the pipe is a system call that wakes
+   * the client, and ten concurrent calls' answers mostly come in one turn.
    *
    * Backpressure: while stdout is backed up (a client that stops reading
    * its answers) the host stops reading stdin, so it takes no new request
@@ -78,11 +81,23 @@ export class StdioWire implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    if (this.queued.push(serializeMessage(message)) === 1) setImmediate(this.flush);
+    const line = serializeMessage(message);
+    // Behind lines still queued, in order: a call's progress before its result.
+    if (this.turnWritten || this.queued.length > 0) {
+      if (this.queued.push(line) === 1) setImmediate(this.flush);
+    } else {
+      this.turnWritten = true;
+      setImmediate(this.endTurn);
+      if (!this.stdout.write(line)) this.holdInput();
+    }
     // Resolved at once: the SDK awaits each send, and a sender held until
     // the drain would keep its answer (and its request) alive meanwhile.
     return Promise.resolve();
   }
+
+  private readonly endTurn = (): void => {
+    this.turnWritten = false;
+  };
 
   private readonly flush = (): void => {
     if (this.queued.length === 0) return;
