@@ -5,38 +5,77 @@
  * alternating rounds so machine noise hits both alike, and each figure is
  * printed with the ratio host/direct of the time per call (1.00x = free).
  *
- * The clients are the SDK's own v2 Client (2025-era sessions), as a user's
- * would be. BENCH_ROUNDS and BENCH_CALLS scale the run.
+ * Both SDK lines' clients are measured, as users run both: v2
+ * (`@modelcontextprotocol/client`) and v1 (`@modelcontextprotocol/sdk`, whose
+ * lighter client shows the host's own cost more plainly), 2025-era sessions.
+ * Then a 10,000-tool list, the start time with 100 plugins x 20 tools, and
+ * the reload figures. Each row carries issue #16's goal beside it.
+ * BENCH_ROUNDS and BENCH_CALLS scale the run; BENCH_CLIENTS (`v1,v2`) and
+ * BENCH_TRANSPORTS (`stdio,http`) narrow it; BENCH_ONLY_CALLS=1 stops after the
+ * call figures, BENCH_STARTS (5) sets how many starts are timed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI } from '../test/helpers/host.js';
-import { REPO_ROOT } from '../test/helpers/packages.js';
+import { makeWorkspace, REPO_ROOT } from '../test/helpers/packages.js';
+import { writeBenchConfig, writeBenchPlugin } from './plugin-workspace.js';
 
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = 10;
 const WARMUP_ROUNDS = 5;
+const CLIENT_LINES = (process.env.BENCH_CLIENTS ?? 'v1,v2').split(',') as ClientLine[];
+const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'stdio,http').split(',');
+const MANY_TOOLS = 10_000;
+const START_PLUGINS = 100;
+const START_TOOLS = 20;
+
+/** Issue #16's goals: the most host/direct may be, per transport and workload. */
+const RATIO_GOALS: Record<string, Record<string, number>> = {
+  stdio: { sequential: 1.1, concurrent: 1.25 },
+  'Streamable HTTP': { sequential: 1.05, concurrent: 1.05 },
+};
+const MANY_TOOLS_GOAL_MS = 20;
+const START_GOAL_MS = 500;
+
+type ClientLine = 'v1' | 'v2';
+
+/** What the workloads use of a client; both SDK lines' Clients have it. */
+interface BenchClient {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  listTools(params?: { cursor?: string }): Promise<{ nextCursor?: string }>;
+  close(): Promise<void>;
+}
 
 interface Target {
   name: 'host' | 'direct';
-  client: Client;
+  client: BenchClient;
   tool: string;
 }
 
-async function connectStdio(command: string, args: string[]): Promise<Client> {
-  const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
+async function connectStdio(line: ClientLine, command: string, args: string[]): Promise<BenchClient> {
+  const info = { name: 'mcp-host-bench', version: '1.0.0' };
+  if (line === 'v1') {
+    const client = new ClientV1(info);
+    await client.connect(new StdioClientTransportV1({ command, args, stderr: 'ignore' }));
+    return client;
+  }
+  const client = new Client(info);
   await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
   return client;
 }
 
 /** Start a server process that prints `listening on URL` (on stdout or stderr), and connect to that URL. */
-async function connectHttp(args: string[], children: ChildProcess[]): Promise<Client> {
+async function connectHttp(line: ClientLine, args: string[], children: ChildProcess[]): Promise<BenchClient> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const url = await new Promise<string>((resolveUrl, reject) => {
@@ -50,7 +89,13 @@ async function connectHttp(args: string[], children: ChildProcess[]): Promise<Cl
     child.stderr.on('data', look);
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${seen}`)));
   });
-  const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
+  const info = { name: 'mcp-host-bench', version: '1.0.0' };
+  if (line === 'v1') {
+    const client = new ClientV1(info);
+    await client.connect(new StreamableHTTPClientTransportV1(new URL(url)));
+    return client;
+  }
+  const client = new Client(info);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }
@@ -59,11 +104,11 @@ async function connectHttp(args: string[], children: ChildProcess[]): Promise<Cl
  * The host's config; `cached: false` mounts the plugin without its promise
  * of `list_changed`, so the host cannot keep its list's pages.
  */
-function hostConfig(cached: boolean): string {
+function hostConfig(cached: boolean, fillers = 20): string {
   const dir = join(REPO_ROOT, '.tmp', 'bench');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, cached ? 'mcp-host.config.js' : 'uncached.config.js');
-  const entry = { package: plugin, ...(cached ? {} : { options: { announceChanges: false } }) };
+  const file = join(dir, `${cached ? 'cached' : 'uncached'}-${fillers}.config.js`);
+  const entry = { package: plugin, options: { fillers, ...(cached ? {} : { announceChanges: false }) } };
   writeFileSync(file, `export default { plugins: [${JSON.stringify(entry)}], log: { level: 'info' } };\n`);
   return file;
 }
@@ -89,10 +134,24 @@ const concurrentCalls: Workload = async ({ client, tool }) => {
   return CALLS;
 };
 
+/** The whole list, every page of it. */
+async function listAll(client: BenchClient): Promise<void> {
+  let cursor: string | undefined;
+  do cursor = (await client.listTools(cursor === undefined ? undefined : { cursor })).nextCursor;
+  while (cursor !== undefined);
+}
+
 /** Listing 21 tools, one list at a time. */
 const listTools: Workload = async ({ client }) => {
   const lists = CALLS / 4;
-  for (let i = 0; i < lists; i++) await client.listTools();
+  for (let i = 0; i < lists; i++) await listAll(client);
+  return lists;
+};
+
+/** Listing 10,000 tools, one whole list at a time. */
+const listManyTools: Workload = async ({ client }) => {
+  const lists = 10;
+  for (let i = 0; i < lists; i++) await listAll(client);
   return lists;
 };
 
@@ -102,7 +161,10 @@ async function timed(workload: Workload, target: Target): Promise<{ ops: number;
   return { ops, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-async function measure(label: string, workload: Workload, host: Target, direct: Target): Promise<void> {
+/** Which goal a row is held to: a ratio host/direct, or the host's time per operation. */
+type Goal = { ratio: number } | { ms: number } | undefined;
+
+async function measure(label: string, workload: Workload, host: Target, direct: Target, goal: Goal): Promise<void> {
   const totals = { host: { ops: 0, ms: 0 }, direct: { ops: 0, ms: 0 } };
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first so neither always runs on a warmer machine.
@@ -113,77 +175,172 @@ async function measure(label: string, workload: Workload, host: Target, direct: 
       totals[target.name].ms += ms;
     }
   }
-  const rate = (t: { ops: number; ms: number }) => (t.ops / t.ms) * 1000;
-  const ratio = totals.host.ms / totals.host.ops / (totals.direct.ms / totals.direct.ops);
+  const perOp = (t: { ops: number; ms: number }) => t.ms / t.ops;
+  const ratio = perOp(totals.host) / perOp(totals.direct);
+  const figure = (t: { ops: number; ms: number }) =>
+    perOp(t) >= 10 ? `${perOp(t).toFixed(1)} ms` : `${((t.ops / t.ms) * 1000).toFixed(0)}/s`;
+  let verdict = '';
+  if (goal && 'ratio' in goal) verdict = `goal <= ${goal.ratio.toFixed(2)}x ${ratio <= goal.ratio ? 'met' : 'NOT met'}`;
+  if (goal && 'ms' in goal) verdict = `goal <= ${goal.ms} ms ${perOp(totals.host) <= goal.ms ? 'met' : 'NOT met'}`;
   console.log(
-    `${label.padEnd(28)} direct ${rate(totals.direct).toFixed(0).padStart(6)}/s   host ${rate(totals.host)
-      .toFixed(0)
-      .padStart(6)}/s   host/direct ${ratio.toFixed(2)}x`,
+    `${label.padEnd(34)} direct ${figure(totals.direct).padStart(8)}   host ${figure(totals.host).padStart(8)}   host/direct ${ratio
+      .toFixed(2)
+      .padStart(5)}x   ${verdict}`,
   );
 }
 
 /** `uncached` is the host serving the plugin with no page cache (see hostConfig). */
-async function compare(transport: string, host: Target, direct: Target, uncached: Target): Promise<void> {
-  console.log(`\n${transport}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
+async function compare(
+  transport: string,
+  host: Target,
+  direct: Target,
+  uncached: Target,
+  line: ClientLine,
+): Promise<void> {
+  console.log(
+    `\n${transport}, ${line} client: ${ROUNDS} alternating rounds of ${CALLS} calls (load average ${loadAverage()})`,
+  );
+  const goals = RATIO_GOALS[transport]!;
   // Warm-up to steady state: the host runs more code per call than the
   // direct server (two SDK servers, the router), so it needs more calls
   // before the JIT has compiled its hot paths; measuring earlier would
   // charge it for compilation rather than for routing.
   for (const target of [host, direct, uncached]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
-  await measure('tools/call sequential', sequentialCalls, host, direct);
-  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
+  await measure('tools/call sequential', sequentialCalls, host, direct, { ratio: goals.sequential! });
+  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct, {
+    ratio: goals.concurrent!,
+  });
   // The host keeps the pages of a plugin that announces its changes; the direct server rebuilds its list every time.
-  await measure('tools/list (21, host cached)', listTools, host, direct);
+  await measure('tools/list (21, host cached)', listTools, host, direct, undefined);
   // The routing cost alone: every list reaches the plugin, as the first list after a change does.
-  await measure('tools/list (21, uncached)', listTools, uncached, direct);
+  await measure('tools/list (21, first after change)', listTools, uncached, direct, undefined);
   await Promise.all([host.client.close(), direct.client.close(), uncached.client.close()]);
 }
 
+function loadAverage(): string {
+  return loadavg()
+    .map((figure) => figure.toFixed(1))
+    .join(' ');
+}
+
+/** One full list of 10,000 tools, host (cached, and as the first list after a change) against direct, over stdio. */
+async function compareManyTools(): Promise<void> {
+  console.log(`\n${MANY_TOOLS} tools in one plugin, stdio, v2 client (load average ${loadAverage()})`);
+  const options = { fillers: MANY_TOOLS - 1 };
+  const direct: Target = {
+    name: 'direct',
+    client: await connectStdio('v2', node, [directStdio, join(plugin, 'index.js'), JSON.stringify(options)]),
+    tool: 'echo',
+  };
+  const host = async (cached: boolean): Promise<Target> => ({
+    name: 'host',
+    client: await connectStdio('v2', node, [CLI, 'start', '--config', hostConfig(cached, options.fillers)]),
+    tool: 'bench.echo',
+  });
+  const [cached, uncached] = [await host(true), await host(false)];
+  for (const target of [cached, uncached, direct]) await listManyTools(target);
+  await measure('tools/list (10,000, host cached)', listManyTools, cached, direct, { ms: MANY_TOOLS_GOAL_MS });
+  await measure('tools/list (10,000, first after change)', listManyTools, uncached, direct, {
+    ms: MANY_TOOLS_GOAL_MS,
+  });
+  await Promise.all([cached.client.close(), uncached.client.close(), direct.client.close()]);
+}
+
+/** Milliseconds from spawning a server to its first tools/list answered. */
+async function timeToFirstList(command: string, args: string[]): Promise<number> {
+  const started = performance.now();
+  const client = await connectStdio('v2', command, args);
+  await listAll(client);
+  const ms = performance.now() - started;
+  await client.close();
+  return ms;
+}
+
+/** Start to first tools/list with 100 plugins x 20 tools, beside one plugin served directly; medians of alternating starts. */
+async function compareStartTime(): Promise<void> {
+  const starts = Number(process.env.BENCH_STARTS ?? 5);
+  console.log(
+    `\nStart to first tools/list answered, ${START_PLUGINS} plugins x ${START_TOOLS} tools, stdio (${starts} starts each, load average ${loadAverage()})`,
+  );
+  const ws = makeWorkspace();
+  try {
+    for (let i = 0; i < START_PLUGINS; i++) writeBenchPlugin(ws, i, '1.0.0', START_TOOLS);
+    const config = writeBenchConfig(ws, START_PLUGINS, false);
+    const samples: { host: number[]; direct: number[] } = { host: [], direct: [] };
+    for (let i = 0; i < starts; i++) {
+      samples.host.push(await timeToFirstList(node, [CLI, 'start', '--config', config]));
+      samples.direct.push(await timeToFirstList(node, [directStdio, join(plugin, 'index.js')]));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const host = median(samples.host);
+    console.log(
+      `host, ${START_PLUGINS} plugins: median ${host.toFixed(0)} ms   one plugin served directly: median ${median(samples.direct).toFixed(0)} ms   goal <= ${START_GOAL_MS} ms ${host <= START_GOAL_MS ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    ws.cleanup();
+  }
+}
+
 const node = process.execPath;
+const directStdio = join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js');
 const config = hostConfig(true);
 const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
 
-await compare(
-  'stdio',
-  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
-  {
-    name: 'direct',
-    client: await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
-    tool: 'echo',
-  },
-  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', uncachedConfig]), tool: 'bench.echo' },
-);
+for (const line of CLIENT_LINES) {
+  if (TRANSPORTS.includes('stdio')) {
+    await compare(
+      `stdio`,
+      { name: 'host', client: await connectStdio(line, node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
+      { name: 'direct', client: await connectStdio(line, node, [directStdio, join(plugin, 'index.js')]), tool: 'echo' },
+      {
+        name: 'host',
+        client: await connectStdio(line, node, [CLI, 'start', '--config', uncachedConfig]),
+        tool: 'bench.echo',
+      },
+      line,
+    );
+  }
+  if (!TRANSPORTS.includes('http')) continue;
+  const children: ChildProcess[] = [];
+  try {
+    await compare(
+      'Streamable HTTP',
+      {
+        name: 'host',
+        client: await connectHttp(line, [CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], children),
+        tool: 'bench.echo',
+      },
+      {
+        name: 'direct',
+        client: await connectHttp(
+          line,
+          [join(REPO_ROOT, 'dist/bench/serve-direct-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
+          children,
+        ),
+        tool: 'echo',
+      },
+      {
+        name: 'host',
+        client: await connectHttp(line, [CLI, 'start', '--config', uncachedConfig, '--http', '127.0.0.1:0'], children),
+        tool: 'bench.echo',
+      },
+      line,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+  }
+}
 
-const children: ChildProcess[] = [];
-try {
-  await compare(
-    'Streamable HTTP',
-    {
-      name: 'host',
-      client: await connectHttp([CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], children),
-      tool: 'bench.echo',
-    },
-    {
-      name: 'direct',
-      client: await connectHttp(
-        [join(REPO_ROOT, 'dist/bench/serve-direct-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
-        children,
-      ),
-      tool: 'echo',
-    },
-    {
-      name: 'host',
-      client: await connectHttp([CLI, 'start', '--config', uncachedConfig, '--http', '127.0.0.1:0'], children),
-      tool: 'bench.echo',
-    },
-  );
-} finally {
-  for (const child of children) child.kill('SIGTERM');
+if (process.env.BENCH_ONLY_CALLS === undefined) {
+  await compareManyTools();
+  await compareStartTime();
 }
 
 // Reload figures (latency from trigger to list_changed, memory across 1,000 reloads) and curation's cost, each in its own process.
-for (const script of ['reload-latency.js', 'reload-memory.js', 'curation.js']) {
+for (const script of process.env.BENCH_ONLY_CALLS !== undefined
+  ? []
+  : ['reload-latency.js', 'reload-memory.js', 'curation.js']) {
   console.log('');
   if (spawnSync(node, [join(REPO_ROOT, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
 }

@@ -9,6 +9,7 @@ import t from 'tap';
 import { loadConfig } from '../host/config/load.js';
 import { formatProblem, problemsOf, type Problem } from '../host/errors.js';
 import { loadDefinition } from '../host/loader/definition.js';
+import { readPackageJson } from '../host/loader/package-json-cache.js';
 import { resolvePlugins } from '../host/loader/resolve-plugins.js';
 import type { InProcessSpec, PluginSpec } from '../host/loader/types.js';
 import { makeWorkspace, PACKAGE_VERSION, type Workspace } from './helpers/packages.js';
@@ -606,4 +607,17 @@ t.test('definition refusals: dispatcher-level and unknown keys, create, the defa
   t.same(await definitionFailure(throwing, 'g1'), [
     `plugin "throwing" (plugins[0]): its entry ${throwing.entryFile} failed to load: no API key. Fix: fix or reinstall the plugin (npm install throwing); the error is in its code, not in the host config.`,
   ]);
+});
+
+t.test('package.json reads are kept across resolutions until the file changes, even to the same size', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = join(ws.writePackage('pkg', { name: 'a', version: '1.0.0' }), 'package.json');
+  const first = await readPackageJson(file);
+  t.equal(await readPackageJson(file), first, 'an unchanged file is not read again');
+  writeFileSync(file, JSON.stringify({ name: 'a', version: '1.0.1' }, null, 2));
+  const upgraded = await readPackageJson(file);
+  t.not(upgraded.hash, first.hash, 'a rewrite of the same length is read again');
+  t.same(upgraded.parsed, { value: { name: 'a', version: '1.0.1' } });
+  writeFileSync(file, '{ not json');
+  t.ok('error' in (await readPackageJson(file)).parsed, 'a file that no longer parses says so');
 });

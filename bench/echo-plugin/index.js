@@ -7,10 +7,12 @@ export default {
    * `options.announceChanges: false` serves the same tools without promising
    * `tools/list_changed`, so the host cannot keep their pages: every
    * `tools/list` through the host reaches the plugin (what the first list
-   * after a change costs).
+   * after a change costs). `options.fillers` (default 20) is how many
+   * no-op tools fill its list beside `echo`.
    */
   create({ options = {} } = {}) {
     const announceChanges = options.announceChanges !== false;
+    const fillers = options.fillers ?? 20;
     const server = new McpServer(
       { name: 'bench-echo', version: '1.0.0' },
       announceChanges ? {} : { capabilities: { tools: { listChanged: false } } },
@@ -20,7 +22,7 @@ export default {
       { description: 'Return the text it is given.', inputSchema: z.object({ text: z.string() }) },
       async ({ text }) => ({ content: [{ type: 'text', text }] }),
     );
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < fillers; i++) {
       server.registerTool(`noop_${i}`, { description: `A tool that only fills the list (${i}).` }, async () => ({
         content: [],
       }));

@@ -3,7 +3,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
-import { serveOverHttp, type HttpServeOptions } from '../serve/http.js';
+import type { HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { configWhere } from '../config/problem-wording.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
@@ -41,7 +41,10 @@ export async function start(options: StartOptions): Promise<number> {
     cwd: options.cwd,
     logger: options.logger,
   });
-  const service = httpOptions ? await serveOverHttp(runtime, httpOptions) : serveOverStdio(runtime);
+  // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
+  const service = httpOptions
+    ? await (await import('../serve/http.js')).serveOverHttp(runtime, httpOptions)
+    : serveOverStdio(runtime);
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
   const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
   options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);

@@ -4,15 +4,15 @@
  * a package name through the node_modules directories Node looks in, or a
  * local path relative to the config. Reads files only; runs no plugin code.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { endSentence } from '../config/problem-wording.js';
 import { isLocalPath } from '../config/package-specifier.js';
 import { describeThrown, HostError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
+import { readPackageJson } from './package-json-cache.js';
 
 export interface ResolvedPackage {
   /** The package as the config names it: `@acme/mcp-weather`, `./plugins/clock`. */
@@ -39,17 +39,15 @@ export async function resolvePackage(specifier: string, configDir: string, where
     : findInstalled(specifier, configDir, where);
   const packageJsonFile = join(dir, 'package.json');
   const repair = isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`;
-  const text = await readFile(packageJsonFile, 'utf8');
-  let packageJson: unknown;
-  try {
-    packageJson = JSON.parse(text);
-  } catch (error) {
+  const { hash, parsed } = await readPackageJson(packageJsonFile);
+  if ('error' in parsed) {
     throw new HostError({
       where,
-      what: `the package.json of "${specifier}" (${packageJsonFile}) is not valid JSON: ${endSentence(describeThrown(error))}`,
+      what: `the package.json of "${specifier}" (${packageJsonFile}) is not valid JSON: ${endSentence(describeThrown(parsed.error))}`,
       fix: repair,
     });
   }
+  const packageJson = parsed.value;
   if (!isPlainObject(packageJson)) {
     throw new HostError({
       where,
@@ -62,7 +60,7 @@ export async function resolvePackage(specifier: string, configDir: string, where
     specifier,
     dir: await realpath(dir),
     packageJson: record,
-    packageJsonHash: createHash('sha256').update(text).digest('hex'),
+    packageJsonHash: hash,
     label: typeof record.name === 'string' ? record.name : specifier,
   };
 }

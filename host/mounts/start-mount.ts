@@ -3,8 +3,6 @@ import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { InProcessChannel } from './in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
-import { RemoteChannel } from './remote.js';
-import { ChildChannel } from './stdio-child.js';
 import { startSupervisedMount } from './supervisor.js';
 
 /**
@@ -28,10 +26,13 @@ export async function startMount(
       const open = () => new InProcessChannel(spec, importTag, mountLogger, startTimeoutMs);
       return startSupervisedMount(spec, open, config, mountLogger, events);
     }
+    // The kinds below are loaded when a config first mounts one: a host of in-process plugins loads no HTTP client.
     case 'stdio': {
+      const { ChildChannel } = await import('./stdio-child.js');
       return startSupervisedMount(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
     }
     case 'remote': {
+      const { RemoteChannel } = await import('./remote.js');
       return startSupervisedMount(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
     }
   }

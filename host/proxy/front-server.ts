@@ -15,6 +15,16 @@ type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
 
 /**
+ * `tools/call` params as they came. The SDK's `Server` validates a
+ * `tools/call` request (and its result) in a wrapper of its own however the
+ * handler is registered; registered the plain way, every call's request
+ * would be validated twice more.
+ */
+const PARAMS_AS_SENT = {
+  params: { '~standard': { version: 1, vendor: 'mcp-host', validate: (value: unknown) => ({ value }) } },
+};
+
+/**
  * The SDK `Server` a client talks to: one per connection (stdio, a legacy
  * HTTP session) or per request (2026-07-28 HTTP). It holds no catalogue of
  * its own: every handler reads the runtime's live generation when the
@@ -41,10 +51,16 @@ export function createFrontSession(
   );
   const session = new FrontSession(server, runtime.logger);
   const handle = (method: string, handler: Handler) =>
-    server.setRequestHandler(
-      method as 'tools/list',
-      ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
-    );
+    method === 'tools/call'
+      ? server.setRequestHandler(
+          method,
+          PARAMS_AS_SENT as never,
+          ((params: Params, ctx: ServerContext) => handler({ params }, ctx).catch(toProtocolError)) as never,
+        )
+      : server.setRequestHandler(
+          method as 'tools/list',
+          ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
+        );
   const list = (kind: ListKind) => async (request: { params?: Params }) => {
     const page = await listPage(runtime.current, kind, request.params?.cursor as string | undefined);
     // A 2026-07-28 client is told how long the composed page may be reused (cache-hints.ts).

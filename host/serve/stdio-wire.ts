@@ -40,6 +40,10 @@ export class StdioWire implements Transport {
   private closed = false;
   /** Input paused until stdout drains. */
   private held = false;
+  /** Whether a line was written in this turn of the event loop. */
+  private turnWritten = false;
+  /** Lines sent after it in this turn, not yet written. */
+  private queued: string[] = [];
 
   constructor(
     private readonly stdin: Readable = process.stdin,
@@ -64,6 +68,11 @@ export class StdioWire implements Transport {
   }
 
   /**
+   * The first line of a turn of the event loop is written at once (a lone
+   * answer waits for nothing); the lines after it in that turn are written
+   * together at its end. Each write to the pipe is a system call that wakes
+   * the client, and ten concurrent calls' answers mostly come in one turn.
+   *
    * Backpressure: while stdout is backed up (a client that stops reading
    * its answers) the host stops reading stdin, so it takes no new request
    * whose answer would only queue; it reads again once stdout drains. A
@@ -72,12 +81,30 @@ export class StdioWire implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    if (this.stdout.write(serializeMessage(message))) return Promise.resolve();
-    this.holdInput();
+    const line = serializeMessage(message);
+    // Behind lines still queued, in order: a call's progress before its result.
+    if (this.turnWritten || this.queued.length > 0) {
+      if (this.queued.push(line) === 1) setImmediate(this.flush);
+    } else {
+      this.turnWritten = true;
+      setImmediate(this.endTurn);
+      if (!this.stdout.write(line)) this.holdInput();
+    }
     // Resolved at once: the SDK awaits each send, and a sender held until
     // the drain would keep its answer (and its request) alive meanwhile.
     return Promise.resolve();
   }
+
+  private readonly endTurn = (): void => {
+    this.turnWritten = false;
+  };
+
+  private readonly flush = (): void => {
+    if (this.queued.length === 0) return;
+    const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
+    this.queued = [];
+    if (!this.stdout.write(text)) this.holdInput();
+  };
 
   private holdInput(): void {
     if (this.held) return;
@@ -92,6 +119,8 @@ export class StdioWire implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // What was sent before the close is still said.
+    this.flush();
     this.stdin.off('data', this.receive);
     this.stdin.off('error', this.failed);
     this.stdin.off('end', this.ended);
