@@ -23,6 +23,7 @@ import type {
   HostConfig,
   HttpAuthConfig,
   HttpConfig,
+  Isolation,
   LogLevel,
   MountOptions,
   PackagePluginEntry,
@@ -36,6 +37,9 @@ import { isPlainObject } from '../plain-object.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ISOLATIONS: readonly Isolation[] = ['none', 'worker'];
+/** Below this a worker cannot even load the SDK. */
+const MIN_MEMORY_LIMIT_MB = 16;
 
 /** The host is never reachable from the network unless asked. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -47,7 +51,15 @@ const DEFAULTS = {
   maxNameLength: 128,
   httpHost: DEFAULT_HTTP_HOST,
   reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30_000 },
-  upstreams: { startTimeoutMs: 30_000, reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, pingIntervalMs: 15_000 },
+  upstreams: {
+    startTimeoutMs: 30_000,
+    reconnectDelayMs: 500,
+    maxReconnectDelayMs: 30_000,
+    pingIntervalMs: 15_000,
+    heartbeatTimeoutMs: 10_000,
+  },
+  /** In the host's thread: the fastest (see README, Performance). */
+  isolation: 'none',
   logLevel: 'info',
 } as const;
 
@@ -89,6 +101,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     separator: config.separator ?? DEFAULTS.separator,
     maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
+    isolation: config.isolation ?? DEFAULTS.isolation,
     plugins: config.plugins,
     ...(http && {
       http: {
@@ -112,6 +125,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
       reconnectDelayMs: upstreams?.reconnectDelayMs ?? DEFAULTS.upstreams.reconnectDelayMs,
       maxReconnectDelayMs: upstreams?.maxReconnectDelayMs ?? DEFAULTS.upstreams.maxReconnectDelayMs,
       pingIntervalMs: upstreams?.pingIntervalMs ?? DEFAULTS.upstreams.pingIntervalMs,
+      heartbeatTimeoutMs: upstreams?.heartbeatTimeoutMs ?? DEFAULTS.upstreams.heartbeatTimeoutMs,
     },
     log: { level: log?.level ?? DEFAULTS.logLevel },
   };
@@ -126,6 +140,8 @@ class Findings {
   readonly prefixOwners = new Map<string, { path: string; label: string }>();
   /** The config turns on bearer auth, so a client's Authorization header is the host's and never forwarded. */
   readonly hostChecksTokens: boolean;
+  /** The top-level isolation, which package entries without their own take. */
+  readonly isolation: unknown;
 
   constructor(
     readonly file: string,
@@ -134,6 +150,7 @@ class Findings {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
     this.hostChecksTokens = isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined;
+    this.isolation = isPlainObject(raw) ? (raw.isolation ?? DEFAULTS.isolation) : DEFAULTS.isolation;
   }
 
   where(path: string | undefined): string {
@@ -267,7 +284,13 @@ const UPSTREAMS_FIELDS: Record<keyof UpstreamsConfig, Check> = {
   reconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.reconnectDelayMs)),
   maxReconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.maxReconnectDelayMs)),
   pingIntervalMs: field(aDuration, `${DEFAULTS.upstreams.pingIntervalMs} (0 turns pinging off)`),
+  heartbeatTimeoutMs: field(aPositiveInteger, String(DEFAULTS.upstreams.heartbeatTimeoutMs)),
 };
+
+const anIsolation = field(
+  oneOf(ISOLATIONS),
+  '"worker" (its own thread and memory limit) or "none" (the host\'s thread)',
+);
 
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
@@ -280,6 +303,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   separator: field(oneOf(SEPARATORS), '"_" (some clients reject ".")'),
   maxNameLength: field(integerFrom(1, DEFAULTS.maxNameLength), '64 (for clients stricter than the spec)'),
   pageSize: field(aPositiveInteger, '100'),
+  isolation: anIsolation,
   plugins: (findings, value, path) => {
     if (!Array.isArray(value)) {
       findings.add(
@@ -318,6 +342,8 @@ const ENTRY_FIELDS: {
     bin: field(aNonEmptyString, '"mcp-server-memory"'),
     args: field(anArrayOfStrings, '["--verbose"]'),
     env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
+    isolation: anIsolation,
+    memoryLimitMb: field(integerFrom(MIN_MEMORY_LIMIT_MB), '256'),
     ...MOUNT_FIELDS,
   },
   command: {
@@ -383,6 +409,13 @@ function checkEntry(findings: Findings, entry: unknown, path: string): void {
       path,
       `has both prefix ${describeValue(entry.prefix)} and flat: true; a mount is either prefixed or flat.`,
       `remove flat: true to mount under the prefix, or remove prefix to mount "${label}" with names unchanged.`,
+    );
+  }
+  if (entry.memoryLimitMb !== undefined && (entry.isolation ?? findings.isolation) === 'none') {
+    findings.add(
+      `${path}.memoryLimitMb`,
+      `limits the heap of a plugin's worker thread, but "${label}" runs in the host's thread (isolation "none").`,
+      'add isolation: "worker" to the entry, or remove memoryLimitMb.',
     );
   }
 }

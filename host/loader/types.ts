@@ -3,6 +3,7 @@
  * what the mount layer needs to start it. Produced by `resolve-plugins.ts`.
  */
 import type { ForwardedHeader } from '../config/forward-headers.js';
+import type { Isolation } from '../config/types.js';
 
 /** The `"mcp-host"` field of a plugin's package.json, after checking. */
 export interface PluginManifest {
@@ -49,6 +50,10 @@ export interface InProcessSpec extends SpecBase {
   entryFile: string;
   manifest: PluginManifest;
   options: Record<string, unknown>;
+  /** Where it runs: in the host's thread, or in a worker thread of its own (see mounts/worker-channel.ts). */
+  isolation: Isolation;
+  /** A worker's heap limit, in MiB. */
+  memoryLimitMb: number;
 }
 
 /** An MCP server run as a stdio child: a server package's bin or a command. */

@@ -1,9 +1,10 @@
 import type { InProcessSpec } from '../loader/types.js';
 import type { PluginServer } from '../plugin.js';
 import { loadDefinition } from '../loader/definition.js';
-import { HostError, describeThrown } from '../errors.js';
+import { HostError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createInProcessLink } from './in-process-link.js';
+import { asPluginServer, createFailed } from './plugin-server.js';
 import { UpstreamPeer } from './upstream-peer.js';
 import { Mount, describeMount, mountName, type MountEvents } from './mount.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
@@ -23,31 +24,18 @@ export async function startInProcessMount(
   startTimeoutMs: number,
 ): Promise<Mount> {
   const definition = await loadDefinition(spec, importTag);
-  let server: PluginServer;
+  let created: PluginServer;
   try {
-    server = await withinStartTimeout(
+    created = await withinStartTimeout(
       Promise.resolve(definition.create({ options: spec.options, logger: pluginLogger })),
       spec,
       startTimeoutMs,
     );
   } catch (error) {
     if (error instanceof HostError) throw error; // the start timeout's own refusal
-    throw new HostError(
-      {
-        where: pluginWhere(spec.path, spec.label),
-        what: `create() threw: ${describeThrown(error)}`,
-        fix: 'fix the plugin or its options in the config; the host did not mount it.',
-      },
-      { cause: error },
-    );
+    throw createFailed(spec, error);
   }
-  if (typeof (server as Partial<PluginServer> | undefined)?.connect !== 'function') {
-    throw new HostError({
-      where: pluginWhere(spec.path, spec.label),
-      what: 'create() did not return an MCP server.',
-      fix: 'return an McpServer or Server from @modelcontextprotocol/server (SDK v2) or @modelcontextprotocol/sdk (SDK v1).',
-    });
-  }
+  const server = asPluginServer(spec, created);
   const { hostSide, pluginSide } = createInProcessLink(describeMount(spec));
   await server.connect(pluginSide as never);
   // The peer exists before the Mount it belongs to; events that arrive in

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/types.js';
 import { endSentence, pluginWhere, quotedChoices } from '../config/problem-wording.js';
-import { HostError, describeThrown } from '../errors.js';
-import type { RemoteSpec, StdioSpec } from '../loader/types.js';
+import { HostError, ProblemsError, describeThrown } from '../errors.js';
+import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { UpstreamChannel } from './channel.js';
@@ -30,9 +30,9 @@ interface Attempt {
 }
 
 /**
- * Start a mount for an upstream the host does not run in process (a stdio
- * child, a remote server) and keep it connected for as long as it is
- * mounted.
+ * Start a mount for an upstream the host does not run in its own thread (a
+ * stdio child, a remote server, a plugin in a worker thread) and keep it
+ * connected for as long as it is mounted.
  *
  * Start-up waits for the first connection at most `upstreams.startTimeoutMs`:
  * an upstream that is slow or cannot be reached comes back down, withdrawn
@@ -42,7 +42,7 @@ interface Attempt {
  * its lists are malformed) is refused like any broken plugin.
  */
 export async function startSupervisedMount(
-  spec: StdioSpec | RemoteSpec,
+  spec: PluginSpec,
   open: () => ExplainedChannel,
   config: ResolvedConfig,
   logger: Logger,
@@ -74,7 +74,7 @@ class Supervisor {
   private readonly first: Attempt;
 
   constructor(
-    private readonly spec: StdioSpec | RemoteSpec,
+    private readonly spec: PluginSpec,
     private readonly open: () => ExplainedChannel,
     private readonly config: ResolvedConfig,
     private readonly logger: Logger,
@@ -278,7 +278,7 @@ class Supervisor {
 }
 
 /** What a mount that has never connected says about itself: nothing yet. */
-function notConnected(spec: StdioSpec | RemoteSpec): Handshake {
+function notConnected(spec: PluginSpec): Handshake {
   return { protocolVersion: '', capabilities: {}, serverInfo: { name: spec.label, version: '' } };
 }
 
@@ -288,7 +288,7 @@ function notConnected(spec: StdioSpec | RemoteSpec): Handshake {
  * broken plugin. The peer's own failures (closed, timed out) are the latter.
  */
 function isRefusal(error: unknown): boolean {
-  if (error instanceof HostError) return true;
+  if (error instanceof HostError || error instanceof ProblemsError) return true;
   return (
     error instanceof RpcError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout
   );
