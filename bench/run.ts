@@ -4,6 +4,8 @@
  * over stdio and then over Streamable HTTP; host and direct are measured in
  * alternating rounds so machine noise hits both alike, and each figure is
  * printed with the ratio host/direct of the time per call (1.00x = free).
+ * Then the same plugin through the host in a worker thread (`isolation:
+ * 'worker'`) against in the host's thread, over stdio: worker/in-process.
  *
  * The clients are the SDK's own v2 Client (2025-era sessions), as a user's
  * would be. BENCH_ROUNDS and BENCH_CALLS scale the run.
@@ -24,7 +26,8 @@ const CONCURRENCY = 10;
 const WARMUP_ROUNDS = 5;
 
 interface Target {
-  name: 'host' | 'direct';
+  /** How the figures name it: host, direct, worker, in-process. */
+  name: string;
   client: Client;
   tool: string;
 }
@@ -55,13 +58,13 @@ async function connectHttp(args: string[], children: ChildProcess[]): Promise<Cl
   return client;
 }
 
-function hostConfig(): string {
-  const dir = join(REPO_ROOT, '.tmp', 'bench');
+function hostConfig(isolation: 'none' | 'worker' = 'none'): string {
+  const dir = join(REPO_ROOT, '.tmp', 'bench', isolation);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'mcp-host.config.js');
   writeFileSync(
     file,
-    `export default { plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'info' } };\n`,
+    `export default { isolation: '${isolation}', plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'info' } };\n`,
   );
   return file;
 }
@@ -100,37 +103,39 @@ async function timed(workload: Workload, target: Target): Promise<{ ops: number;
   return { ops, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-async function measure(label: string, workload: Workload, host: Target, direct: Target): Promise<void> {
-  const totals = { host: { ops: 0, ms: 0 }, direct: { ops: 0, ms: 0 } };
+/** `subject` against `baseline`, in alternating rounds; prints both rates and subject/baseline of the time per call. */
+async function measure(label: string, workload: Workload, subject: Target, baseline: Target): Promise<void> {
+  const totals = new Map([subject, baseline].map((target) => [target, { ops: 0, ms: 0 }]));
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first so neither always runs on a warmer machine.
-    const order = round % 2 === 0 ? [host, direct] : [direct, host];
+    const order = round % 2 === 0 ? [subject, baseline] : [baseline, subject];
     for (const target of order) {
       const { ops, ms } = await timed(workload, target);
-      totals[target.name].ops += ops;
-      totals[target.name].ms += ms;
+      totals.get(target)!.ops += ops;
+      totals.get(target)!.ms += ms;
     }
   }
+  const [s, b] = [totals.get(subject)!, totals.get(baseline)!];
   const rate = (t: { ops: number; ms: number }) => (t.ops / t.ms) * 1000;
-  const ratio = totals.host.ms / totals.host.ops / (totals.direct.ms / totals.direct.ops);
+  const ratio = s.ms / s.ops / (b.ms / b.ops);
   console.log(
-    `${label.padEnd(28)} direct ${rate(totals.direct).toFixed(0).padStart(6)}/s   host ${rate(totals.host)
+    `${label.padEnd(28)} ${baseline.name} ${rate(b).toFixed(0).padStart(6)}/s   ${subject.name} ${rate(s)
       .toFixed(0)
-      .padStart(6)}/s   host/direct ${ratio.toFixed(2)}x`,
+      .padStart(6)}/s   ${subject.name}/${baseline.name} ${ratio.toFixed(2)}x`,
   );
 }
 
-async function compare(transport: string, host: Target, direct: Target): Promise<void> {
-  console.log(`\n${transport}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
+async function compare(title: string, subject: Target, baseline: Target): Promise<void> {
+  console.log(`\n${title}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
   // Warm-up to steady state: the host runs more code per call than the
   // direct server (two SDK servers, the router), so it needs more calls
   // before the JIT has compiled its hot paths; measuring earlier would
   // charge it for compilation rather than for routing.
-  for (const target of [host, direct]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
-  await measure('tools/call sequential', sequentialCalls, host, direct);
-  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
-  await measure('tools/list (21 tools)', listTools, host, direct);
-  await Promise.all([host.client.close(), direct.client.close()]);
+  for (const target of [subject, baseline]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
+  await measure('tools/call sequential', sequentialCalls, subject, baseline);
+  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, subject, baseline);
+  await measure('tools/list (21 tools)', listTools, subject, baseline);
+  await Promise.all([subject.client.close(), baseline.client.close()]);
 }
 
 const node = process.execPath;
@@ -145,6 +150,16 @@ await compare(
     client: await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
     tool: 'echo',
   },
+);
+
+await compare(
+  "stdio, the plugin in a worker thread vs in the host's thread",
+  {
+    name: 'worker',
+    client: await connectStdio(node, [CLI, 'start', '--config', hostConfig('worker')]),
+    tool: 'bench.echo',
+  },
+  { name: 'in-process', client: await connectStdio(node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
 );
 
 const children: ChildProcess[] = [];

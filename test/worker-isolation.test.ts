@@ -335,6 +335,8 @@ t.test('an upgrade-reload terminates the old worker', async (t) => {
     reload: { watch: false },
     plugins: [{ package: '@w/two', options: { markers }, isolation: 'worker' }],
   });
+  const checked = await runCli(['check', '--config', file]);
+  t.match(checked.stdout, 'two  (@w/two@1.0.0, in a worker, prefix "two")', 'check says where it runs');
   const host = await startStdioHost(t, file);
   const old = await whereOf(host.client);
   t.equal(old.version, '1.0.0');

@@ -9,11 +9,15 @@ import type { InProcessSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { TOKENS_ENV } from '../serve/http-auth.js';
 import type { SendOptions } from './channel.js';
+import { describeMount, mountName } from './mount.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
 /** What the host gives a plugin's worker to start it (`workerData`). */
 export interface WorkerStart {
   spec: InProcessSpec;
+  /** The mount's name (its logger's `plugin`) and how messages name it: given, so the worker need not load the mount layer. */
+  name: string;
+  description: string;
   importTag: string;
   logLevel: LevelWithSilent;
 }
@@ -83,6 +87,8 @@ export class WorkerChannel implements ExplainedChannel {
     return new Promise((resolve, reject) => {
       const workerData: WorkerStart = {
         spec: this.spec,
+        name: mountName(this.spec),
+        description: describeMount(this.spec),
         importTag: this.importTag,
         logLevel: this.logger.level as LevelWithSilent,
       };

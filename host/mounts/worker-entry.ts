@@ -14,19 +14,18 @@ import { createLogger } from '../log.js';
 import { ErrorCode } from '../rpc-error.js';
 import { pluginWhere } from '../config/problem-wording.js';
 import { createInProcessLink } from './in-process-link.js';
-import { describeMount, mountName } from './mount.js';
 import { asPluginServer, createFailed } from './plugin-server.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
 import { describeThrown } from '../errors.js';
 
 const port = parentPort!;
-const { spec, importTag, logLevel } = workerData as WorkerStart;
+const { spec, name, description, importTag, logLevel } = workerData as WorkerStart;
 const post = (message: FromWorker) => port.postMessage(message);
 
 // Pino writes to fd 2 synchronously, from this thread as from the host's:
 // the plugin's lines reach the host's stderr with its name, never stdout.
-const logger = createLogger(logLevel).child({ plugin: mountName(spec) });
-const { hostSide, pluginSide } = createInProcessLink(describeMount(spec));
+const logger = createLogger(logLevel).child({ plugin: name });
+const { hostSide, pluginSide } = createInProcessLink(description);
 
 hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
   try {
@@ -41,7 +40,7 @@ hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
         message: {
           jsonrpc: '2.0',
           id: message.id,
-          error: { code: ErrorCode.InternalError, message: `${describeMount(spec)} sent ${why}` },
+          error: { code: ErrorCode.InternalError, message: `${description} sent ${why}` },
         },
       });
     } else {
