@@ -66,6 +66,13 @@ t.test('every field of a full config is kept', async (t) => {
     { command: 'uvx', args: ['mcp-server-time'], env: { TZ: 'UTC' }, cwd: './servers', prefix: 'time' },
     { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, prefix: 'remote' },
   ];
+  const upstreams = {
+    startTimeoutMs: 1000,
+    reconnectDelayMs: 100,
+    maxReconnectDelayMs: 2000,
+    pingIntervalMs: 0,
+    heartbeatTimeoutMs: 2000,
+  };
   t.same(
     validateConfig(
       {
@@ -80,13 +87,7 @@ t.test('every field of a full config is kept', async (t) => {
         plugins,
         http: { port: 3000, allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] },
         reload: { watch: false, debounceMs: 0, drainTimeoutMs: 1000 },
-        upstreams: {
-          startTimeoutMs: 1000,
-          reconnectDelayMs: 100,
-          maxReconnectDelayMs: 2000,
-          pingIntervalMs: 0,
-          heartbeatTimeoutMs: 2000,
-        },
+        upstreams,
         log: { level: 'debug' },
       },
       FILE,
@@ -110,13 +111,7 @@ t.test('every field of a full config is kept', async (t) => {
         allowedOrigins: ['https://app.example.com'],
       },
       reload: { watch: false, debounceMs: 0, drainTimeoutMs: 1000 },
-      upstreams: {
-        startTimeoutMs: 1000,
-        reconnectDelayMs: 100,
-        maxReconnectDelayMs: 2000,
-        pingIntervalMs: 0,
-        heartbeatTimeoutMs: 2000,
-      },
+      upstreams,
       log: { level: 'debug' },
     },
   );

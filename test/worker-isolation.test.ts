@@ -41,6 +41,7 @@ const text = (text) => ({ content: [{ type: 'text', text }] });
 export default {
   create({ options, logger }) {
     logger.info({ threadId }, 'two ${version} created');
+    console.log('two says hello on stdout');
     const server = new McpServer(
       { name: 'two', version: '${version}' },
       { capabilities: { logging: {}, resources: { subscribe: true } } },
@@ -89,6 +90,11 @@ export default {
       return text('thrown later');
     });
     server.registerTool('exit', {}, async () => process.exit(5));
+    server.registerTool('close', {}, async () => {
+      setTimeout(() => server.close(), 10);
+      return text('closing');
+    });
+    server.registerTool('uncloneable', {}, async () => ({ content: [], _meta: { callback() {} } }));
     server.registerTool('block', { inputSchema: z.object({ ms: z.number() }) }, async ({ ms }) => {
       writeFileSync(join(options.markers, 'two-blocking'), 'yes');
       const until = Date.now() + ms;
@@ -194,9 +200,16 @@ t.test('plugins in workers serve as they do in process: SDK v2 and v1', async (t
     t.same(textOf(await host.client.callTool({ name: 'good.echo', arguments: { text: 'main' } })), 'main');
   });
 
-  t.test("the plugin's logger reaches the host's log on stderr, under its name", async (t) => {
+  t.test("the plugin's logger and console.log reach the host's log on stderr, under its name", async (t) => {
     await host.until('the plugin to log from its worker', () => /"plugin":"two".*two 1\.0\.0 created/.test(host.log()));
-    t.pass();
+    await host.until('its console.log', () => /"plugin":"two".*two says hello on stdout/.test(host.log()));
+    t.pass('and stdout carried only JSON-RPC: the client is still talking');
+  });
+
+  t.test('an answer that cannot leave the worker fails its call, saying why', async (t) => {
+    await t.rejects(host.client.callTool({ name: 'two.uncloneable', arguments: {} }), {
+      message: /plugin "two" \(@w\/two\) sent an answer that cannot leave its worker: .*could not be cloned/,
+    });
   });
 
   for (const prefix of ['two', 'one']) {
@@ -293,6 +306,7 @@ t.test('faults in a worker are the plugin’s alone: out of memory, an uncaught 
       /plugin code threw outside any request, in its worker: two: uncaught from a timer/,
     ),
   );
+  t.test('closing its own server', (t) => faultsAndComesBack(t, host, 'two.close', /the plugin closed its server\./));
   t.test('process.exit', (t) =>
     faultsAndComesBack(t, host, 'two.exit', /its worker exited with code 5 \(plugin code called process\.exit\)/),
   );
@@ -390,6 +404,20 @@ t.test('isolation and memoryLimitMb are validated like every other key', async (
   t.match(
     checked.stdout + checked.stderr,
     'plugins[0].isolation: "isolation" is for mcp-host plugins, but "zoo-child" is an MCP server package run over stdio',
+  );
+});
+
+t.test('options that cannot be sent to a worker refuse the plugin, saying so', async (t) => {
+  const ws = makeWorkspace(t);
+  writeZoo(ws);
+  const file = ws.writeConfig(
+    "export default { plugins: [{ package: '@zoo/good', isolation: 'worker', options: { now: () => Date.now() } }] };\n",
+  );
+  const checked = await runCli(['check', '--config', file]);
+  t.equal(checked.code, 1);
+  t.match(
+    checked.stdout + checked.stderr,
+    /plugin "@zoo\/good" \(plugins\[0\]\): its options cannot be sent to a worker thread: .*could not be cloned\. Fix: give the entry options that are plain data, or run the plugin with isolation: "none"\./,
   );
 });
 

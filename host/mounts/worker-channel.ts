@@ -41,6 +41,7 @@ export type FromWorker =
 const ENTRY = new URL('./worker-entry.js', import.meta.url);
 /** Heartbeats per heartbeat timeout: a blocked thread is noticed within a fifth of the timeout past it. */
 const BEATS_PER_TIMEOUT = 5;
+const HEARTBEAT: ToWorker = { type: 'beat' };
 const RESTART_FIX = 'mcp-host restarts it with backoff.';
 
 /**
@@ -187,24 +188,30 @@ export class WorkerChannel implements ExplainedChannel {
    */
   private keepBeating(worker: Worker): void {
     const timeoutMs = this.config.upstreams.heartbeatTimeoutMs;
-    const beat: ToWorker = { type: 'beat' };
-    this.heartbeat = setInterval(
-      () => {
-        if (this.lastBeat === 0 || Date.now() - this.lastBeat <= timeoutMs) {
-          worker.postMessage(beat);
-          return;
-        }
-        clearInterval(this.heartbeat);
-        this.ended ??= {
-          cause: `its worker thread did not answer a heartbeat for ${timeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
-          fix: `find what blocks the thread (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long; ${RESTART_FIX}`,
-        };
-        this.logger.error(`terminating its worker: ${this.ended.cause}`);
-        void worker.terminate();
-      },
-      Math.ceil(timeoutMs / BEATS_PER_TIMEOUT),
-    );
+    const every = Math.ceil(timeoutMs / BEATS_PER_TIMEOUT);
+    let lastTick = Date.now();
+    const tick = () => {
+      const now = Date.now();
+      // A tick this late means the host's own thread was held up (an
+      // in-process plugin, a long GC): the worker's answers are waiting
+      // behind it, so it gets a fresh window rather than the blame.
+      if (now - lastTick > 2 * every && this.lastBeat !== 0) this.lastBeat = now;
+      lastTick = now;
+      if (this.lastBeat === 0 || now - this.lastBeat <= timeoutMs) worker.postMessage(HEARTBEAT);
+      else this.blocked(worker, timeoutMs);
+    };
+    this.heartbeat = setInterval(tick, every);
     this.heartbeat.unref();
+  }
+
+  private blocked(worker: Worker, timeoutMs: number): void {
+    clearInterval(this.heartbeat);
+    this.ended ??= {
+      cause: `its worker thread did not answer a heartbeat for ${timeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
+      fix: `find what blocks the thread (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long; ${RESTART_FIX}`,
+    };
+    this.logger.error(`terminating its worker: ${this.ended.cause}`);
+    void worker.terminate();
   }
 
   private refusal(outage: Outage): HostError {
