@@ -10,7 +10,7 @@
  * The clients are the SDK's own v2 Client (2025-era sessions), as a user's
  * would be. BENCH_ROUNDS and BENCH_CALLS scale the run.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -30,12 +30,21 @@ interface Target {
   name: string;
   client: Client;
   tool: string;
+  /** The server's process, when it is a child of the bench. */
+  pid?: number;
 }
 
-async function connectStdio(command: string, args: string[]): Promise<Client> {
+/** A client of a server process on stdio, and the process's pid (to read its memory). */
+async function connectStdio(command: string, args: string[]): Promise<{ client: Client; pid: number }> {
   const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
-  return client;
+  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+/** A process's resident set, in MB. */
+function rssMb(pid: number): number {
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString()) / 1024;
 }
 
 /** Start a server process that prints `listening on URL` (on stdout or stderr), and connect to that URL. */
@@ -135,6 +144,11 @@ async function compare(title: string, subject: Target, baseline: Target): Promis
   await measure('tools/call sequential', sequentialCalls, subject, baseline);
   await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, subject, baseline);
   await measure('tools/list (21 tools)', listTools, subject, baseline);
+  if (subject.pid !== undefined && baseline.pid !== undefined) {
+    console.log(
+      `${'resident set after the calls'.padEnd(28)} ${baseline.name} ${rssMb(baseline.pid).toFixed(1)} MB   ${subject.name} ${rssMb(subject.pid).toFixed(1)} MB`,
+    );
+  }
   await Promise.all([subject.client.close(), baseline.client.close()]);
 }
 
@@ -144,10 +158,10 @@ console.log(`mcp-host bench (node ${process.version}): host/direct is the time p
 
 await compare(
   'stdio',
-  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
+  { name: 'host', ...(await connectStdio(node, [CLI, 'start', '--config', config])), tool: 'bench.echo' },
   {
     name: 'direct',
-    client: await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
+    ...(await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')])),
     tool: 'echo',
   },
 );
@@ -156,10 +170,10 @@ await compare(
   "stdio, the plugin in a worker thread vs in the host's thread",
   {
     name: 'worker',
-    client: await connectStdio(node, [CLI, 'start', '--config', hostConfig('worker')]),
+    ...(await connectStdio(node, [CLI, 'start', '--config', hostConfig('worker')])),
     tool: 'bench.echo',
   },
-  { name: 'in-process', client: await connectStdio(node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
+  { name: 'in-process', ...(await connectStdio(node, [CLI, 'start', '--config', config])), tool: 'bench.echo' },
 );
 
 const children: ChildProcess[] = [];
