@@ -1,0 +1,15 @@
+import { WorkerChannel } from './dist/host/mounts/worker-channel.js';
+import { UpstreamPeer } from './dist/host/mounts/upstream-peer.js';
+import { createLogger } from './dist/host/log.js';
+const spec = { kind: 'in-process', path: 'plugins[0]', label: 'echo', prefix: 'bench', packageName: 'echo', packageDir: process.cwd() + '/bench/echo-plugin', entryFile: process.cwd() + '/bench/echo-plugin/index.js', options: {}, manifest: {}, memoryLimitMb: 512, isolation: 'worker', forwardHeaders: [] };
+const config = { upstreams: { heartbeatTimeoutMs: 10000 } };
+const logger = createLogger('silent');
+const c = new WorkerChannel(spec, 't', config, logger);
+const peer = new UpstreamPeer(c, { label: 'bench', logger, timeoutMs: 60000, onNotification() {} });
+await peer.connect('2025-11-25', {});
+const call = () => peer.request('tools/call', { name: 'echo', arguments: { text: 'x' } });
+for (let i = 0; i < 1000; i++) await call();
+let s = performance.now();
+for (let i = 0; i < 2000; i++) await call();
+console.log('worker call', ((performance.now() - s) / 2000).toFixed(3), 'ms');
+await peer.close();
