@@ -421,6 +421,20 @@ t.test('options that cannot be sent to a worker refuse the plugin, saying so', a
   );
 });
 
+t.test('a worker plugin that exits while it loads is refused at check, naming the exit', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage('node_modules/@w/quitter', manifest('@w/quitter', 'quitter'), {
+    'index.js': 'process.exit(3);\nexport default { create() {} };\n',
+  });
+  const file = ws.writeConfig({ isolation: 'worker', plugins: [{ package: '@w/quitter' }] });
+  const checked = await runCli(['check', '--config', file]);
+  t.equal(checked.code, 1, 'the exit status is the host’s');
+  t.match(
+    checked.stdout + checked.stderr,
+    'plugin "@w/quitter" (plugins[0]): its worker exited with code 3 (plugin code called process.exit). Fix: remove the process.exit call from the plugin',
+  );
+});
+
 t.test('a create() that throws in a worker is refused, not retried', async (t) => {
   const ws = makeWorkspace(t);
   writeZoo(ws);

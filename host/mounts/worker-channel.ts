@@ -42,7 +42,8 @@ const ENTRY = new URL('./worker-entry.js', import.meta.url);
 /** Heartbeats per heartbeat timeout: a blocked thread is noticed within a fifth of the timeout past it. */
 const BEATS_PER_TIMEOUT = 5;
 const HEARTBEAT: ToWorker = { type: 'beat' };
-const RESTART_FIX = 'mcp-host restarts it with backoff.';
+/** What the supervisor does about a worker that ended while serving; said with every fault but a refusal. */
+const RESTARTS = ' mcp-host restarts it with backoff.';
 
 /**
  * An mcp-host plugin run in a worker thread of its own (`isolation:
@@ -67,6 +68,8 @@ export class WorkerChannel implements ExplainedChannel {
   private worker?: Worker;
   /** Why the worker is gone, or going. */
   private ended?: Outage;
+  /** Its plugin's server was connected: a fault since is restarted, not refused. */
+  private served = false;
   private exited: Promise<void> = Promise.resolve();
   private heartbeat?: NodeJS.Timeout;
   /** When the worker last answered a heartbeat; 0 until it first does. */
@@ -79,8 +82,10 @@ export class WorkerChannel implements ExplainedChannel {
     private readonly logger: Logger,
   ) {}
 
+  /** Why the worker ended; once it had served, that the supervisor restarts it. */
   explain(): Outage | undefined {
-    return this.ended;
+    if (!this.ended || !this.served) return this.ended;
+    return { cause: this.ended.cause, fix: this.ended.fix + RESTARTS };
   }
 
   /** Resolves once the plugin's server is connected in its worker; rejects with its refusal. */
@@ -116,7 +121,6 @@ export class WorkerChannel implements ExplainedChannel {
       const { threadId } = worker;
       worker.unref();
       createInterface({ input: worker.stdout }).on('line', (line) => this.logger.info({ stream: 'stdout' }, line));
-      let ready = false;
       worker.on('message', (message: FromWorker) => {
         switch (message.type) {
           case 'rpc':
@@ -126,18 +130,21 @@ export class WorkerChannel implements ExplainedChannel {
             this.lastBeat = Date.now();
             return;
           case 'ready':
-            ready = true;
+            this.served = true;
             resolve();
             return;
           case 'refused':
-            this.ended ??= { cause: message.problems.map((p) => p.what).join(' '), fix: RESTART_FIX };
+            this.ended ??= { cause: message.problems.map((p) => p.what).join(' '), fix: 'see the host log.' };
             reject(
               message.problems.length === 1 ? new HostError(message.problems[0]!) : new ProblemsError(message.problems),
             );
             void worker.terminate();
             return;
           case 'closed':
-            this.ended ??= { cause: 'the plugin closed its server.', fix: RESTART_FIX };
+            this.ended ??= {
+              cause: 'the plugin closed its server.',
+              fix: 'leave the server open: the host closes it when it removes the plugin.',
+            };
             void worker.terminate();
         }
       });
@@ -150,11 +157,11 @@ export class WorkerChannel implements ExplainedChannel {
           clearInterval(this.heartbeat);
           this.ended ??= {
             cause: `its worker exited with code ${code} (plugin code called process.exit).`,
-            fix: `remove the process.exit call from the plugin: a plugin ends by its server's close(); ${RESTART_FIX}`,
+            fix: "remove the process.exit call from the plugin: a plugin's work ends when the host closes its server.",
           };
           this.logger.debug(`worker thread ${threadId} ended`);
           // Before its server was connected, a fault refuses the plugin as it would in the host's thread.
-          if (!ready) reject(this.refusal(this.ended));
+          if (!this.served) reject(this.refusal(this.ended));
           exited();
           this.onclose?.();
         }),
@@ -208,7 +215,7 @@ export class WorkerChannel implements ExplainedChannel {
     clearInterval(this.heartbeat);
     this.ended ??= {
       cause: `its worker thread did not answer a heartbeat for ${timeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
-      fix: `find what blocks the thread (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long; ${RESTART_FIX}`,
+      fix: 'find what blocks the thread (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long.',
     };
     this.logger.error(`terminating its worker: ${this.ended.cause}`);
     void worker.terminate();
@@ -224,12 +231,12 @@ function faultOutage(error: Error & { code?: string }, spec: InProcessSpec): Out
   if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return {
       cause: `its worker ran out of memory (memoryLimitMb: ${spec.memoryLimitMb}).`,
-      fix: `raise the entry's memoryLimitMb if the plugin needs more, or find what it keeps allocating; ${RESTART_FIX}`,
+      fix: "raise the entry's memoryLimitMb if the plugin needs more, or find what it keeps allocating.",
     };
   }
   return {
     cause: `plugin code threw outside any request, in its worker: ${describeThrown(error)}`,
-    fix: `catch the error in the plugin (a timer, an event emitter, a stream callback or a promise nobody awaits); ${RESTART_FIX}`,
+    fix: 'catch the error in the plugin (a timer, an event emitter, a stream callback or a promise nobody awaits).',
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { problemsOf } from '../errors.js';
+import { describeThrown, problemsOf } from '../errors.js';
 import { loadDefinition } from '../loader/definition.js';
 import { createLogger } from '../log.js';
 import { ErrorCode } from '../rpc-error.js';
@@ -16,7 +16,6 @@ import { pluginWhere } from '../config/problem-wording.js';
 import { createInProcessLink } from './in-process-link.js';
 import { asPluginServer, createFailed } from './plugin-server.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
-import { describeThrown } from '../errors.js';
 
 const port = parentPort!;
 const { spec, name, description, importTag, logLevel } = workerData as WorkerStart;
