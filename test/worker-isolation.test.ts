@@ -270,7 +270,12 @@ async function faultsAndComesBack(t: Test, host: StdioHost, tool: string, cause:
   const notified = host.notified.tools;
   const logged = host.log().length;
   await host.client.callTool({ name: tool, arguments: {} }).catch((error: Error) => {
-    t.match(error.message, /two/, 'a call cut short names the plugin');
+    t.match(
+      error.message,
+      /mount "two" closed the connection before answering tools\/call: /,
+      'a call cut short names the plugin',
+    );
+    t.match(error.message, cause, 'and the cause');
   });
   await host.until('the fault, and the plugin withdrawn, in the log', () => {
     const log = host.log().slice(logged);
@@ -336,7 +341,11 @@ t.test('a plugin blocking its worker thread stalls no one else, and is restarted
   t.ok(Date.now() - started < 1000, `/healthz answered in ${Date.now() - started} ms`);
   t.same(textOf(await other.callTool({ name: 'good.echo', arguments: { text: 'meanwhile' } })), 'meanwhile');
 
-  await t.rejects(blocked, /two/, 'the blocked call fails, naming the plugin');
+  await t.rejects(
+    blocked,
+    /mount "two" closed the connection before answering tools\/call: its worker thread did not answer a heartbeat/,
+    'the blocked call fails, naming the plugin and why',
+  );
   t.match(log(), /did not answer a heartbeat for 2000 ms \(upstreams\.heartbeatTimeoutMs\)/);
   await until('two to come back', () => /"plugin":"two".*back up/.test(log()), 10_000, log);
   t.match(await whereOf(other), { isMainThread: false });

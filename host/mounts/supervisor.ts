@@ -139,6 +139,7 @@ class Supervisor {
         if (this.mount.peer === peer) this.events.onNotification(this.mount, notification);
       },
       onClose: () => this.lost(attempt),
+      whyClosed: () => channel.explain()?.cause,
     });
     const attempt: Attempt = { id, channel, peer };
     return attempt;

@@ -61,6 +61,8 @@ export interface PeerOptions {
   onNotification: (notification: JSONRPCNotification) => void;
   /** The connection ended (the child exited, the remote dropped, close() was called). */
   onClose?: () => void;
+  /** Why the connection ended, when its channel can say (a child's exit, a worker's fault): told to the calls it cut short. */
+  whyClosed?: () => string | undefined;
 }
 
 interface Pending {
@@ -349,12 +351,13 @@ export class UpstreamPeer {
   private closedByChannel(): void {
     if (this.closed) return;
     this.closed = true;
+    const why = this.pending.size > 0 ? this.options.whyClosed?.() : undefined;
     for (const id of [...this.pending.keys()]) {
       this.settle(id, (p) =>
         p.reject(
           new RpcError(
             ErrorCode.ConnectionClosed,
-            `mount "${this.options.label}" closed the connection before answering ${p.method}`,
+            `mount "${this.options.label}" closed the connection before answering ${p.method}${why ? `: ${why}` : ''}`,
           ),
         ),
       );
