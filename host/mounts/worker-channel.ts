@@ -131,6 +131,7 @@ export class WorkerChannel implements ExplainedChannel {
             return;
           case 'ready':
             this.served = true;
+            clearTimeout(starting);
             resolve();
             return;
           case 'refused':
@@ -167,6 +168,17 @@ export class WorkerChannel implements ExplainedChannel {
         }),
       );
       this.keepBeating(worker);
+      // A create() that never settles would hold its worker forever: ended
+      // after upstreams.startTimeoutMs, as in the host's thread.
+      const { startTimeoutMs } = this.config.upstreams;
+      const starting = setTimeout(() => {
+        this.ended ??= {
+          cause: `it was not ready within ${startTimeoutMs} ms (upstreams.startTimeoutMs): create() did not return, or the plugin took that long to load.`,
+          fix: 'find what create() waits for that never comes (a connection, a promise nobody settles), or raise upstreams.startTimeoutMs in the host config if it is merely slow.',
+        };
+        void worker.terminate();
+      }, startTimeoutMs);
+      starting.unref();
     });
   }
 
