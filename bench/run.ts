@@ -30,12 +30,14 @@ interface Target {
   name: string;
   client: Client;
   tool: string;
-  /** The server's process, when it is a child of the bench. */
-  pid?: number;
+}
+
+async function connectStdio(command: string, args: string[]): Promise<Client> {
+  return (await connectStdioProcess(command, args)).client;
 }
 
 /** A client of a server process on stdio, and the process's pid (to read its memory). */
-async function connectStdio(command: string, args: string[]): Promise<{ client: Client; pid: number }> {
+async function connectStdioProcess(command: string, args: string[]): Promise<{ client: Client; pid: number }> {
   const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
   const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
   await client.connect(transport);
@@ -67,14 +69,19 @@ async function connectHttp(args: string[], children: ChildProcess[]): Promise<Cl
   return client;
 }
 
-function hostConfig(isolation: 'none' | 'worker' = 'none'): string {
-  const dir = join(REPO_ROOT, '.tmp', 'bench', isolation);
+/**
+ * The host's config; `cached: false` mounts the plugin without its promise
+ * of `list_changed`, so the host cannot keep its list's pages.
+ */
+function hostConfig(cached: boolean, isolation: 'none' | 'worker' = 'none'): string {
+  const dir = join(REPO_ROOT, '.tmp', 'bench');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'mcp-host.config.js');
-  writeFileSync(
-    file,
-    `export default { isolation: '${isolation}', plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'info' } };\n`,
+  const file = join(
+    dir,
+    isolation === 'worker' ? 'worker.config.js' : cached ? 'mcp-host.config.js' : 'uncached.config.js',
   );
+  const entry = { package: plugin, isolation, ...(cached ? {} : { options: { announceChanges: false } }) };
+  writeFileSync(file, `export default { plugins: [${JSON.stringify(entry)}], log: { level: 'info' } };\n`);
   return file;
 }
 
@@ -112,7 +119,7 @@ async function timed(workload: Workload, target: Target): Promise<{ ops: number;
   return { ops, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-/** `subject` against `baseline`, in alternating rounds; prints both rates and subject/baseline of the time per call. */
+/** `subject` against `baseline`, in alternating rounds: both rates, and subject/baseline of the time per call. */
 async function measure(label: string, workload: Workload, subject: Target, baseline: Target): Promise<void> {
   const totals = new Map([subject, baseline].map((target) => [target, { ops: 0, ms: 0 }]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -134,47 +141,65 @@ async function measure(label: string, workload: Workload, subject: Target, basel
   );
 }
 
-async function compare(title: string, subject: Target, baseline: Target): Promise<void> {
-  console.log(`\n${title}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
+/** `uncached` is the host serving the plugin with no page cache (see hostConfig). */
+async function compare(transport: string, host: Target, direct: Target, uncached: Target): Promise<void> {
+  console.log(`\n${transport}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
   // Warm-up to steady state: the host runs more code per call than the
   // direct server (two SDK servers, the router), so it needs more calls
   // before the JIT has compiled its hot paths; measuring earlier would
   // charge it for compilation rather than for routing.
-  for (const target of [subject, baseline]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
-  await measure('tools/call sequential', sequentialCalls, subject, baseline);
-  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, subject, baseline);
-  await measure('tools/list (21 tools)', listTools, subject, baseline);
-  if (subject.pid !== undefined && baseline.pid !== undefined) {
-    console.log(
-      `${'resident set after the calls'.padEnd(28)} ${baseline.name} ${rssMb(baseline.pid).toFixed(1)} MB   ${subject.name} ${rssMb(subject.pid).toFixed(1)} MB`,
-    );
-  }
-  await Promise.all([subject.client.close(), baseline.client.close()]);
+  for (const target of [host, direct, uncached]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
+  await measure('tools/call sequential', sequentialCalls, host, direct);
+  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
+  // The host keeps the pages of a plugin that announces its changes; the direct server rebuilds its list every time.
+  await measure('tools/list (21, host cached)', listTools, host, direct);
+  // The routing cost alone: every list reaches the plugin, as the first list after a change does.
+  await measure('tools/list (21, uncached)', listTools, uncached, direct);
+  await Promise.all([host.client.close(), direct.client.close(), uncached.client.close()]);
+}
+
+/**
+ * The same plugin through the host in a worker thread (`isolation: 'worker'`)
+ * and in the host's thread, over stdio: what isolation costs a call, and the
+ * host's resident set with each.
+ */
+async function compareIsolation(): Promise<void> {
+  const start = async (name: string, isolation: 'none' | 'worker') => ({
+    name,
+    tool: 'bench.echo',
+    ...(await connectStdioProcess(node, [CLI, 'start', '--config', hostConfig(true, isolation)])),
+  });
+  const [worker, inProcess] = [await start('worker', 'worker'), await start('in-process', 'none')];
+  console.log(
+    `\nstdio, the plugin in a worker thread vs in the host's thread: ${ROUNDS} alternating rounds of ${CALLS} calls`,
+  );
+  for (const target of [worker, inProcess]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
+  await measure('tools/call sequential', sequentialCalls, worker, inProcess);
+  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, worker, inProcess);
+  await measure('tools/list (21, host cached)', listTools, worker, inProcess);
+  console.log(
+    `${'resident set after the calls'.padEnd(28)} in-process ${rssMb(inProcess.pid).toFixed(1)} MB   worker ${rssMb(worker.pid).toFixed(1)} MB`,
+  );
+  await Promise.all([worker.client.close(), inProcess.client.close()]);
 }
 
 const node = process.execPath;
-const config = hostConfig();
+const config = hostConfig(true);
+const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
 
 await compare(
   'stdio',
-  { name: 'host', ...(await connectStdio(node, [CLI, 'start', '--config', config])), tool: 'bench.echo' },
+  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', config]), tool: 'bench.echo' },
   {
     name: 'direct',
-    ...(await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')])),
+    client: await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
     tool: 'echo',
   },
+  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', uncachedConfig]), tool: 'bench.echo' },
 );
 
-await compare(
-  "stdio, the plugin in a worker thread vs in the host's thread",
-  {
-    name: 'worker',
-    ...(await connectStdio(node, [CLI, 'start', '--config', hostConfig('worker')])),
-    tool: 'bench.echo',
-  },
-  { name: 'in-process', ...(await connectStdio(node, [CLI, 'start', '--config', config])), tool: 'bench.echo' },
-);
+await compareIsolation();
 
 const children: ChildProcess[] = [];
 try {
@@ -193,13 +218,18 @@ try {
       ),
       tool: 'echo',
     },
+    {
+      name: 'host',
+      client: await connectHttp([CLI, 'start', '--config', uncachedConfig, '--http', '127.0.0.1:0'], children),
+      tool: 'bench.echo',
+    },
   );
 } finally {
   for (const child of children) child.kill('SIGTERM');
 }
 
-// Reload figures: latency from trigger to list_changed, and memory across 1,000 reloads (each in its own process).
-for (const script of ['reload-latency.js', 'reload-memory.js']) {
+// Reload figures (latency from trigger to list_changed, memory across 1,000 reloads) and curation's cost, each in its own process.
+for (const script of ['reload-latency.js', 'reload-memory.js', 'curation.js']) {
   console.log('');
   if (spawnSync(node, [join(REPO_ROOT, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
 }

@@ -5,6 +5,7 @@ import { HostError, ProblemsError, describeThrown, formatProblem } from './error
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
+import { installFaultAttribution } from './mounts/fault-attribution.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -14,6 +15,7 @@ Usage:
   mcp-host check [--config PATH]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--config PATH]
+  mcp-host pin [--diff] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -45,12 +47,20 @@ previous catalogue. Exits 1 too when no host is running this config.
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
+  pin: `Usage: mcp-host pin [--diff] [--config PATH]
+
+Write mcp-host.lock.json beside the config: a hash of every served tool's and prompt's definition
+(name, title, description, schemas, annotations), per plugin. With a lock present, a definition that
+no longer matches it is logged and shown by check and reload (config pins: 'warn', the default) or
+withheld from clients until pinned again (pins: 'refuse').
+  --diff   write nothing; show, per tool and prompt, which fields drifted from the lock and how.
+           Exits 1 when anything drifted.`,
 };
 
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload'];
+  const commands = ['start', 'check', 'list', 'reload', 'pin'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
@@ -63,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         json: { type: 'boolean' },
+        diff: { type: 'boolean' },
         stdio: { type: 'boolean' },
         http: { type: 'string' },
         version: { type: 'boolean' },
@@ -82,17 +93,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
+  if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
   );
-  // Plugins run in this process: a promise one of them rejects with nothing
-  // to catch it would end the process (Node's default), and with it every
-  // other plugin and client. It is logged instead; the call it belonged to
-  // times out naming its mount.
-  process.on('unhandledRejection', (reason) =>
-    logger.error({ err: reason }, 'a promise was rejected and nothing handled it (most likely a plugin bug)'),
-  );
+  // Plugins run in this process: their faults (an exception from a timer, a
+  // promise rejected and forgotten, a call to process.exit) are theirs, not
+  // the host's. Installed before any plugin code can run.
+  installFaultAttribution(logger);
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.
@@ -103,6 +112,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
       return (await import('./commands/reload.js')).reload(common);
+    case 'pin':
+      return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }

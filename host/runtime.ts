@@ -5,7 +5,8 @@ import type { Logger } from './log.js';
 import type { Mount, MountEvents } from './mounts/mount.js';
 import type { SessionNotifier } from './proxy/front-session.js';
 import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
-import { describeThrown } from './errors.js';
+import { describeThrown, formatProblem } from './errors.js';
+import { driftProblem } from './pins/drift.js';
 import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
 
@@ -19,7 +20,15 @@ import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
  */
 export class HostRuntime implements MountEvents {
   private live: Generation | undefined;
+  /** Every long-lived session and notifier, reachable or not. */
   readonly sessions = new Set<SessionNotifier>();
+  /**
+   * The sessions a broadcast can reach now (stdio's client, a 2025-era HTTP
+   * session while its GET stream is open, the 2026-07-28 endpoint's
+   * streams): a `list_changed` costs what it reaches, however many quiet
+   * sessions are open.
+   */
+  private readonly reachable = new Set<SessionNotifier>();
   /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
   private readonly subscribers = new Map<string, Set<SessionNotifier>>();
   /** Each mount's refreshes after its own list_changed, coalesced so that a storm of them costs two. */
@@ -79,13 +88,16 @@ export class HostRuntime implements MountEvents {
 
   broadcastListChanged(lists: ReadonlySet<ChangedList>): void {
     if (lists.size === 0) return;
-    for (const session of this.sessions) session.listChanged(lists);
+    for (const session of this.reachable) session.listChanged(lists);
   }
 
   onNotification(mount: Mount, notification: JSONRPCNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
     if (notification.method === 'notifications/message') {
-      for (const session of this.sessions) session.log(params as LoggingMessageNotification['params']);
+      // Tied to no one session (the peer passes a call's own to its client):
+      // it may carry one client's arguments, so it goes to the host's log,
+      // never to every client.
+      logPluginMessage(mount.logger, params as LoggingMessageNotification['params']);
       return;
     }
     if (notification.method === 'notifications/resources/updated') {
@@ -158,6 +170,10 @@ export class HostRuntime implements MountEvents {
     const generation = this.live;
     if (!generation?.mounts.includes(mount)) return;
     generation.reindex();
+    // A plugin can change a definition under a running host: judge it against the lock now, not at the next reload.
+    for (const { mount: owner, drift, withheld } of generation.index.drifts) {
+      if (owner === mount) mount.logger.warn(formatProblem(driftProblem(mount.description, drift, withheld)));
+    }
     this.broadcastListChanged(new Set(kinds.map(changedListOf)));
   }
 
@@ -184,12 +200,21 @@ export class HostRuntime implements MountEvents {
     await subscriptionOwner(this.current, uri).request('resources/unsubscribe', { uri });
   }
 
-  addSession(session: SessionNotifier): void {
+  /** A long-lived session joins; `reachable` says whether a broadcast can reach it yet. */
+  addSession(session: SessionNotifier, reachable = true): void {
     this.sessions.add(session);
+    if (reachable) this.reachable.add(session);
+  }
+
+  /** A session's notification stream opened or closed (a 2025-era HTTP session's GET stream). */
+  setReachable(session: SessionNotifier, reachable: boolean): void {
+    if (reachable && this.sessions.has(session)) this.reachable.add(session);
+    else this.reachable.delete(session);
   }
 
   removeSession(session: SessionNotifier): void {
     this.sessions.delete(session);
+    this.reachable.delete(session);
     for (const uri of [...session.subscriptions]) {
       this.unsubscribe(session, uri).catch((error: unknown) =>
         this.logger.debug({ err: error }, `could not unsubscribe from ${uri}`),
@@ -202,6 +227,26 @@ export class HostRuntime implements MountEvents {
     const mounts = this.live?.mounts ?? [];
     await Promise.allSettled(mounts.map((mount) => mount.close()));
   }
+}
+
+/** MCP's syslog levels as pino's. */
+const PINO_LEVEL_OF = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+} as const;
+
+function logPluginMessage(logger: Logger, params: LoggingMessageNotification['params']): void {
+  const level = PINO_LEVEL_OF[params.level] ?? 'info';
+  logger[level](
+    { pluginLogger: params.logger, data: params.data },
+    'log message from the plugin, tied to no single client session',
+  );
 }
 
 function sleep(ms: number): Promise<void> {

@@ -309,11 +309,11 @@ export default { create() {
   t.match(checked.stdout, 'mcp-host check: 3 problems in');
   t.match(
     checked.stdout,
-    'plugin "two_long_prefix" (@t/two): tool "a_tool_with_a_rather_long_name" is exposed as "two_long_prefix.a_tool_with_a_rather_long_name", 46 characters, over maxNameLength 32. Fix: mount it under a shorter prefix than "two_long_prefix", or raise maxNameLength (the spec allows 128).',
+    'plugin "two_long_prefix" (@t/two): tool "a_tool_with_a_rather_long_name" is exposed as "two_long_prefix.a_tool_with_a_rather_long_name", 46 characters, over maxNameLength 32. Fix: mount it under a shorter prefix than "two_long_prefix", set shortenNames: true, or raise maxNameLength (the spec allows 128).',
   );
   t.match(
     checked.stdout,
-    'plugin "@t/one" and plugin "two_long_prefix" (@t/two): both expose the resource "same://resource", and a client could not tell them apart. Fix: resource URIs are never rewritten, so remove the resource from one of the plugins or unmount one of them.',
+    'plugin "@t/one" and plugin "two_long_prefix" (@t/two): both expose the resource "same://resource", and a client could not tell them apart. Fix: resource URIs are never rewritten, so leave the resource out of one entry (resources.exclude), or remove it from one of the plugins.',
   );
   t.match(checked.stdout, 'both expose the resource template "same://{x}"');
 
@@ -330,7 +330,7 @@ export default { create() {
   t.equal(started.code, 1, 'the host refuses to start');
   t.match(
     started.stderr,
-    'plugin "@t/one" and plugin "@t/two": both expose the tool "same", and a client could not tell them apart. Fix: mount plugin "@t/one" under a prefix (set "prefix" instead of "flat: true" in its config entry).',
+    'plugin "@t/one" and plugin "@t/two": both expose the tool "same", and a client could not tell them apart. Fix: mount plugin "@t/one" under a prefix (set "prefix" instead of "flat: true" in its config entry), or leave the tool out of one entry (tools.exclude) or rename it there (tools.rename).',
   );
   t.match(started.stderr, 'both expose the prompt "same_prompt"');
 });

@@ -190,11 +190,15 @@ t.test('progress reaches the caller; log messages follow the level it set', asyn
   // the call has ended and be dropped.
   t.match(progress.join(','), /^0,50(,100)?$/, 'progress reaches the caller, in order');
 
+  // The same goes for the last log message: a ping round trip after each
+  // call lets the handlers of what arrived with its answer run first.
   await client.setLoggingLevel('warning');
   await client.callTool({ name: 'test_tool_with_logging' });
+  await client.ping();
   t.same(session.logs, [], 'info messages are below the level the client set');
   await client.setLoggingLevel('info');
   await client.callTool({ name: 'test_tool_with_logging' });
+  await client.ping();
   t.same(
     session.logs.map((log) => log.data),
     ['Tool execution started', 'Tool processing data', 'Tool execution completed'],

@@ -11,9 +11,10 @@ import { formatProblem, problemsOf, type Problem } from '../host/errors.js';
 import { loadDefinition } from '../host/loader/definition.js';
 import { resolvePlugins } from '../host/loader/resolve-plugins.js';
 import type { InProcessSpec, PluginSpec } from '../host/loader/types.js';
-import { KNOWN_REVISIONS } from '../host/protocol-versions.js';
-import { HOST_VERSION } from '../host/version.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { makeWorkspace, PACKAGE_VERSION, type Workspace } from './helpers/packages.js';
+
+/** Every revision the host's SDK speaks, the 2024-10-07 draft included: a manifest accepting them all. */
+const EVERY_REVISION = ['2024-10-07', '2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 
 /** A plugin entry module whose server reports `tag`, so a test can tell which code ran. */
 const pluginSource = (tag: string) =>
@@ -26,8 +27,8 @@ function pluginJson(name: string, manifest: Record<string, unknown> = {}, extra:
     version: '1.4.0',
     type: 'module',
     exports: './index.js',
-    peerDependencies: { 'mcp-host': `>=${HOST_VERSION}` },
-    'mcp-host': { protocolVersions: [...KNOWN_REVISIONS], ...manifest },
+    peerDependencies: { 'mcp-host': `>=${PACKAGE_VERSION}` },
+    'mcp-host': { protocolVersions: EVERY_REVISION, ...manifest },
     ...extra,
   };
 }
@@ -96,7 +97,7 @@ t.test(
       version: '1.4.0',
       packageDir: dir,
       entryFile: join(dir, 'esm/index.js'),
-      manifest: { protocolVersions: [...KNOWN_REVISIONS], prefix: 'weather' },
+      manifest: { protocolVersions: EVERY_REVISION, prefix: 'weather' },
       options: { units: 'metric' },
     });
     t.match(spec.fingerprint, /^[0-9a-f]{64}$/);
@@ -263,7 +264,7 @@ t.test('peerDependencies["mcp-host"] must include this host', async (t) => {
     ],
   });
   t.same(messages(problems), [
-    `plugin "future" (plugins[0]): package.json peerDependencies["mcp-host"]: the plugin requires mcp-host ^99.0.0, but this host is ${HOST_VERSION}. Fix: install a version of "future" made for mcp-host ${HOST_VERSION}, or run an mcp-host version in ^99.0.0.`,
+    `plugin "future" (plugins[0]): package.json peerDependencies["mcp-host"]: the plugin requires mcp-host ^99.0.0, but this host is ${PACKAGE_VERSION}. Fix: install a version of "future" made for mcp-host ${PACKAGE_VERSION}, or run an mcp-host version in ^99.0.0.`,
     'plugin "garbled" (plugins[1]): package.json peerDependencies["mcp-host"]: "banana" is not a semver range. Fix: the plugin\'s author must correct it; meanwhile install another version of "garbled".',
   ]);
   t.same(

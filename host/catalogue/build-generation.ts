@@ -1,12 +1,14 @@
 import type { ResolvedConfig } from '../config/types.js';
-import { ProblemsError, problemsOf, type Problem } from '../errors.js';
+import { ProblemsError, formatProblem, problemsOf, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { codeIdentity } from '../loader/code-identity.js';
 import { startMount } from '../mounts/start-mount.js';
 import type { Mount, MountEvents } from '../mounts/mount.js';
 import { Generation } from './generation.js';
-import { pluginWhere } from '../config/problem-wording.js';
+import { configWhere, pluginWhere } from '../config/problem-wording.js';
+import type { Lock } from '../pins/lock.js';
+import { Curation } from './curation.js';
 
 export interface BuildOptions {
   id: number;
@@ -16,6 +18,8 @@ export interface BuildOptions {
   events: MountEvents;
   /** The live generation, whose unchanged mounts are kept rather than re-created. */
   previous?: Generation;
+  /** The lock beside the config, when there is one: served definitions are judged by it. */
+  lock?: Lock;
 }
 
 /**
@@ -54,9 +58,14 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
   );
 
   if (problems.length === 0) {
-    const generation = new Generation(options.id, config, mounts as Mount[]);
+    // Each spec's curation, not a kept mount's: curation is the generation's, so editing it keeps the instance.
+    const curations = specs.map((spec) => new Curation(spec.curation, configWhere(config.file, spec.path)));
+    const generation = new Generation(options.id, config, mounts as Mount[], curations, options.lock);
     problems.push(...generation.index.allProblems);
-    if (problems.length === 0) return generation;
+    if (problems.length === 0) {
+      for (const warning of generation.warnings()) logger.warn(formatProblem(warning));
+      return generation;
+    }
   }
   await Promise.allSettled(started.map((mount) => mount.close()));
   throw new ProblemsError(problems);

@@ -5,7 +5,9 @@ import type { Logger } from '../log.js';
 import { resolvePlugins } from '../loader/resolve-plugins.js';
 import type { MountEvents } from '../mounts/mount.js';
 import { buildGeneration } from './build-generation.js';
+import { withholdTokenVariables } from '../secret-env.js';
 import type { Generation } from './generation.js';
+import { readLock } from '../pins/lock.js';
 
 export interface ComposeOptions {
   configPath?: string;
@@ -16,6 +18,8 @@ export interface ComposeOptions {
   id: number;
   /** The live generation, at a reload. */
   previous?: Generation;
+  /** Judge definitions by the lock beside the config (default); `mcp-host pin` writes one instead. */
+  withLock?: boolean;
 }
 
 export interface Composition {
@@ -34,12 +38,15 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     cwd: options.cwd,
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
+  withholdTokenVariables(config.http?.auth);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
+  const lock = options.withLock === false ? undefined : await readLock(config.file);
   const generation = await buildGeneration({
     id: options.id,
     config,
     specs,
+    ...(lock && { lock }),
     logger: options.logger,
     events: options.events,
     ...(options.previous ? { previous: options.previous } : {}),
@@ -65,9 +72,18 @@ export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'pre
   } catch (error) {
     return { problems: problemsOf(error, options.configPath ?? 'config') };
   }
+  withholdTokenVariables(config.http?.auth);
   const { specs, problems } = await resolvePlugins(config);
   try {
-    const generation = await buildGeneration({ id: 1, config, specs, logger: options.logger, events: options.events });
+    const lock = await readLock(config.file);
+    const generation = await buildGeneration({
+      id: 1,
+      config,
+      specs,
+      logger: options.logger,
+      events: options.events,
+      ...(lock && { lock }),
+    });
     return { config, generation, problems: [...problems, ...unreachable(generation)] };
   } catch (error) {
     return { config, problems: [...problems, ...problemsOf(error, config.file)] };

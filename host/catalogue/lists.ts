@@ -4,7 +4,6 @@ import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { Generation } from './generation.js';
 import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
-import { isRenamed, qualify } from './names.js';
 
 export interface ComposedPage {
   items: ListItem[];
@@ -33,20 +32,16 @@ export async function listPage(
     cursor === undefined ? { g: generation.id, m: 0 } : decodeCursor(cursor, generation.id, generation.mounts.length);
   const pageSize = generation.config.pageSize ?? Number.POSITIVE_INFINITY;
   const items: ListItem[] = [];
-  const { separator } = generation.config;
 
   for (let m = start.m; m < generation.mounts.length; m++) {
     const mount = generation.mounts[m]!;
     if (!mount.isUp || !mount.provides(kind)) continue; // a down mount's lists are withdrawn
-    const rename =
-      isRenamed(kind) && mount.spec.prefix !== undefined
-        ? (item: ListItem) => ({ ...item, name: qualify(mount.spec.prefix, String(item.name), separator) })
-        : (item: ListItem) => item;
+    const view = generation.viewOf(mount);
     let mountCursor = m === start.m ? start.c : undefined;
     let skip = m === start.m ? (start.o ?? 0) : 0;
     for (let pages = 0; pages < mount.spec.maxListPages; pages++) {
       const page = await mount.list(kind, mountCursor, hooks);
-      const fresh = page.items.slice(skip).map(rename);
+      const fresh = view.presentPage(kind, page).slice(skip);
       const room = pageSize - items.length;
       if (fresh.length > room) {
         items.push(...fresh.slice(0, room));

@@ -5,6 +5,7 @@ import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { Owner } from './catalogue-index.js';
 import type { Generation } from './generation.js';
 import { keyOf } from './list-kinds.js';
+import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -23,19 +24,47 @@ export function ownerOfName(
 ): Pick<Owner, 'mount' | 'own'> {
   const listed = generation.index.owners[kind].get(composed);
   if (listed) return listed;
+  const noun = kind === 'tools' ? 'tool' : 'prompt';
+  const drift = generation.index.withheld[kind].get(composed);
+  if (drift) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `${capitalized(noun)} "${composed}" is withheld: ${describeDrift(drift)}, and the host config sets pins: 'refuse'. Fix: ${DRIFT_FIX}`,
+    );
+  }
   const { separator } = generation.config;
   for (const mount of generation.mounts) {
     const prefix = mount.spec.prefix;
     // A mount that is down may never have said what it provides: its call is refused naming its state.
     if (prefix !== undefined && composed.startsWith(prefix + separator) && (mount.provides(kind) || !mount.isUp)) {
-      return { mount, own: composed.slice(prefix.length + separator.length) };
+      const own = unlistedOwnName(generation, mount, kind, composed.slice(prefix.length + separator.length));
+      if (own !== undefined) return { mount, own };
     }
   }
-  const noun = kind === 'tools' ? 'tool' : 'prompt';
   throw new RpcError(
     ErrorCode.InvalidParams,
     `Unknown ${noun} "${composed}": no mounted plugin serves it. Fix: use a name from ${kind}/list.`,
   );
+}
+
+/**
+ * The plugin's own name for a name its mount has not listed yet, or
+ * undefined when the host would not serve it: the entry's curation leaves it
+ * out, or a lock is present under `pins: 'refuse'` (an item missing from the
+ * mount's copy is missing from the lock too).
+ */
+function unlistedOwnName(
+  generation: Generation,
+  mount: Mount,
+  kind: 'tools' | 'prompts',
+  served: string,
+): string | undefined {
+  if (generation.lock && generation.config.pins === 'refuse') return undefined;
+  return generation.viewOf(mount).curation.ownName(kind, served);
+}
+
+function capitalized(word: string): string {
+  return word[0]!.toUpperCase() + word.slice(1);
 }
 
 export function callTool(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
@@ -60,12 +89,21 @@ export function resourceCandidates(generation: Generation, uri: string): Mount[]
   const add = (mount: Mount) => candidates.includes(mount) || candidates.push(mount);
   const listed = generation.index.owners.resources.get(uri);
   if (listed) add(listed.mount);
-  const up = generation.mounts.filter((mount) => mount.isUp);
-  for (const mount of up) {
-    if (mount.items.resourceTemplates.some((t) => templateMatches(keyOf('resourceTemplates', t), uri))) add(mount);
-  }
+  // A URI an entry's curation leaves out does not exist for clients on that mount, listed or not.
+  const up = generation.mounts.filter(
+    (mount) => mount.isUp && generation.viewOf(mount).curation.serves('resources', uri),
+  );
+  for (const mount of up) if (servesTemplateMatching(generation, mount, uri)) add(mount);
   for (const mount of up) if (mount.provides('resources')) add(mount);
   return candidates;
+}
+
+/** Whether one of the templates a mount serves (curation applied) matches a URI. */
+function servesTemplateMatching(generation: Generation, mount: Mount, uri: string): boolean {
+  const view = generation.viewOf(mount);
+  return mount.items.resourceTemplates.some(
+    (t) => view.curate('resourceTemplates', t) !== undefined && templateMatches(keyOf('resourceTemplates', t), uri),
+  );
 }
 
 /**
@@ -84,9 +122,10 @@ export async function readResource(generation: Generation, params: Params, hooks
       lastNotFound = error;
     }
   }
+  // Curated out or never there, alike: "not found" (-32002, which the SDK sends as -32602 with data.uri).
   throw (
     lastNotFound ??
-    new RpcError(ErrorCode.InvalidParams, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri })
+    new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri })
   );
 }
 
@@ -120,9 +159,7 @@ export function complete(generation: Generation, params: Params, hooks: CallHook
   const owner =
     generation.index.owners.resourceTemplates.get(uri)?.mount ??
     generation.index.owners.resources.get(uri)?.mount ??
-    generation.mounts.find((mount) =>
-      mount.items.resourceTemplates.some((t) => templateMatches(keyOf('resourceTemplates', t), uri)),
-    );
+    generation.mounts.find((mount) => servesTemplateMatching(generation, mount, uri));
   if (!owner) {
     throw new RpcError(
       ErrorCode.InvalidParams,

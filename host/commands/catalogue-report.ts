@@ -1,6 +1,5 @@
 import type { Generation } from '../catalogue/generation.js';
 import { ALL_LIST_KINDS, keyOf, type ListKind } from '../catalogue/list-kinds.js';
-import { composedKey } from '../catalogue/names.js';
 import type { Mount } from '../mounts/mount.js';
 
 const HEADINGS: Record<ListKind, string> = {
@@ -10,11 +9,9 @@ const HEADINGS: Record<ListKind, string> = {
   resourceTemplates: 'templates',
 };
 
-/** A mount's items under the names clients see. */
+/** A mount's items under the names clients see (curated, shortened, without withheld ones). */
 function exposed(generation: Generation, mount: Mount, kind: ListKind): string[] {
-  return mount.items[kind].map((item) =>
-    composedKey(kind, keyOf(kind, item), mount.spec.prefix, generation.config.separator),
-  );
+  return generation.served(mount, kind).map((item) => keyOf(kind, item));
 }
 
 function mountHeader(mount: Mount): string {
@@ -41,7 +38,7 @@ export function formatCatalogue(generation: Generation): string {
 
 /** One line of totals: `12 tools, 2 prompts, 3 resources, 1 template from 2 plugins`. */
 export function formatTotals(generation: Generation): string {
-  const count = (kind: ListKind) => generation.mounts.reduce((n, m) => n + m.items[kind].length, 0);
+  const count = (kind: ListKind) => generation.mounts.reduce((n, m) => n + generation.served(m, kind).length, 0);
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
   return (
     [
@@ -63,15 +60,10 @@ export function catalogueJson(generation: Generation): unknown {
       flat: mount.spec.flat,
       source: mount.spec.label,
       serverInfo: mount.handshake.serverInfo,
-      tools: renamed(generation, mount, 'tools'),
-      prompts: renamed(generation, mount, 'prompts'),
-      resources: mount.items.resources,
-      resourceTemplates: mount.items.resourceTemplates,
+      tools: generation.served(mount, 'tools'),
+      prompts: generation.served(mount, 'prompts'),
+      resources: generation.served(mount, 'resources'),
+      resourceTemplates: generation.served(mount, 'resourceTemplates'),
     })),
   };
-}
-
-function renamed(generation: Generation, mount: Mount, kind: 'tools' | 'prompts'): unknown[] {
-  const names = exposed(generation, mount, kind);
-  return mount.items[kind].map((item, i) => ({ ...item, name: names[i] }));
 }

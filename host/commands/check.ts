@@ -3,6 +3,7 @@ import { formatProblem } from '../errors.js';
 import { inspectCatalogue } from '../catalogue/compose.js';
 import { HostRuntime } from '../runtime.js';
 import { formatCatalogue, formatTotals } from './catalogue-report.js';
+import { formatWarnings } from './reload.js';
 
 /**
  * `mcp-host check`: everything `start` does short of serving, reporting
@@ -21,7 +22,11 @@ export async function check(options: { configPath?: string; cwd: string; logger:
       );
       return 1;
     }
-    process.stdout.write(`${formatCatalogue(generation!)}\n\nOK: ${formatTotals(generation!)} (${where})\n`);
+    const warnings = generation!.warnings();
+    process.stdout.write(
+      `${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}` +
+        `OK: ${formatTotals(generation!)} (${where})\n`,
+    );
     return 0;
   } finally {
     await Promise.allSettled((generation?.mounts ?? []).map((mount) => mount.close()));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { findConfigFile } from '../config/load.js';
-import { HostError, formatProblem } from '../errors.js';
+import { HostError, formatProblem, type Problem } from '../errors.js';
 import { ALL_LIST_KINDS, LIST_KINDS } from '../catalogue/list-kinds.js';
 import { hostSockets, requestReload, type HostReply } from '../reload/control-channel.js';
 import { pluginChanges } from '../reload/catalogue-diff.js';
@@ -50,7 +50,8 @@ export async function reload(options: ReloadCommandOptions): Promise<number> {
     const host = `mcp-host (pid ${pid}, ${file})`;
     if (outcome.ok) {
       process.stdout.write(
-        `${host}: reloaded in ${outcome.ms} ms, generation ${outcome.generation} is live\n${formatDiff(outcome.diff)}`,
+        `${host}: reloaded in ${outcome.ms} ms, generation ${outcome.generation} is live\n${formatDiff(outcome.diff)}` +
+          formatWarnings(outcome.warnings),
       );
     } else {
       refused = true;
@@ -62,6 +63,11 @@ export async function reload(options: ReloadCommandOptions): Promise<number> {
     }
   }
   return refused ? 1 : 0;
+}
+
+/** Curation that matched nothing, definitions that drifted from the lock: served, but worth a look. */
+export function formatWarnings(warnings: readonly Problem[] = [], indent = '  '): string {
+  return warnings.map((warning) => `${indent}warning: ${formatProblem(warning)}\n`).join('');
 }
 
 /** What changed, one line per non-empty group. */

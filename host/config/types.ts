@@ -20,7 +20,34 @@ export interface MountOptions {
   maxResultBytes?: number;
   /** How many pages of one list the host follows before calling the mount's pagination broken. Default 1000. */
   maxListPages?: number;
+  /** Which of the mount's tools are served, under which names and descriptions (curation.ts). */
+  tools?: ItemCuration;
+  /** Which of the mount's prompts are served, the same way. */
+  prompts?: ItemCuration;
+  /** Which of the mount's resources and templates are served, by URI glob. */
+  resources?: ResourceCuration;
 }
+
+/** What of a mount's tools or prompts is served; names and globs are the plugin's own, before prefixing. */
+export interface ItemCuration {
+  /** Globs; only names matching one are served. Default: all. */
+  include?: string[];
+  /** Globs; names matching one are not served (applied after include). */
+  exclude?: string[];
+  /** The plugin's name -> the name served (before prefixing). */
+  rename?: Record<string, string>;
+  /** The plugin's name -> the description served instead of its own. */
+  describe?: Record<string, string>;
+}
+
+/** What of a mount's resources and templates is served: globs over URIs and URI templates. */
+export interface ResourceCuration {
+  include?: string[];
+  exclude?: string[];
+}
+
+/** What happens to a tool or prompt whose definition no longer matches mcp-host.lock.json. */
+export type PinsPolicy = 'warn' | 'refuse';
 
 /**
  * Client headers a mount receives with each request a client makes (see
@@ -73,12 +100,27 @@ export interface HttpConfig {
   allowedHosts?: string[];
   /** Extra Origin values accepted (DNS-rebinding protection). */
   allowedOrigins?: string[];
-  /** Require `Authorization: Bearer <token>` on `/mcp`. Without it, tokens in MCP_HOST_HTTP_TOKENS still apply. */
-  auth?: HttpAuthConfig;
+  /**
+   * Require `Authorization: Bearer <token>` on `/mcp`. Without it, tokens in MCP_HOST_HTTP_TOKENS still apply.
+   * `'none'` says the endpoint is open on purpose (behind an authenticating proxy): required to bind beyond loopback without tokens.
+   */
+  auth?: HttpAuthConfig | 'none';
   /** The largest request body read, in bytes; larger is refused with 413. Default 4 MiB (the SDK's). */
   maxBodyBytes?: number;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended, in ms. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /** 2025-era sessions open at once; the next `initialize` is refused (503). Default 1000. */
+  maxSessions?: number;
+  /** 2025-era sessions one bearer token may hold open at once (429 beyond). Default 100. */
+  maxSessionsPerToken?: number;
+  /** 2026-07-28 `subscriptions/listen` streams open at once (503 beyond). Default 1000. */
+  maxListenStreams?: number;
+  /** TCP connections open at once; the next is answered 503 and closed. Default 2000. */
+  maxConnections?: number;
+  /** How long a request's body may take to arrive, in ms (408 after). Default 30 000. */
+  bodyTimeoutMs?: number;
+  /** Bytes an SSE stream may hold unread by its client; over it the stream is closed. Default 16 MiB. */
+  maxStreamQueueBytes?: number;
 }
 
 /**
@@ -132,6 +174,10 @@ export interface HostConfig {
   pageSize?: number;
   /** The isolation of every `package` entry that does not set its own. Default 'none'. */
   isolation?: Isolation;
+  /** Shorten composed names over maxNameLength (a readable head and a hash) instead of refusing them. Default false. */
+  shortenNames?: boolean;
+  /** With mcp-host.lock.json beside the config: serve drifted definitions with a warning, or withhold them. Default 'warn'. */
+  pins?: PinsPolicy;
   plugins: PluginEntry[];
   http?: HttpConfig;
   reload?: ReloadConfig;
@@ -153,9 +199,10 @@ export interface ResolvedConfig {
   maxNameLength: number;
   pageSize?: number;
   isolation: Isolation;
+  shortenNames: boolean;
+  pins: PinsPolicy;
   plugins: PluginEntry[];
-  http?: Required<Pick<HttpConfig, 'host' | 'port'>> &
-    Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'auth' | 'maxBodyBytes' | 'sessionIdleTimeoutMs'>;
+  http?: Required<Pick<HttpConfig, 'host' | 'port'>> & Omit<HttpConfig, 'host' | 'port'>;
   reload: Required<ReloadConfig>;
   upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };

@@ -24,22 +24,27 @@ import type {
   HttpAuthConfig,
   HttpConfig,
   Isolation,
+  ItemCuration,
   LogLevel,
   MountOptions,
   PackagePluginEntry,
+  PinsPolicy,
   ReloadConfig,
   ResolvedConfig,
+  ResourceCuration,
   Separator,
   UpstreamsConfig,
   UrlPluginEntry,
 } from './types.js';
 import { isPlainObject } from '../plain-object.js';
+import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const ISOLATIONS: readonly Isolation[] = ['none', 'worker'];
 /** Below this a worker cannot even load the SDK. */
 const MIN_MEMORY_LIMIT_MB = 16;
+const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
 
 /** The host is never reachable from the network unless asked. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -61,6 +66,7 @@ const DEFAULTS = {
   /** In the host's thread: the fastest (see README, Performance). */
   isolation: 'none',
   logLevel: 'info',
+  pins: 'warn',
 } as const;
 
 /**
@@ -102,17 +108,16 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
     isolation: config.isolation ?? DEFAULTS.isolation,
+    shortenNames: config.shortenNames ?? false,
+    pins: config.pins ?? DEFAULTS.pins,
     plugins: config.plugins,
     ...(http && {
       http: {
+        // the limits' defaults are the HTTP server's (they hold for --http without an http section too)
+        ...http,
         host: http.host ?? DEFAULTS.httpHost,
         // validation refuses an http section without a port
         port: http.port!,
-        ...(http.allowedHosts && { allowedHosts: http.allowedHosts }),
-        ...(http.allowedOrigins && { allowedOrigins: http.allowedOrigins }),
-        ...(http.auth && { auth: http.auth }),
-        ...(http.maxBodyBytes !== undefined && { maxBodyBytes: http.maxBodyBytes }),
-        ...(http.sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs: http.sessionIdleTimeoutMs }),
       },
     }),
     reload: {
@@ -149,8 +154,9 @@ class Findings {
   ) {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
-    this.hostChecksTokens = isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined;
     this.isolation = isPlainObject(raw) ? (raw.isolation ?? DEFAULTS.isolation) : DEFAULTS.isolation;
+    this.hostChecksTokens =
+      isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined && raw.http.auth !== 'none';
   }
 
   where(path: string | undefined): string {
@@ -268,9 +274,19 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
   allowedHosts: field(anArrayOfStrings, '["mcp.example.com"]'),
   allowedOrigins: field(anArrayOfStrings, '["https://app.example.com"]'),
-  auth: section(HTTP_AUTH_FIELDS, '{ tokensEnv: "MCP_HOST_HTTP_TOKENS" }'),
+  auth: (findings, value, path, key) => {
+    // 'none' opens the endpoint on purpose; anything else must be the auth section
+    if (value !== 'none')
+      section(HTTP_AUTH_FIELDS, `{ tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none"`)(findings, value, path, key);
+  },
   maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
   sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
+  maxSessions: field(aPositiveInteger, '1000'),
+  maxSessionsPerToken: field(aPositiveInteger, '100'),
+  maxListenStreams: field(aPositiveInteger, '1000'),
+  maxConnections: field(aPositiveInteger, '2000'),
+  bodyTimeoutMs: field(aPositiveInteger, '30000 (30 seconds)'),
+  maxStreamQueueBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
 };
 
 const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {
@@ -304,6 +320,8 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   maxNameLength: field(integerFrom(1, DEFAULTS.maxNameLength), '64 (for clients stricter than the spec)'),
   pageSize: field(aPositiveInteger, '100'),
   isolation: anIsolation,
+  shortenNames: field(aBoolean, 'true (for clients with 64-character name limits)'),
+  pins: field(oneOf(PINS_POLICIES), '"refuse" (withhold definitions that drifted from mcp-host.lock.json)'),
   plugins: (findings, value, path) => {
     if (!Array.isArray(value)) {
       findings.add(
@@ -321,6 +339,18 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
 };
 
+const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {
+  include: field(anArrayOfNonEmptyStrings, '["issue_*", "search"]'),
+  exclude: field(anArrayOfNonEmptyStrings, '["*_delete"]'),
+  rename: field(anObjectOfStrings, '{ search: "search_code" }'),
+  describe: field(anObjectOfStrings, '{ search: "Search code on GitHub" }'),
+};
+
+const RESOURCE_CURATION_FIELDS: Record<keyof ResourceCuration, Check> = {
+  include: field(anArrayOfNonEmptyStrings, '["github://repos/**"]'),
+  exclude: field(anArrayOfNonEmptyStrings, '["file:///secrets/**"]'),
+};
+
 /**
  * The fields of each kind of plugin entry. The checks of `prefix` and
  * `forwardHeaders` need the rest of the entry, so they are added per entry.
@@ -330,6 +360,9 @@ const MOUNT_FIELDS: Record<Exclude<keyof MountOptions, 'prefix'>, Check> = {
   timeoutMs: field(aPositiveInteger, '60000'),
   maxResultBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
   maxListPages: field(aPositiveInteger, '5000'),
+  tools: section(ITEM_CURATION_FIELDS, '{ include: ["issue_*"], exclude: ["*_delete"] }'),
+  prompts: section(ITEM_CURATION_FIELDS, '{ exclude: ["*"] }'),
+  resources: section(RESOURCE_CURATION_FIELDS, '{ include: ["github://repos/**"] }'),
 };
 const ENTRY_FIELDS: {
   package: Record<Exclude<keyof PackagePluginEntry, 'prefix' | 'forwardHeaders'>, Check>;
@@ -337,7 +370,11 @@ const ENTRY_FIELDS: {
   url: Record<Exclude<keyof UrlPluginEntry, 'prefix' | 'forwardHeaders'>, Check>;
 } = {
   package: {
-    package: field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"'),
+    package: (findings, value, path, key) => {
+      field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"')(findings, value, path, key);
+      const problem = typeof value === 'string' && value !== '' && packageSpecifierProblem(value, findings.where(path));
+      if (problem) findings.problems.push(problem);
+    },
     options: field(anObject, '{ units: "metric" }'),
     bin: field(aNonEmptyString, '"mcp-server-memory"'),
     args: field(anArrayOfStrings, '["--verbose"]'),

@@ -14,8 +14,8 @@ import { configWhere, pluginWhere } from '../config/problem-wording.js';
 import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/types.js';
 import { checkPackage } from './manifest.js';
 import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolve.js';
-import type { InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
-import { isPlainObject } from '../plain-object.js';
+import type { CurationConfig, InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
+import { stableJson } from '../stable-json.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Twice the SDK's request body limit: room for an image or a document, not for a runaway. */
@@ -36,6 +36,7 @@ type MountFields =
   | 'maxResultBytes'
   | 'maxListPages'
   | 'forwardHeaders'
+  | 'curation'
   | 'fingerprint';
 type KindFields = Omit<InProcessSpec, MountFields> | Omit<StdioSpec, MountFields> | Omit<RemoteSpec, MountFields>;
 
@@ -99,6 +100,7 @@ export async function resolvePlugins(config: ResolvedConfig): Promise<{ specs: P
       maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       maxListPages: entry.maxListPages ?? DEFAULT_MAX_LIST_PAGES,
       forwardHeaders: forwardedHeadersOf('command' in entry ? undefined : entry.forwardHeaders),
+      curation: curationOf(entry),
       fingerprint: fingerprintOf(entry, resolved),
     });
   });
@@ -188,15 +190,20 @@ function packageVersion(pkg: ResolvedPackage): string {
  * live instance of a plugin whose fingerprint did not change.
  */
 function fingerprintOf(entry: PluginEntry, resolved: ResolvedEntry): string {
-  const identity = stableJson({ entry, kind: resolved.kindFields, packageJson: resolved.packageJsonHash ?? null });
+  // Curation is applied per generation, never by the plugin: editing it is no reason to re-create the plugin.
+  const { tools: _tools, prompts: _prompts, resources: _resources, ...mounted } = entry;
+  const identity = stableJson({
+    entry: mounted,
+    kind: resolved.kindFields,
+    packageJson: resolved.packageJsonHash ?? null,
+  });
   return createHash('sha256').update(identity).digest('hex');
 }
 
-/** JSON with object keys sorted, so that key order in the config does not change a fingerprint. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    isPlainObject(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
+function curationOf(entry: PluginEntry): CurationConfig {
+  return {
+    ...(entry.tools && { tools: entry.tools }),
+    ...(entry.prompts && { prompts: entry.prompts }),
+    ...(entry.resources && { resources: entry.resources }),
+  };
 }

@@ -3,7 +3,14 @@
  * what the mount layer needs to start it. Produced by `resolve-plugins.ts`.
  */
 import type { ForwardedHeader } from '../config/forward-headers.js';
-import type { Isolation } from '../config/types.js';
+import type { Isolation, ItemCuration, ResourceCuration } from '../config/types.js';
+
+/** An entry's curation keys: what of its mount is served (see catalogue/curation.ts). */
+export interface CurationConfig {
+  tools?: ItemCuration;
+  prompts?: ItemCuration;
+  resources?: ResourceCuration;
+}
 
 /** The `"mcp-host"` field of a plugin's package.json, after checking. */
 export interface PluginManifest {
@@ -31,6 +38,11 @@ interface SpecBase {
   maxListPages: number;
   /** The client headers passed on with each request a client makes (none unless the entry asks). */
   forwardHeaders: ForwardedHeader[];
+  /**
+   * What of the mount is served. Not part of the fingerprint: curation is
+   * applied per generation, so editing it keeps the plugin's instance.
+   */
+  curation: CurationConfig;
   /**
    * Equal fingerprints mean "the same plugin": same package, version, entry
    * file and config entry. A reload keeps the live instance of a plugin whose

@@ -18,6 +18,12 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
  * that runs a child may ask for them.
  */
 export interface UpstreamChannel {
+  /**
+   * True when `related` is always given for a message sent while serving a
+   * request (in process): an unrelated message then belongs to no call.
+   * Over a pipe or HTTP it is absent, and the peer may only infer the call.
+   */
+  readonly relatesMessages?: boolean;
   start(): Promise<void>;
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../config/types.js';
 import { endSentence, pluginWhere, quotedChoices } from '../config/problem-wording.js';
-import { HostError, ProblemsError, describeThrown } from '../errors.js';
+import { HostError, describeThrown } from '../errors.js';
 import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
@@ -30,16 +30,20 @@ interface Attempt {
 }
 
 /**
- * Start a mount for an upstream the host does not run in its own thread (a
- * stdio child, a remote server, a plugin in a worker thread) and keep it
- * connected for as long as it is mounted.
+ * Start a mount and keep it connected for as long as it is mounted: a
+ * stdio child, a remote server, or an mcp-host plugin (whose channel is a
+ * fresh instance of it, so a plugin that faults is re-created like a child
+ * that exited is restarted).
  *
- * Start-up waits for the first connection at most `upstreams.startTimeoutMs`:
- * an upstream that is slow or cannot be reached comes back down, withdrawn
- * from the catalogue, while its supervisor keeps trying, so one upstream
- * never holds up or takes down the others. An upstream that is reached but
- * cannot be mounted (it negotiates a revision outside the host's range, or
- * its lists are malformed) is refused like any broken plugin.
+ * For a child or a remote, start-up waits for the first connection at most
+ * `upstreams.startTimeoutMs`: one that is slow or cannot be reached comes
+ * back down, withdrawn from the catalogue, while its supervisor keeps
+ * trying, so one upstream never holds up or takes down the others. An
+ * upstream that is reached but cannot be mounted (it negotiates a revision
+ * outside the host's range, or its lists are malformed) is refused like any
+ * broken plugin. An mcp-host plugin's first start is all or nothing: its
+ * import and `create()` are bounded by their own timeout, and a plugin that
+ * fails them is refused, never retried.
  */
 export async function startSupervisedMount(
   spec: PluginSpec,
@@ -92,6 +96,16 @@ class Supervisor {
   async start(): Promise<Mount> {
     const attempt = this.first;
     const connecting = this.connect(attempt);
+    if (this.spec.kind === 'in-process') {
+      try {
+        await connecting;
+      } catch (error) {
+        await this.mount.close();
+        throw error;
+      }
+      this.up(attempt);
+      return this.mount;
+    }
     const { startTimeoutMs } = this.config.upstreams;
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
@@ -139,7 +153,8 @@ class Supervisor {
         if (this.mount.peer === peer) this.events.onNotification(this.mount, notification);
       },
       onClose: () => this.lost(attempt),
-      whyClosed: () => channel.explain()?.cause,
+      // Calls in flight when the upstream is lost fail saying why.
+      closeReason: () => channel.explain()?.cause,
     });
     const attempt: Attempt = { id, channel, peer };
     return attempt;
@@ -185,7 +200,9 @@ class Supervisor {
     this.mount.state = 'up';
     delete this.mount.outage;
     const { serverInfo, protocolVersion } = this.mount.handshake;
-    this.logger.info(
+    // A plugin's first start is no news (start-up reports the catalogue); its return after a fault is.
+    const level = back || this.spec.kind !== 'in-process' ? 'info' : 'debug';
+    this.logger[level](
       `${back ? 'back up' : 'connected'}: ${serverInfo?.name ?? '?'} ${serverInfo?.version ?? ''} speaking MCP ${protocolVersion}`,
     );
     this.keepPinging(attempt);
@@ -289,7 +306,7 @@ function notConnected(spec: PluginSpec): Handshake {
  * broken plugin. The peer's own failures (closed, timed out) are the latter.
  */
 function isRefusal(error: unknown): boolean {
-  if (error instanceof HostError || error instanceof ProblemsError) return true;
+  if (error instanceof HostError) return true;
   return (
     error instanceof RpcError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout
   );

@@ -43,6 +43,13 @@ export interface CallHooks {
   /** Any other notification the upstream ties to this call (log messages). */
   onNotification?: (notification: JSONRPCNotification) => void;
   /**
+   * Who made the call: calls with the same `client` are one session's. An
+   * upstream that cannot say which call a log message is about (a child, a
+   * remote) has it passed to the client only when it is the one client with
+   * calls in flight. Absent on the host's own requests (lists, subscriptions).
+   */
+  client?: unknown;
+  /**
    * The headers of the client's HTTP request, when it came over HTTP. Only
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */
@@ -57,12 +64,12 @@ export interface PeerOptions {
   timeoutMs: number;
   /** The client headers this upstream receives with a client's request (the entry's `forwardHeaders`). */
   forwardHeaders?: readonly ForwardedHeader[];
-  /** Notifications tied to no call: list_changed, resource updates, log messages. */
+  /** Notifications tied to no session: list_changed, resource updates, log messages no client can be told. */
   onNotification: (notification: JSONRPCNotification) => void;
   /** The connection ended (the child exited, the remote dropped, close() was called). */
   onClose?: () => void;
-  /** Why the connection ended, when its channel can say (a child's exit, a worker's fault): told to the calls it cut short. */
-  whyClosed?: () => string | undefined;
+  /** Why the connection ended, when the channel knows (the child's exit, the plugin's fault): told to calls in flight. */
+  closeReason?: () => string | undefined;
 }
 
 interface Pending {
@@ -282,9 +289,28 @@ export class UpstreamPeer {
     // call it happened during (a tool that registers another).
     const mountWide =
       kindsChangedBy(notification.method).length > 0 || notification.method === 'notifications/resources/updated';
-    const owner = related !== undefined && !mountWide ? this.pending.get(related) : undefined;
+    const owner = mountWide ? undefined : this.callConcerned(notification, related);
     if (owner?.hooks.onNotification) owner.hooks.onNotification(notification);
     else this.options.onNotification(notification);
+  }
+
+  /**
+   * The call a notification is about: the one the link names; or, for a log
+   * message over a transport that names none (a child, a remote), a call of
+   * the one client with calls in flight here. With two clients' calls in
+   * flight nothing says whose it is, and a guess could show one client's
+   * data to another, so there is no owner (the host logs it instead).
+   */
+  private callConcerned(notification: JSONRPCNotification, related?: RequestId): Pending | undefined {
+    if (related !== undefined) return this.pending.get(related);
+    if (this.channel.relatesMessages || notification.method !== 'notifications/message') return undefined;
+    let sole: Pending | undefined;
+    for (const pending of this.pending.values()) {
+      if (pending.hooks.client === undefined) continue;
+      if (sole && sole.hooks.client !== pending.hooks.client) return undefined;
+      sole = pending;
+    }
+    return sole;
   }
 
   /**
@@ -351,13 +377,13 @@ export class UpstreamPeer {
   private closedByChannel(): void {
     if (this.closed) return;
     this.closed = true;
-    const why = this.pending.size > 0 ? this.options.whyClosed?.() : undefined;
+    const reason = this.pending.size > 0 ? this.options.closeReason?.() : undefined;
     for (const id of [...this.pending.keys()]) {
       this.settle(id, (p) =>
         p.reject(
           new RpcError(
             ErrorCode.ConnectionClosed,
-            `mount "${this.options.label}" closed the connection before answering ${p.method}${why ? `: ${why}` : ''}`,
+            `mount "${this.options.label}" closed the connection before answering ${p.method}${reason ? `: ${reason}` : ''}`,
           ),
         ),
       );

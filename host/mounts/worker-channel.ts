@@ -7,7 +7,6 @@ import type { ResolvedConfig } from '../config/types.js';
 import { HostError, ProblemsError, describeThrown, type Problem } from '../errors.js';
 import type { InProcessSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
-import { TOKENS_ENV } from '../serve/http-auth.js';
 import type { SendOptions } from './channel.js';
 import { describeMount, mountName } from './mount.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
@@ -61,6 +60,8 @@ const RESTARTS = ' mcp-host restarts it with backoff.';
  * and memory go with it.
  */
 export class WorkerChannel implements ExplainedChannel {
+  /** The worker relates what the plugin sends while serving a request to it, as the in-process link does. */
+  readonly relatesMessages = true;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -104,7 +105,7 @@ export class WorkerChannel implements ExplainedChannel {
           workerData,
           name: `mcp-host plugin ${this.spec.label}`,
           resourceLimits: { maxOldGenerationSizeMb: this.spec.memoryLimitMb },
-          env: workerEnvironment(this.config),
+          env: workerEnvironment(),
           // Its console.log would otherwise reach the host's stdout, which in stdio mode is JSON-RPC only.
           stdout: true,
         });
@@ -119,7 +120,6 @@ export class WorkerChannel implements ExplainedChannel {
       }
       this.worker = worker;
       const { threadId } = worker;
-      worker.unref();
       createInterface({ input: worker.stdout }).on('line', (line) => this.logger.info({ stream: 'stdout' }, line));
       worker.on('message', (message: FromWorker) => {
         switch (message.type) {
@@ -253,13 +253,11 @@ function faultOutage(error: Error & { code?: string }, spec: InProcessSpec): Out
 }
 
 /**
- * What a worker's `process.env` holds: the host's environment, as a plugin
- * in the host's thread sees it, without the host's bearer tokens. An
- * explicit copy, never shared, so nothing the plugin sets reaches the host.
+ * What a worker's `process.env` holds: the host's environment as a plugin
+ * in the host's thread sees it, whose bearer-token variables the host has
+ * already withheld (secret-env.ts). An explicit copy, never shared, so
+ * nothing the plugin sets reaches the host.
  */
-function workerEnvironment(config: ResolvedConfig): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env[TOKENS_ENV];
-  if (config.http?.auth?.tokensEnv !== undefined) delete env[config.http.auth.tokensEnv];
-  return env;
+function workerEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env };
 }

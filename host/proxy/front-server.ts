@@ -24,7 +24,10 @@ type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Rec
  * client connected before a reload that adds, say, the first prompts
  * plugin learns of prompts when it reconnects.
  */
-export function createFrontSession(runtime: HostRuntime, options: { longLived: boolean }): FrontSession {
+export function createFrontSession(
+  runtime: HostRuntime,
+  options: { longLived: boolean; reachable?: boolean },
+): FrontSession {
   const generation = runtime.current;
   const { config } = generation;
   const capabilities = generation.capabilities();
@@ -94,7 +97,7 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
   }
 
   if (options.longLived) {
-    runtime.addSession(session);
+    runtime.addSession(session, options.reachable ?? true);
     const previousOnClose = server.onclose;
     server.onclose = () => {
       previousOnClose?.();

@@ -1,5 +1,4 @@
 import { Server } from '@modelcontextprotocol/server';
-import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
 import type { ChangedList } from '../catalogue/list-kinds.js';
@@ -14,7 +13,6 @@ export interface SessionNotifier {
   readonly subscriptions: Set<string>;
   listChanged(lists: ReadonlySet<ChangedList>): void;
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
-  log(params: LoggingMessageNotification['params']): void;
 }
 
 /**
@@ -39,16 +37,6 @@ export class FrontSession implements SessionNotifier {
 
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void {
     if (this.subscriptions.has(params.uri)) this.send(() => this.server.sendResourceUpdated(params));
-  }
-
-  /**
-   * A plugin's log message, filtered by the level this client set. The SDK
-   * files that level under the transport's session id (an HTTP session's;
-   * none over stdio), so the filter is asked under the same id: without it
-   * an HTTP client's `logging/setLevel` would not hold for these messages.
-   */
-  log(params: LoggingMessageNotification['params']): void {
-    this.send(() => this.server.sendLoggingMessage(params, this.server.transport?.sessionId));
   }
 
   private send(action: () => Promise<void>): void {

@@ -2,12 +2,10 @@ import type { Generation } from '../catalogue/generation.js';
 import {
   ALL_LIST_KINDS,
   changedListOf,
-  keyOf,
   type ChangedList,
   type ListItem,
   type ListKind,
 } from '../catalogue/list-kinds.js';
-import { composedKey } from '../catalogue/names.js';
 
 export interface KindDiff {
   added: string[];
@@ -40,17 +38,16 @@ function jsonOf(item: ListItem): string {
 }
 
 /**
- * Every item a client of the generation sees, by composed key. An item as
- * seen is its composed key with its own JSON: the key carries the renaming.
+ * Every item a client of the generation sees, by composed key (curated, and
+ * without what the pins policy withholds). An item as seen is its composed
+ * key with its own JSON and the description its entry gives it, if any: the
+ * key carries the renaming.
  */
 function visible(generation: Generation, kind: ListKind): Map<string, string> {
   const entries = new Map<string, string>();
-  for (const mount of generation.mounts) {
-    for (const item of mount.items[kind]) {
-      const own = keyOf(kind, item);
-      const key = composedKey(kind, own, mount.spec.prefix, generation.config.separator);
-      entries.set(key, jsonOf(item));
-    }
+  for (const [key, { item, served }] of generation.index.owners[kind]) {
+    const described = served.description === item.description ? '' : `\0${String(served.description)}`;
+    entries.set(key, jsonOf(item) + described);
   }
   return entries;
 }

@@ -14,7 +14,7 @@ export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
 
 /** What one reload did: swapped in a new generation, or refused and kept the live one. */
 export type ReloadOutcome =
-  | { ok: true; generation: number; diff: ReloadDiff; ms: number }
+  | { ok: true; generation: number; diff: ReloadDiff; ms: number; warnings: Problem[] }
   | { ok: false; generation: number; problems: Problem[]; ms: number };
 
 export interface ReloaderOptions {
@@ -116,7 +116,8 @@ export class Reloader {
         `reloaded (${trigger}) in ${ms} ms: generation ${id} is live; ${summarize(diff.plugins)}; ` +
           (changedLists.size > 0 ? `notified ${[...changedLists].join(', ')} list_changed` : 'clients see no change'),
       );
-      return { ok: true, generation: id, diff: { ...diff, notified: [...changedLists] }, ms };
+      const warnings = generation.warnings();
+      return { ok: true, generation: id, diff: { ...diff, notified: [...changedLists] }, ms, warnings };
     } catch (error) {
       const problems = problemsOf(error, configPath);
       logger.error(

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { HostRuntime } from '../runtime.js';
 import type { Reloader } from './reloader.js';
 import { PathWatch } from './watch.js';
+import { lockFileOf } from '../pins/lock.js';
 
 /**
  * What makes a running host reload by itself: a change to its config file
@@ -52,7 +53,8 @@ export class ReloadTriggers {
   }
 
   /**
-   * The config file; every mounted package's package.json (an in-place
+   * The config file and its lock (`mcp-host pin` re-pins a running host);
+   * every mounted package's package.json (an in-place
    * edit) and its directory (npm replaces a package's directory whole);
    * and each node_modules' lockfile, which npm writes last: after an
    * install that took longer than the debounce, it triggers the reload
@@ -61,7 +63,11 @@ export class ReloadTriggers {
    */
   private watchedPaths(): Set<string> {
     const { config, mounts } = this.runtime.current;
-    const paths = new Set([this.configFile, join(config.dir, 'node_modules', '.package-lock.json')]);
+    const paths = new Set([
+      this.configFile,
+      lockFileOf(this.configFile),
+      join(config.dir, 'node_modules', '.package-lock.json'),
+    ]);
     for (const { spec } of mounts) {
       if (spec.kind === 'remote' || spec.packageDir === undefined) continue;
       paths.add(join(spec.packageDir, 'package.json'));
