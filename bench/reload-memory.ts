@@ -8,6 +8,9 @@
  *   but its code is the same.
  * - upgraded: one plugin's version changes each time (as `npm install` of a
  *   new version), so its code (an entry and a lib file) is imported fresh.
+ * - upgraded-worker: the same, the plugin in a worker thread
+ *   (`isolation: 'worker'`): each version's code lives in its own worker,
+ *   terminated when the next replaces it.
  *
  * Run with `node dist/bench/reload-memory.js` after `npm run build`
  * (it re-runs itself with --expose-gc). RELOADS defaults to 1000.
@@ -24,8 +27,8 @@ import { makeWorkspace, type Workspace } from '../test/helpers/packages.js';
 const RELOADS = Number(process.env.RELOADS ?? 1000);
 const CHECKPOINTS = 10;
 
-type Scenario = 'unchanged' | 'options' | 'upgraded';
-const SCENARIOS: Scenario[] = ['unchanged', 'options', 'upgraded'];
+type Scenario = 'unchanged' | 'options' | 'upgraded' | 'upgraded-worker';
+const SCENARIOS: Scenario[] = ['unchanged', 'options', 'upgraded', 'upgraded-worker'];
 
 // Each scenario in a process of its own, so one's leftovers do not count in another's figures.
 if (typeof globalThis.gc !== 'function') {
@@ -63,9 +66,9 @@ export default {
   );
 }
 
-function writeConfig(ws: Workspace, suffix: string): string {
+function writeConfig(ws: Workspace, suffix: string, isolation: 'none' | 'worker'): string {
   return ws.writeConfig({
-    plugins: [{ package: '@bench/steady' }, { package: '@bench/churn', options: { suffix } }],
+    plugins: [{ package: '@bench/steady' }, { package: '@bench/churn', options: { suffix }, isolation }],
     reload: { watch: false, drainTimeoutMs: 1000 },
   });
 }
@@ -102,7 +105,8 @@ async function run(scenario: Scenario): Promise<void> {
   try {
     writePlugin(ws, 'steady', '1.0.0');
     writePlugin(ws, 'churn', '1.0.0');
-    const configFile = writeConfig(ws, '');
+    const isolation = scenario === 'upgraded-worker' ? 'worker' : 'none';
+    const configFile = writeConfig(ws, '', isolation);
     const logger = createLogger('silent');
     const runtime = new HostRuntime(logger);
     const { generation } = await composeCatalogue({
@@ -118,8 +122,8 @@ async function run(scenario: Scenario): Promise<void> {
     const samples = [await measure(0)];
     const started = performance.now();
     for (let i = 1; i <= RELOADS; i++) {
-      if (scenario === 'options') writeConfig(ws, `#${i}`);
-      if (scenario === 'upgraded') writePlugin(ws, 'churn', `1.0.${i}`);
+      if (scenario === 'options') writeConfig(ws, `#${i}`, isolation);
+      if (scenario.startsWith('upgraded')) writePlugin(ws, 'churn', `1.0.${i}`);
       const outcome = await reloader.reload('bench');
       const replaced = outcome.ok && outcome.diff.plugins.replaced.includes('churn');
       if (!outcome.ok || replaced !== (scenario !== 'unchanged')) {
@@ -131,7 +135,7 @@ async function run(scenario: Scenario): Promise<void> {
     await runtime.retire(runtime.current.mounts, 1000);
     const last = samples.at(-1)!;
     process.stdout.write(
-      `${scenario.padEnd(9)}  ${RELOADS} reloads, ${ms.toFixed(1)} ms each: heap ${mb(samples[0]!.heap)} -> ${mb(last.heap)} ` +
+      `${scenario.padEnd(15)}  ${RELOADS} reloads, ${ms.toFixed(1)} ms each: heap ${mb(samples[0]!.heap)} -> ${mb(last.heap)} ` +
         `(${kb(slope(samples, 'heap'))}/reload), rss ${mb(samples[0]!.rss)} -> ${mb(last.rss)} (${kb(slope(samples, 'rss'))}/reload)\n`,
     );
   } finally {

@@ -4,6 +4,8 @@
  * over stdio and then over Streamable HTTP; host and direct are measured in
  * alternating rounds so machine noise hits both alike, and each figure is
  * printed with the ratio host/direct of the time per call (1.00x = free).
+ * Then the same plugin through the host in a worker thread (`isolation:
+ * 'worker'`) against in the host's thread, over stdio: worker/in-process.
  *
  * Both SDK lines' clients are measured, as users run both: v2
  * (`@modelcontextprotocol/client`) and v1 (`@modelcontextprotocol/sdk`, whose
@@ -14,7 +16,7 @@
  * BENCH_TRANSPORTS (`stdio,http`) narrow it; BENCH_ONLY_CALLS=1 stops after the
  * call figures, BENCH_STARTS (5) sets how many starts are timed.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -57,21 +59,38 @@ interface BenchClient {
 }
 
 interface Target {
-  name: 'host' | 'direct';
+  /** How the figures name it: host, direct, worker, in-process. */
+  name: string;
   client: BenchClient;
   tool: string;
 }
 
 async function connectStdio(line: ClientLine, command: string, args: string[]): Promise<BenchClient> {
+  return (await connectStdioProcess(line, command, args)).client;
+}
+
+/** A client of a server process on stdio, and the process's pid (to read its memory). */
+async function connectStdioProcess(
+  line: ClientLine,
+  command: string,
+  args: string[],
+): Promise<{ client: BenchClient; pid: number }> {
   const info = { name: 'mcp-host-bench', version: '1.0.0' };
   if (line === 'v1') {
     const client = new ClientV1(info);
-    await client.connect(new StdioClientTransportV1({ command, args, stderr: 'ignore' }));
-    return client;
+    const transport = new StdioClientTransportV1({ command, args, stderr: 'ignore' });
+    await client.connect(transport);
+    return { client, pid: transport.pid! };
   }
   const client = new Client(info);
-  await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
-  return client;
+  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+/** A process's resident set, in MB. */
+function rssMb(pid: number): number {
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString()) / 1024;
 }
 
 /** Start a server process that prints `listening on URL` (on stdout or stderr), and connect to that URL. */
@@ -104,11 +123,11 @@ async function connectHttp(line: ClientLine, args: string[], children: ChildProc
  * The host's config; `cached: false` mounts the plugin without its promise
  * of `list_changed`, so the host cannot keep its list's pages.
  */
-function hostConfig(cached: boolean, fillers = 20): string {
+function hostConfig(cached: boolean, fillers = 20, isolation: 'none' | 'worker' = 'none'): string {
   const dir = join(REPO_ROOT, '.tmp', 'bench');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${cached ? 'cached' : 'uncached'}-${fillers}.config.js`);
-  const entry = { package: plugin, options: { fillers, ...(cached ? {} : { announceChanges: false }) } };
+  const file = join(dir, `${cached ? 'cached' : 'uncached'}-${fillers}-${isolation}.config.js`);
+  const entry = { package: plugin, isolation, options: { fillers, ...(cached ? {} : { announceChanges: false }) } };
   writeFileSync(file, `export default { plugins: [${JSON.stringify(entry)}], log: { level: 'info' } };\n`);
   return file;
 }
@@ -161,29 +180,38 @@ async function timed(workload: Workload, target: Target): Promise<{ ops: number;
   return { ops, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-/** Which goal a row is held to: a ratio host/direct, or the host's time per operation. */
+/** Which goal a row is held to: a ratio subject/baseline, or the subject's time per operation. */
 type Goal = { ratio: number } | { ms: number } | undefined;
 
-async function measure(label: string, workload: Workload, host: Target, direct: Target, goal: Goal): Promise<void> {
-  const totals = { host: { ops: 0, ms: 0 }, direct: { ops: 0, ms: 0 } };
+/** `subject` (the host) against `baseline` (direct), in alternating rounds: both figures, and the ratio of the time per operation. */
+async function measure(
+  label: string,
+  workload: Workload,
+  subject: Target,
+  baseline: Target,
+  goal: Goal,
+): Promise<void> {
+  const totals = new Map([subject, baseline].map((target) => [target, { ops: 0, ms: 0 }]));
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first so neither always runs on a warmer machine.
-    const order = round % 2 === 0 ? [host, direct] : [direct, host];
+    const order = round % 2 === 0 ? [subject, baseline] : [baseline, subject];
     for (const target of order) {
       const { ops, ms } = await timed(workload, target);
-      totals[target.name].ops += ops;
-      totals[target.name].ms += ms;
+      totals.get(target)!.ops += ops;
+      totals.get(target)!.ms += ms;
     }
   }
+  const [s, b] = [totals.get(subject)!, totals.get(baseline)!];
   const perOp = (t: { ops: number; ms: number }) => t.ms / t.ops;
-  const ratio = perOp(totals.host) / perOp(totals.direct);
+  const ratio = perOp(s) / perOp(b);
   const figure = (t: { ops: number; ms: number }) =>
     perOp(t) >= 10 ? `${perOp(t).toFixed(1)} ms` : `${((t.ops / t.ms) * 1000).toFixed(0)}/s`;
   let verdict = '';
   if (goal && 'ratio' in goal) verdict = `goal <= ${goal.ratio.toFixed(2)}x ${ratio <= goal.ratio ? 'met' : 'NOT met'}`;
-  if (goal && 'ms' in goal) verdict = `goal <= ${goal.ms} ms ${perOp(totals.host) <= goal.ms ? 'met' : 'NOT met'}`;
+  if (goal && 'ms' in goal) verdict = `goal <= ${goal.ms} ms ${perOp(s) <= goal.ms ? 'met' : 'NOT met'}`;
+  const ratioName = `${subject.name}/${baseline.name}`;
   console.log(
-    `${label.padEnd(34)} direct ${figure(totals.direct).padStart(8)}   host ${figure(totals.host).padStart(8)}   host/direct ${ratio
+    `${label.padEnd(34)} ${baseline.name} ${figure(b).padStart(8)}   ${subject.name} ${figure(s).padStart(8)}   ${ratioName} ${ratio
       .toFixed(2)
       .padStart(5)}x   ${verdict}`,
   );
@@ -281,6 +309,31 @@ async function compareStartTime(): Promise<void> {
   }
 }
 
+/**
+ * The same plugin through the host in a worker thread (`isolation: 'worker'`)
+ * and in the host's thread, over stdio, v2 client: what isolation costs a
+ * call, and the host's resident set with each.
+ */
+async function compareIsolation(): Promise<void> {
+  const start = async (name: string, isolation: 'none' | 'worker'): Promise<Target & { pid: number }> => ({
+    name,
+    tool: 'bench.echo',
+    ...(await connectStdioProcess('v2', node, [CLI, 'start', '--config', hostConfig(true, 20, isolation)])),
+  });
+  const [worker, inProcess] = [await start('worker', 'worker'), await start('in-process', 'none')];
+  console.log(
+    `\nstdio, v2 client, the plugin in a worker thread vs in the host's thread: ${ROUNDS} alternating rounds of ${CALLS} calls (load average ${loadAverage()})`,
+  );
+  for (const target of [worker, inProcess]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
+  await measure('tools/call sequential', sequentialCalls, worker, inProcess, undefined);
+  await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, worker, inProcess, undefined);
+  await measure('tools/list (21, host cached)', listTools, worker, inProcess, undefined);
+  console.log(
+    `${'resident set after the calls'.padEnd(34)} in-process ${rssMb(inProcess.pid).toFixed(1)} MB   worker ${rssMb(worker.pid).toFixed(1)} MB`,
+  );
+  await Promise.all([worker.client.close(), inProcess.client.close()]);
+}
+
 const node = process.execPath;
 const directStdio = join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js');
 const config = hostConfig(true);
@@ -333,6 +386,7 @@ for (const line of CLIENT_LINES) {
 }
 
 if (process.env.BENCH_ONLY_CALLS === undefined) {
+  await compareIsolation();
   await compareManyTools();
   await compareStartTime();
 }

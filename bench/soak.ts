@@ -3,7 +3,8 @@
  * killed. `mcp-host start --http` runs as a child process with four mounts:
  *
  * - `steady` (in process): never touched;
- * - `churn` (in process): upgraded (new version, new code) every third reload;
+ * - `churn` (in a worker thread, `isolation: 'worker'`): upgraded (new version,
+ *   new code) every third reload, each upgrade a new worker;
  * - `extra` (in process): added and removed on alternate reloads;
  * - `child` (a stdio server): SIGKILLed every few seconds, and brought back
  *   by its supervisor;
@@ -187,7 +188,7 @@ function writeConfig(ws: Workspace, { withExtra, pidFile, faultAfterMs, calmFile
     plugins: [
       { package: '@soak/steady' },
       { package: '@soak/faulty', options: { faultAfterMs, calmFile } },
-      { package: '@soak/churn' },
+      { package: '@soak/churn', isolation: 'worker' },
       ...(withExtra ? [{ package: '@soak/extra' }] : []),
       { package: 'soak-child', prefix: 'child', env: { PID_FILE: pidFile } },
     ],

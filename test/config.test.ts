@@ -63,11 +63,18 @@ t.test('a minimal config gets every default', async (t) => {
     version: PACKAGE_VERSION,
     separator: '.',
     maxNameLength: 128,
+    isolation: 'none',
     shortenNames: false,
     pins: 'warn',
     plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }],
     reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30000 },
-    upstreams: { startTimeoutMs: 30000, reconnectDelayMs: 500, maxReconnectDelayMs: 30000, pingIntervalMs: 15000 },
+    upstreams: {
+      startTimeoutMs: 30000,
+      reconnectDelayMs: 500,
+      maxReconnectDelayMs: 30000,
+      pingIntervalMs: 15000,
+      heartbeatTimeoutMs: 10000,
+    },
     log: { level: 'info' },
   });
 });
@@ -75,12 +82,19 @@ t.test('a minimal config gets every default', async (t) => {
 t.test('every field of a full config is kept', async (t) => {
   const plugins = [
     { package: '@acme/mcp-weather', prefix: 'weather', options: { units: 'metric' }, timeoutMs: 5000 },
-    { package: '@acme/mcp-notes', flat: true },
-    { package: './plugins/clock' },
+    { package: '@acme/mcp-notes', flat: true, isolation: 'worker', memoryLimitMb: 256 },
+    { package: './plugins/clock', isolation: 'none' },
     { package: '@modelcontextprotocol/server-memory', prefix: 'memory', bin: 'mcp-server-memory', args: ['-v'] },
     { command: 'uvx', args: ['mcp-server-time'], env: { TZ: 'UTC' }, cwd: './servers', prefix: 'time' },
     { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, prefix: 'remote' },
   ];
+  const upstreams = {
+    startTimeoutMs: 1000,
+    reconnectDelayMs: 100,
+    maxReconnectDelayMs: 2000,
+    pingIntervalMs: 0,
+    heartbeatTimeoutMs: 2000,
+  };
   t.same(
     validateConfig(
       {
@@ -91,10 +105,11 @@ t.test('every field of a full config is kept', async (t) => {
         separator: '__',
         maxNameLength: 64,
         pageSize: 100,
+        isolation: 'worker',
         plugins,
         http: { port: 3000, allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] },
         reload: { watch: false, debounceMs: 0, drainTimeoutMs: 1000 },
-        upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 2000, pingIntervalMs: 0 },
+        upstreams,
         log: { level: 'debug' },
       },
       FILE,
@@ -109,6 +124,7 @@ t.test('every field of a full config is kept', async (t) => {
       separator: '__',
       maxNameLength: 64,
       pageSize: 100,
+      isolation: 'worker',
       shortenNames: false,
       pins: 'warn',
       plugins,
@@ -119,7 +135,7 @@ t.test('every field of a full config is kept', async (t) => {
         allowedOrigins: ['https://app.example.com'],
       },
       reload: { watch: false, debounceMs: 0, drainTimeoutMs: 1000 },
-      upstreams: { startTimeoutMs: 1000, reconnectDelayMs: 100, maxReconnectDelayMs: 2000, pingIntervalMs: 0 },
+      upstreams,
       log: { level: 'debug' },
     },
   );
@@ -244,7 +260,7 @@ t.test('top-level fields: every problem is reported, not the first', async (t) =
       'mcp-host.config.js: protocolVersions[0]: "2025-11-26" is not an MCP revision mcp-host knows. Fix: did you mean "2025-11-25"?',
       'mcp-host.config.js: protocolVersions[1]: 3 is not an MCP revision mcp-host knows. Fix: use one of "2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25" or "2026-07-28".',
       'mcp-host.config.js: plugin: unknown key "plugin". Fix: did you mean "plugins"?',
-      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "shortenNames", "pins", "plugins", "http", "reload", "upstreams" and "log".',
+      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "isolation", "shortenNames", "pins", "plugins", "http", "reload", "upstreams" and "log".',
       'mcp-host.config.js: tasks: "tasks" (task support) is a dispatcher-level setting that mcp-host does not offer yet. Fix: remove it; the dispatcher-level settings the host config offers are "pageSize", "http" and "log".',
       'mcp-host.config.js: http.port: expected an integer from 0 to 65535, got 70000. Fix: e.g. port: 3000 (0 picks a free port).',
       'mcp-host.config.js: http.hots: unknown key "hots". Fix: did you mean "host"?',
@@ -415,7 +431,7 @@ t.test('unknown entry keys, keys of another kind of entry, and dispatcher-level 
       'mcp-host.config.js: plugins[3].pageSize: "pageSize" (the page size of lists) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "pageSize" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
       'mcp-host.config.js: plugins[3].tasks: "tasks" (task support) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "tasks" from plugin entry plugins[3]; it belongs in the host config, and mcp-host does not offer "tasks" yet.',
       'mcp-host.config.js: plugins[3].http: "http" (HTTP serving) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "http" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
-      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "flat", "timeoutMs", "maxResultBytes", "maxListPages", "tools", "prompts", "resources", "prefix" and "forwardHeaders".',
+      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "isolation", "memoryLimitMb", "flat", "timeoutMs", "maxResultBytes", "maxListPages", "tools", "prompts", "resources", "prefix" and "forwardHeaders".',
     ],
   );
 });

@@ -19,7 +19,8 @@ function mountHeader(mount: Mount): string {
   const how = spec.prefix === undefined ? 'flat' : `prefix "${spec.prefix}"`;
   const what =
     spec.kind === 'in-process' ? `${spec.packageName}@${spec.version}` : spec.kind === 'stdio' ? spec.label : spec.url;
-  return `${mount.name}  (${what}, ${spec.kind}, ${how}${mount.isUp ? '' : ', down'})`;
+  const where = spec.kind === 'in-process' && spec.isolation === 'worker' ? 'in a worker' : spec.kind;
+  return `${mount.name}  (${what}, ${where}, ${how}${mount.isUp ? '' : ', down'})`;
 }
 
 /** The composed catalogue by mount, for people. */

@@ -55,11 +55,18 @@ export type PinsPolicy = 'warn' | 'refuse';
  */
 export type ForwardHeaders = string[] | Record<string, string>;
 
+/** Where an mcp-host plugin runs: in the host's own thread, or in a worker thread of its own. */
+export type Isolation = 'none' | 'worker';
+
 /** An npm package: an mcp-host plugin, or an MCP server package with a `bin`. */
 export interface PackagePluginEntry extends MountOptions {
   package: string;
   /** Passed to the plugin's `create({ options })`. */
   options?: Record<string, unknown>;
+  /** An mcp-host plugin only: run it in the host's thread ('none') or a worker thread ('worker'). Default: the top-level `isolation`. */
+  isolation?: Isolation;
+  /** An mcp-host plugin in a worker only: its worker's heap limit, in MiB. Default 512. */
+  memoryLimitMb?: number;
   /** For a server package with several bins: which one to run. */
   bin?: string;
   args?: string[];
@@ -153,6 +160,8 @@ export interface UpstreamsConfig {
   maxReconnectDelayMs?: number;
   /** How often an idle remote is pinged to notice that it dropped, in ms; 0 turns pinging off. Default 15 000. */
   pingIntervalMs?: number;
+  /** A worker plugin whose thread does not answer the host's heartbeat this long is terminated and restarted, in ms. Default 10 000. */
+  heartbeatTimeoutMs?: number;
 }
 
 export interface HostConfig {
@@ -163,6 +172,8 @@ export interface HostConfig {
   separator?: Separator;
   maxNameLength?: number;
   pageSize?: number;
+  /** The isolation of every `package` entry that does not set its own. Default 'none'. */
+  isolation?: Isolation;
   /** Shorten composed names over maxNameLength (a readable head and a hash) instead of refusing them. Default false. */
   shortenNames?: boolean;
   /** With mcp-host.lock.json beside the config: serve drifted definitions with a warning, or withhold them. Default 'warn'. */
@@ -187,6 +198,7 @@ export interface ResolvedConfig {
   separator: Separator;
   maxNameLength: number;
   pageSize?: number;
+  isolation: Isolation;
   shortenNames: boolean;
   pins: PinsPolicy;
   plugins: PluginEntry[];

@@ -23,6 +23,7 @@ import type {
   HostConfig,
   HttpAuthConfig,
   HttpConfig,
+  Isolation,
   ItemCuration,
   LogLevel,
   MountOptions,
@@ -40,6 +41,9 @@ import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ISOLATIONS: readonly Isolation[] = ['none', 'worker'];
+/** Below this a worker cannot even load the SDK. */
+const MIN_MEMORY_LIMIT_MB = 16;
 const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
 
 /** The host is never reachable from the network unless asked. */
@@ -52,7 +56,15 @@ const DEFAULTS = {
   maxNameLength: 128,
   httpHost: DEFAULT_HTTP_HOST,
   reload: { watch: true, debounceMs: 200, drainTimeoutMs: 30_000 },
-  upstreams: { startTimeoutMs: 30_000, reconnectDelayMs: 500, maxReconnectDelayMs: 30_000, pingIntervalMs: 15_000 },
+  upstreams: {
+    startTimeoutMs: 30_000,
+    reconnectDelayMs: 500,
+    maxReconnectDelayMs: 30_000,
+    pingIntervalMs: 15_000,
+    heartbeatTimeoutMs: 10_000,
+  },
+  /** In the host's thread: the fastest (see README, Performance). */
+  isolation: 'none',
   logLevel: 'info',
   pins: 'warn',
 } as const;
@@ -130,6 +142,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     separator: config.separator ?? DEFAULTS.separator,
     maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
+    isolation: config.isolation ?? DEFAULTS.isolation,
     shortenNames: config.shortenNames ?? false,
     pins: config.pins ?? DEFAULTS.pins,
     plugins: config.plugins,
@@ -152,6 +165,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
       reconnectDelayMs: upstreams?.reconnectDelayMs ?? DEFAULTS.upstreams.reconnectDelayMs,
       maxReconnectDelayMs: upstreams?.maxReconnectDelayMs ?? DEFAULTS.upstreams.maxReconnectDelayMs,
       pingIntervalMs: upstreams?.pingIntervalMs ?? DEFAULTS.upstreams.pingIntervalMs,
+      heartbeatTimeoutMs: upstreams?.heartbeatTimeoutMs ?? DEFAULTS.upstreams.heartbeatTimeoutMs,
     },
     log: { level: log?.level ?? DEFAULTS.logLevel },
   };
@@ -168,6 +182,8 @@ class Findings {
   readonly hostChecksTokens: boolean;
   /** Indexes of the plugin entries with problems. */
   readonly invalidEntries = new Set<number>();
+  /** The top-level isolation, which package entries without their own take. */
+  readonly isolation: unknown;
 
   constructor(
     readonly file: string,
@@ -175,6 +191,7 @@ class Findings {
   ) {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
+    this.isolation = isPlainObject(raw) ? (raw.isolation ?? DEFAULTS.isolation) : DEFAULTS.isolation;
     this.hostChecksTokens =
       isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined && raw.http.auth !== 'none';
   }
@@ -320,7 +337,13 @@ const UPSTREAMS_FIELDS: Record<keyof UpstreamsConfig, Check> = {
   reconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.reconnectDelayMs)),
   maxReconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.maxReconnectDelayMs)),
   pingIntervalMs: field(aDuration, `${DEFAULTS.upstreams.pingIntervalMs} (0 turns pinging off)`),
+  heartbeatTimeoutMs: field(aPositiveInteger, String(DEFAULTS.upstreams.heartbeatTimeoutMs)),
 };
+
+const anIsolation = field(
+  oneOf(ISOLATIONS),
+  '"worker" (its own thread and memory limit) or "none" (the host\'s thread)',
+);
 
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
@@ -333,6 +356,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   separator: field(oneOf(SEPARATORS), '"_" (some clients reject ".")'),
   maxNameLength: field(integerFrom(1, DEFAULTS.maxNameLength), '64 (for clients stricter than the spec)'),
   pageSize: field(aPositiveInteger, '100'),
+  isolation: anIsolation,
   shortenNames: field(aBoolean, 'true (for clients with 64-character name limits)'),
   pins: field(oneOf(PINS_POLICIES), '"refuse" (withhold definitions that drifted from mcp-host.lock.json)'),
   plugins: (findings, value, path) => {
@@ -396,6 +420,8 @@ const ENTRY_FIELDS: {
     bin: field(aNonEmptyString, '"mcp-server-memory"'),
     args: field(anArrayOfStrings, '["--verbose"]'),
     env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
+    isolation: anIsolation,
+    memoryLimitMb: field(integerFrom(MIN_MEMORY_LIMIT_MB), '256'),
     ...MOUNT_FIELDS,
   },
   command: {
@@ -461,6 +487,13 @@ function checkEntry(findings: Findings, entry: unknown, path: string): void {
       path,
       `has both prefix ${describeValue(entry.prefix)} and flat: true; a mount is either prefixed or flat.`,
       `remove flat: true to mount under the prefix, or remove prefix to mount "${label}" with names unchanged.`,
+    );
+  }
+  if (entry.memoryLimitMb !== undefined && (entry.isolation ?? findings.isolation) === 'none') {
+    findings.add(
+      `${path}.memoryLimitMb`,
+      `limits the heap of a plugin's worker thread, but "${label}" runs in the host's thread (isolation "none").`,
+      'add isolation: "worker" to the entry, or remove memoryLimitMb.',
     );
   }
 }

@@ -22,6 +22,8 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RESULT_BYTES = 8 * 1024 * 1024;
 /** Far past any real catalogue (100,000 items at 100 a page), well short of a plugin that paginates forever. */
 const DEFAULT_MAX_LIST_PAGES = 1000;
+/** Room for a plugin's caches and a large answer or two, far short of the host's own heap. */
+const DEFAULT_MEMORY_LIMIT_MB = 512;
 
 /** The fields every spec shares, filled in once the mount is known. */
 type MountFields =
@@ -147,6 +149,8 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
         entryFile: resolveEntryFile(pkg, pluginWhere(path, pkg.label)),
         manifest: checked.manifest,
         options: entry.options ?? {},
+        isolation: entry.isolation ?? config.isolation,
+        memoryLimitMb: entry.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB,
       },
     },
   };

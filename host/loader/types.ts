@@ -3,7 +3,7 @@
  * what the mount layer needs to start it. Produced by `resolve-plugins.ts`.
  */
 import type { ForwardedHeader } from '../config/forward-headers.js';
-import type { ItemCuration, ResourceCuration } from '../config/types.js';
+import type { Isolation, ItemCuration, ResourceCuration } from '../config/types.js';
 
 /** An entry's curation keys: what of its mount is served (see catalogue/curation.ts). */
 export interface CurationConfig {
@@ -62,6 +62,10 @@ export interface InProcessSpec extends SpecBase {
   entryFile: string;
   manifest: PluginManifest;
   options: Record<string, unknown>;
+  /** Where it runs: in the host's thread, or in a worker thread of its own (see mounts/worker-channel.ts). */
+  isolation: Isolation;
+  /** A worker's heap limit, in MiB. */
+  memoryLimitMb: number;
 }
 
 /** An MCP server run as a stdio child: a server package's bin or a command. */

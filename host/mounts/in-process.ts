@@ -6,6 +6,7 @@ import { HostError, describeThrown } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createInProcessLink, runAsPlugin } from './in-process-link.js';
 import { describeMount } from './mount.js';
+import { asPluginServer, createFailed } from './plugin-server.js';
 import { pluginWhere } from '../config/problem-wording.js';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
@@ -114,32 +115,18 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
   private async createServer(): Promise<PluginServer> {
     const { spec } = this;
     const definition = await loadDefinition(spec, this.importTag);
-    let server: PluginServer;
+    let created: PluginServer;
     try {
-      server = await withinStartTimeout(
+      created = await withinStartTimeout(
         Promise.resolve(definition.create({ options: spec.options, logger: this.logger })),
         spec,
         this.startTimeoutMs,
       );
     } catch (error) {
       if (error instanceof HostError) throw error; // the start timeout's own refusal
-      throw new HostError(
-        {
-          where: pluginWhere(spec.path, spec.label),
-          what: `create() threw: ${describeThrown(error)}`,
-          fix: 'fix the plugin or its options in the config; the host did not mount it.',
-        },
-        { cause: error },
-      );
+      throw createFailed(spec, error);
     }
-    if (typeof (server as Partial<PluginServer> | undefined)?.connect !== 'function') {
-      throw new HostError({
-        where: pluginWhere(spec.path, spec.label),
-        what: 'create() did not return an MCP server.',
-        fix: 'return an McpServer or Server from @modelcontextprotocol/server (SDK v2) or @modelcontextprotocol/sdk (SDK v1).',
-      });
-    }
-    return server;
+    return asPluginServer(spec, created);
   }
 
   /** A plugin that faulted while loading or in `create()` is not mounted. */

@@ -4,11 +4,12 @@ import type { PluginSpec } from '../loader/types.js';
 import { InProcessChannel } from './in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
 import { startSupervisedMount } from './supervisor.js';
+import { WorkerChannel } from './worker-channel.js';
 
 /**
  * Start the mount a spec describes, whatever its kind, and drain its lists,
  * under a supervisor that brings it back when it is lost (a child exits, a
- * remote drops, a plugin faults). An mcp-host plugin that fails to start is
+ * remote drops, a plugin faults, a plugin's worker thread ends). An mcp-host plugin that fails to start is
  * refused; a stdio child or a remote that cannot be reached comes back down,
  * while its supervisor keeps trying.
  */
@@ -22,6 +23,10 @@ export async function startMount(
   const mountLogger = logger.child({ plugin: mountName(spec) });
   switch (spec.kind) {
     case 'in-process': {
+      if (spec.isolation === 'worker') {
+        const open = () => new WorkerChannel(spec, importTag, config, mountLogger);
+        return startSupervisedMount(spec, open, config, mountLogger, events);
+      }
       const { startTimeoutMs } = config.upstreams;
       const open = () => new InProcessChannel(spec, importTag, mountLogger, startTimeoutMs);
       return startSupervisedMount(spec, open, config, mountLogger, events);

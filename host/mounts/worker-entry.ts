@@ -1,0 +1,69 @@
+/**
+ * The first module of a plugin's worker thread (see worker-channel.ts): it
+ * imports the plugin's entry, calls `create()` with the entry's options and a
+ * logger, and connects the server it returns to the host over the worker's
+ * port. The plugin runs exactly as it would in the host's thread: the same
+ * definition checks, the same in-process link (so what a handler sends while
+ * serving a request names that request), the same logger.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { describeThrown, problemsOf } from '../errors.js';
+import { loadDefinition } from '../loader/definition.js';
+import { createLogger } from '../log.js';
+import { ErrorCode } from '../rpc-error.js';
+import { pluginWhere } from '../config/problem-wording.js';
+import { createInProcessLink } from './in-process-link.js';
+import { asPluginServer, createFailed } from './plugin-server.js';
+import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
+
+const port = parentPort!;
+const { spec, name, description, importTag, logLevel } = workerData as WorkerStart;
+const post = (message: FromWorker) => port.postMessage(message);
+
+// Pino writes to fd 2 synchronously, from this thread as from the host's:
+// the plugin's lines reach the host's stderr with its name, never stdout.
+const logger = createLogger(logLevel).child({ plugin: name });
+const { hostSide, pluginSide } = createInProcessLink(description);
+
+hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
+  try {
+    post({ type: 'rpc', message, ...(related !== undefined && { related }) });
+  } catch (error) {
+    // An answer holding what cannot be cloned (a function, a socket) still
+    // answers its request, with why; anything else is only logged.
+    const why = `an answer that cannot leave its worker: ${describeThrown(error)}`;
+    if ('id' in message && message.id !== undefined && !('method' in message)) {
+      post({
+        type: 'rpc',
+        message: {
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: ErrorCode.InternalError, message: `${description} sent ${why}` },
+        },
+      });
+    } else {
+      logger.warn(`dropped ${why}`);
+    }
+  }
+};
+hostSide.onclose = () => post({ type: 'closed' });
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'beat') post({ type: 'beat' });
+  else void hostSide.send(message.message, message.headers && { headers: message.headers });
+});
+
+try {
+  const definition = await loadDefinition(spec, importTag);
+  let created: unknown;
+  try {
+    created = await definition.create({ options: spec.options, logger });
+  } catch (error) {
+    throw createFailed(spec, error);
+  }
+  await asPluginServer(spec, created).connect(pluginSide as never);
+  post({ type: 'ready' });
+} catch (error) {
+  post({ type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) });
+}
