@@ -90,6 +90,7 @@ export default {
       return text('thrown later');
     });
     server.registerTool('exit', {}, async () => process.exit(5));
+    server.registerTool('kill', {}, async () => process.kill(process.pid, 'SIGTERM'));
     server.registerTool('close', {}, async () => {
       setTimeout(() => server.close(), 10);
       return text('closing');
@@ -288,34 +289,45 @@ async function faultsAndComesBack(t: Test, host: StdioHost, tool: string, cause:
   t.not(after.threadId, before.threadId, 'served by a new worker');
 }
 
-t.test('faults in a worker are the plugin’s alone: out of memory, an uncaught throw, process.exit', async (t) => {
-  const ws = makeWorkspace(t);
-  const markers = writePlugins(ws);
-  const file = ws.writeConfig({
-    upstreams: FAST_RESTARTS,
-    plugins: [
-      { package: '@w/two', options: { markers }, isolation: 'worker', memoryLimitMb: 64 },
-      { package: '@zoo/good' },
-    ],
-  });
-  const host = await startStdioHost(t, file);
+t.test(
+  'faults in a worker are the plugin’s alone: out of memory, an uncaught throw, process.exit, process.kill',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const markers = writePlugins(ws);
+    const file = ws.writeConfig({
+      upstreams: FAST_RESTARTS,
+      plugins: [
+        { package: '@w/two', options: { markers }, isolation: 'worker', memoryLimitMb: 64 },
+        { package: '@zoo/good' },
+      ],
+    });
+    const host = await startStdioHost(t, file);
 
-  t.test('allocating without end', (t) =>
-    faultsAndComesBack(t, host, 'two.hog', /its worker ran out of memory \(memoryLimitMb: 64\)/),
-  );
-  t.test('a timer that throws', (t) =>
-    faultsAndComesBack(
-      t,
-      host,
-      'two.throw-later',
-      /plugin code threw outside any request, in its worker: two: uncaught from a timer/,
-    ),
-  );
-  t.test('closing its own server', (t) => faultsAndComesBack(t, host, 'two.close', /the plugin closed its server\./));
-  t.test('process.exit', (t) =>
-    faultsAndComesBack(t, host, 'two.exit', /its worker exited with code 5 \(plugin code called process\.exit\)/),
-  );
-});
+    t.test('allocating without end', (t) =>
+      faultsAndComesBack(t, host, 'two.hog', /its worker ran out of memory \(memoryLimitMb: 64\)/),
+    );
+    t.test('a timer that throws', (t) =>
+      faultsAndComesBack(
+        t,
+        host,
+        'two.throw-later',
+        /plugin code threw outside any request, in its worker: two: uncaught from a timer/,
+      ),
+    );
+    t.test('closing its own server', (t) => faultsAndComesBack(t, host, 'two.close', /the plugin closed its server\./));
+    t.test('process.exit', (t) =>
+      faultsAndComesBack(t, host, 'two.exit', /its worker exited with code 5 \(plugin code called process\.exit\)/),
+    );
+    t.test("process.kill of the host's own pid", (t) =>
+      faultsAndComesBack(
+        t,
+        host,
+        'two.kill',
+        /\(@w\/two\) called process\.kill\(\d+, SIGTERM\) on the host's own process, which would have ended the host and every plugin in it: mcp-host refuses process exits and signals from plugin code\./,
+      ),
+    );
+  },
+);
 
 t.test('a plugin blocking its worker thread stalls no one else, and is restarted', async (t) => {
   const ws = makeWorkspace(t);

@@ -26,8 +26,8 @@ export type ToWorker = { type: 'rpc'; message: JSONRPCMessage; headers?: Record<
 
 /** Worker → host. */
 export type FromWorker =
-  /** The plugin's server is connected: the handshake may begin. */
-  | { type: 'ready' }
+  /** The plugin's server is connected: the handshake may begin; `modern` when it is linked at 2026-07-28 (plugin-era.ts). */
+  | { type: 'ready'; modern: boolean }
   /** Loading or creating the plugin failed: it is refused, with these problems. */
   | { type: 'refused'; problems: Problem[] }
   /** A message from the plugin's server, with the id of the host's request it concerns when known. */
@@ -62,6 +62,8 @@ const RESTARTS = ' mcp-host restarts it with backoff.';
 export class WorkerChannel implements ExplainedChannel {
   /** The worker relates what the plugin sends while serving a request to it, as the in-process link does. */
   readonly relatesMessages = true;
+  /** Known once the worker is ready: its server is not linked at 2026-07-28, so it is not probed. */
+  legacyOnly = false;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -131,6 +133,7 @@ export class WorkerChannel implements ExplainedChannel {
             return;
           case 'ready':
             this.served = true;
+            this.legacyOnly = !message.modern;
             clearTimeout(starting);
             resolve();
             return;

@@ -15,10 +15,30 @@ import { ErrorCode } from '../rpc-error.js';
 import { pluginWhere } from '../config/problem-wording.js';
 import { createInProcessLink } from './in-process-link.js';
 import { asPluginServer, createFailed } from './plugin-server.js';
+import { connectPluginServer } from './plugin-era.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
 
 const port = parentPort!;
 const { spec, name, description, importTag, logLevel } = workerData as WorkerStart;
+
+// In a worker, process.exit ends only this thread and process.abort throws;
+// process.kill of the host's own pid would still end the host and every
+// plugin in it. It is refused, and faults the worker even if the plugin
+// catches the refusal, as fault-attribution.ts does in the host's thread.
+const kill = process.kill.bind(process);
+process.kill = function guardedKill(pid: number, signal?: string | number) {
+  // Signal 0 only asks whether a process exists; a plugin may signal its own children.
+  if ((pid === process.pid || pid === 0) && signal !== 0) {
+    const refusal = new Error(
+      `${description} called process.kill(${pid}, ${String(signal ?? 'SIGTERM')}) on the host's own process, which would have ended the host and every plugin in it: mcp-host refuses process exits and signals from plugin code.`,
+    );
+    setImmediate(() => {
+      throw refusal;
+    });
+    throw refusal;
+  }
+  return kill(pid, signal);
+};
 const post = (message: FromWorker) => port.postMessage(message);
 
 // Pino writes to fd 2 synchronously, from this thread as from the host's:
@@ -62,8 +82,12 @@ try {
   } catch (error) {
     throw createFailed(spec, error);
   }
-  await asPluginServer(spec, created).connect(pluginSide as never);
-  post({ type: 'ready' });
+  const connection = await connectPluginServer(
+    asPluginServer(spec, created),
+    pluginSide,
+    spec.manifest.protocolVersions,
+  );
+  post({ type: 'ready', modern: connection.modern });
 } catch (error) {
   post({ type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) });
 }
