@@ -9,6 +9,7 @@ import { describeThrown, formatProblem } from './errors.js';
 import { driftProblem } from './pins/drift.js';
 import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
+import { recordListChanged, recordMountState } from './telemetry/telemetry.js';
 
 /**
  * The running host: the live generation, the connected sessions, and the
@@ -81,6 +82,7 @@ export class HostRuntime implements MountEvents {
   broadcastListChanged(lists: ReadonlySet<ChangedList>): void {
     if (lists.size === 0) return;
     for (const session of this.sessions) session.listChanged(lists);
+    recordListChanged(lists, this.sessions.size);
   }
 
   onNotification(mount: Mount, notification: JSONRPCNotification): void {
@@ -121,6 +123,7 @@ export class HostRuntime implements MountEvents {
   onStateChange(mount: Mount): void {
     const generation = this.live;
     if (!generation?.mounts.includes(mount)) return;
+    recordMountState(mount);
     generation.reindex();
     const lists = new Set<ChangedList>();
     for (const kind of ALL_LIST_KINDS) {

@@ -32,6 +32,7 @@ import type {
   ResolvedConfig,
   ResourceCuration,
   Separator,
+  TelemetryConfig,
   UpstreamsConfig,
   UrlPluginEntry,
 } from './types.js';
@@ -121,6 +122,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
       pingIntervalMs: upstreams?.pingIntervalMs ?? DEFAULTS.upstreams.pingIntervalMs,
     },
     log: { level: log?.level ?? DEFAULTS.logLevel },
+    ...(config.telemetry && { telemetry: config.telemetry }),
   };
 }
 
@@ -276,6 +278,13 @@ const UPSTREAMS_FIELDS: Record<keyof UpstreamsConfig, Check> = {
   pingIntervalMs: field(aDuration, `${DEFAULTS.upstreams.pingIntervalMs} (0 turns pinging off)`),
 };
 
+const TELEMETRY_FIELDS: Record<keyof TelemetryConfig, Check> = {
+  enabled: field(aBoolean, 'true'),
+  endpoint: field(anHttpUrl, '"http://localhost:4318"'),
+  serviceName: field(aNonEmptyString, '"mcp-host"'),
+  recordArguments: field(aBoolean, 'false (true puts tool arguments and results on spans)'),
+};
+
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
   version: field(aNonEmptyString, '"1.0.0"'),
@@ -304,6 +313,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   reload: section(RELOAD_FIELDS, '{ watch: true }'),
   upstreams: section(UPSTREAMS_FIELDS, `{ startTimeoutMs: ${DEFAULTS.upstreams.startTimeoutMs} }`),
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
+  telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

@@ -14,6 +14,7 @@ import { HOST_VERSION } from '../version.js';
 import { describeThrown } from '../errors.js';
 import { kindsChangedBy } from '../catalogue/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
+import { traceUpstream } from '../telemetry/telemetry.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -139,6 +140,9 @@ export class UpstreamPeer {
     }
     if (hooks.signal?.aborted) return Promise.reject(new RpcError(ErrorCode.InternalError, 'request cancelled'));
     const id = this.nextId++;
+    // With telemetry on, the request carries its client span's context in _meta, and its hooks stay in the trace.
+    const traced = traceUpstream({ mount: this.options.label, method, id, params, hooks });
+    if (traced) ({ params, hooks } = traced);
     let sentParams = params;
     const pending: Pending = {
       id,
@@ -177,7 +181,7 @@ export class UpstreamPeer {
     this.channel.send(message, headers && { headers }).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });
-    return promise;
+    return traced ? traced.follow(promise) : promise;
   }
 
   async notify(method: string, params?: Params): Promise<void> {

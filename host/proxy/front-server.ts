@@ -10,6 +10,7 @@ import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
 import { FrontSession } from './front-session.js';
+import { traceServed, traceSession } from '../telemetry/telemetry.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
@@ -40,7 +41,8 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
   const handle = (method: string, handler: Handler) =>
     server.setRequestHandler(
       method as 'tools/list',
-      ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
+      ((request: { params?: Params }, ctx: ServerContext) =>
+        traceServed(method, request.params, ctx, server, () => handler(request, ctx).catch(toProtocolError))) as never,
     );
   const list = (kind: ListKind) => async (request: { params?: Params }) =>
     asListResult(kind, await listPage(runtime.current, kind, request.params?.cursor as string | undefined));
@@ -95,9 +97,11 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
 
   if (options.longLived) {
     runtime.addSession(session);
+    const sessionEnded = traceSession(server);
     const previousOnClose = server.onclose;
     server.onclose = () => {
       previousOnClose?.();
+      sessionEnded?.();
       runtime.removeSession(session);
     };
   }

@@ -1,0 +1,213 @@
+// Telemetry end to end: the host as a child process exporting to a local
+// OTLP/HTTP receiver (JSON protocol) through the standard OTEL_* environment;
+// clients that put a traceparent in _meta (or in W3C headers over HTTP); a
+// real plugin package in process and a real stdio child that each answer
+// with the _meta their request carried.
+import { randomBytes } from 'node:crypto';
+import t, { type Test } from 'tap';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
+import { MODERN_REVISION } from '../host/protocol-versions.js';
+
+const SERVER_KIND = 2;
+const CLIENT_KIND = 3;
+const STATUS_ERROR = 2;
+
+/** A server whose `meta` tool answers with the `_meta` of its request, and whose `fail` tool fails. */
+const META_SERVER = `import { McpServer } from '@modelcontextprotocol/server';
+export function metaServer() {
+  const server = new McpServer({ name: 'meta', version: '1.0.0' });
+  server.registerTool('meta', { description: 'Answer with the request _meta' }, (ctx) => ({
+    content: [{ type: 'text', text: JSON.stringify(ctx.mcpReq._meta ?? {}) }],
+  }));
+  server.registerTool('fail', { description: 'Fail' }, () => {
+    throw new Error('the fail tool failed');
+  });
+  return server;
+}
+`;
+
+function writeMetaPlugins(ws: Workspace): string {
+  ws.writePackage(
+    'node_modules/@test/meta',
+    { name: '@test/meta', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+    {
+      'server.js': META_SERVER,
+      'index.js': `import { metaServer } from './server.js';\nexport default { create: () => metaServer() };\n`,
+      'child.js': `import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { metaServer } from './server.js';
+await metaServer().connect(new StdioServerTransport());
+`,
+    },
+  );
+  return ws.writeConfig({
+    plugins: [
+      { package: '@test/meta', prefix: 'inproc' },
+      { command: process.execPath, args: [`${ws.dir}/node_modules/@test/meta/child.js`], prefix: 'child' },
+    ],
+    reload: { watch: false },
+  });
+}
+
+/** A fresh W3C trace context, as a client's tracing would send it. */
+function clientContext() {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+/**
+ * Call `prefix.meta` with a traceparent in _meta, then check the chain:
+ * client context → host server span → host client span → the plugin's _meta.
+ */
+async function checkTracedCall(
+  t: Test,
+  otlp: OtlpReceiver,
+  client: Client,
+  prefix: string,
+  mountKind: string,
+  transport: 'pipe' | 'tcp',
+): Promise<ReceivedSpan> {
+  const caller = clientContext();
+  const result = await client.callTool({
+    name: `${prefix}.meta`,
+    arguments: {},
+    _meta: { traceparent: caller.traceparent },
+  });
+  const pluginMeta = JSON.parse(firstText(result)) as { traceparent?: string };
+
+  const server = await otlp.span(
+    `the server span of ${prefix}.meta`,
+    (s) => s.traceId === caller.traceId && s.kind === SERVER_KIND,
+  );
+  t.equal(server.parentSpanId, caller.spanId, 'the server span is the child of the client’s span');
+  t.equal(server.name, `tools/call ${prefix}.meta`);
+  t.match(server.attributes, {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': `${prefix}.meta`,
+    'gen_ai.operation.name': 'execute_tool',
+    'jsonrpc.request.id': String,
+    'mcp.protocol.version': String,
+    'network.transport': transport,
+  });
+  t.notOk('error.type' in server.attributes, 'a call that succeeded carries no error.type');
+
+  const upstream = await otlp.span(
+    `the client span to ${prefix}`,
+    (s) => s.traceId === caller.traceId && s.kind === CLIENT_KIND,
+  );
+  t.equal(upstream.parentSpanId, server.spanId, 'the host’s client span is the child of its server span');
+  t.equal(upstream.name, 'tools/call meta', 'named for the mount’s own tool');
+  t.match(upstream.attributes, {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': 'meta',
+    'mcp-host.mount': prefix,
+    'mcp-host.mount.kind': mountKind,
+    'mcp-host.initiator': 'client',
+  });
+  t.equal(
+    pluginMeta.traceparent,
+    `00-${caller.traceId}-${upstream.spanId}-01`,
+    'the plugin received the host’s client span as its parent, in the same trace',
+  );
+
+  await otlp.point(
+    `mcp.server.operation.duration for ${prefix}.meta`,
+    (p) => p.metric === 'mcp.server.operation.duration' && p.attributes['gen_ai.tool.name'] === `${prefix}.meta`,
+  );
+  await otlp.point(
+    `mcp.client.operation.duration for mount ${prefix}`,
+    (p) =>
+      p.metric === 'mcp.client.operation.duration' &&
+      p.attributes['mcp-host.mount'] === prefix &&
+      p.attributes['gen_ai.tool.name'] === 'meta',
+  );
+  return server;
+}
+
+/** A failing tool and a refused request: their server spans carry the error per the conventions. */
+async function checkErrors(t: Test, otlp: OtlpReceiver, client: Client, prefix: string): Promise<void> {
+  const failing = clientContext();
+  const result = await client.callTool({
+    name: `${prefix}.fail`,
+    arguments: {},
+    _meta: { traceparent: failing.traceparent },
+  });
+  t.equal(result.isError, true);
+  const toolError = await otlp.span(
+    `the server span of ${prefix}.fail`,
+    (s) => s.traceId === failing.traceId && s.kind === SERVER_KIND,
+  );
+  t.equal(toolError.attributes['error.type'], 'tool_error', 'a tool’s own error is error.type tool_error');
+  t.equal(toolError.status.code, STATUS_ERROR);
+
+  const refused = clientContext();
+  const error = await client
+    .callTool({ name: `${prefix}.missing`, arguments: {}, _meta: { traceparent: refused.traceparent } })
+    .then(
+      () => undefined,
+      (e: unknown) => e as { code: number },
+    );
+  t.type(error?.code, 'number', 'calling a tool nobody serves is a JSON-RPC error');
+  const span = await otlp.span(
+    `the server span of ${prefix}.missing`,
+    (s) => s.traceId === refused.traceId && s.kind === SERVER_KIND,
+  );
+  t.equal(span.attributes['error.type'], String(error!.code), 'error.type is the JSON-RPC code');
+  t.equal(span.attributes['rpc.jsonrpc.error_code'], error!.code);
+  t.equal(span.status.code, STATUS_ERROR);
+  t.match(span.status.message, /missing/, 'the status says what went wrong');
+}
+
+t.test('over stdio: spans, context through in-process and child mounts, metrics, errors', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  const host = await startStdioHost(t, writeMetaPlugins(ws), { env: otlp.env });
+  await checkTracedCall(t, otlp, host.client, 'inproc', 'in-process', 'pipe');
+  await checkTracedCall(t, otlp, host.client, 'child', 'stdio', 'pipe');
+  await checkErrors(t, otlp, host.client, 'inproc');
+  await host.client.listTools();
+  const list = await otlp.span('a tools/list server span', (s) => s.name === 'tools/list' && s.kind === SERVER_KIND);
+  t.equal(list.attributes['mcp.method.name'], 'tools/list');
+});
+
+t.test('over Streamable HTTP, both eras; W3C headers parent the span when _meta has none', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  const host = await startHttpHost(t, writeMetaPlugins(ws), { env: otlp.env });
+
+  const legacy = new Client({ name: 'legacy-client', version: '1.0.0' });
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => legacy.close());
+  const served = await checkTracedCall(t, otlp, legacy, 'inproc', 'in-process', 'tcp');
+  t.type(served.attributes['mcp.session.id'], 'string', 'a 2025-era session’s id is on its spans');
+  await checkTracedCall(t, otlp, legacy, 'child', 'stdio', 'tcp');
+
+  const modern = new Client(
+    { name: 'modern-client', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+  );
+  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => modern.close());
+  const stateless = await checkTracedCall(t, otlp, modern, 'inproc', 'in-process', 'tcp');
+  t.equal(stateless.attributes['mcp.protocol.version'], MODERN_REVISION);
+  await checkErrors(t, otlp, modern, 'inproc');
+
+  const byHeader = clientContext();
+  const headed = new Client({ name: 'header-client', version: '1.0.0' });
+  await headed.connect(
+    new StreamableHTTPClientTransport(new URL(host.url), {
+      requestInit: { headers: { traceparent: byHeader.traceparent } },
+    }),
+  );
+  t.teardown(() => headed.close());
+  await headed.callTool({ name: 'inproc.meta', arguments: {} });
+  const span = await otlp.span(
+    'the server span parented by the traceparent header',
+    (s) => s.traceId === byHeader.traceId && s.name === 'tools/call inproc.meta',
+  );
+  t.equal(span.parentSpanId, byHeader.spanId);
+});
