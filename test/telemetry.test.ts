@@ -6,11 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { pathToFileURL } from 'node:url';
+import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
 import { MODERN_REVISION } from '../host/protocol-versions.js';
+import { telemetrySettings } from '../host/telemetry/settings.js';
+import { formatProblem, type HostError } from '../host/errors.js';
 
 const SERVER_KIND = 2;
 const CLIENT_KIND = 3;
@@ -30,7 +33,7 @@ export function metaServer() {
 }
 `;
 
-function writeMetaPlugins(ws: Workspace): string {
+function writeMetaPlugins(ws: Workspace, extra: Record<string, unknown>[] = []): string {
   ws.writePackage(
     'node_modules/@test/meta',
     { name: '@test/meta', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
@@ -47,6 +50,7 @@ await metaServer().connect(new StdioServerTransport());
     plugins: [
       { package: '@test/meta', prefix: 'inproc' },
       { command: process.execPath, args: [`${ws.dir}/node_modules/@test/meta/child.js`], prefix: 'child' },
+      ...extra,
     ],
     reload: { watch: false },
   });
@@ -210,4 +214,120 @@ t.test('over Streamable HTTP, both eras; W3C headers parent the span when _meta 
     (s) => s.traceId === byHeader.traceId && s.name === 'tools/call inproc.meta',
   );
   t.equal(span.parentSpanId, byHeader.spanId);
+});
+
+t.test(
+  'a reload is a span with its outcome; the mounts it starts are asked under spans marked as the host’s own',
+  async (t) => {
+    const otlp = await startOtlpReceiver(t);
+    const ws = makeWorkspace(t);
+    const config = writeMetaPlugins(ws);
+    const host = await startStdioHost(t, config, { env: otlp.env });
+    writeMetaPlugins(ws, [{ package: '@test/meta', prefix: 'again' }]);
+    const reload = await runCli(['reload', '--config', config]);
+    t.equal(reload.code, 0, reload.stderr);
+    const span = await otlp.span('the reload span', (s) => s.name === 'mcp-host reload');
+    t.equal(span.attributes['mcp-host.reload.outcome'], 'ok');
+    const drain = await otlp.span(
+      'the new mount’s tools/list',
+      (s) => s.name === 'tools/list' && s.attributes['mcp-host.mount'] === 'again',
+    );
+    t.equal(drain.kind, CLIENT_KIND);
+    t.equal(drain.attributes['mcp-host.initiator'], 'host', 'a drain no client asked for is the host’s own');
+    t.equal(drain.parentSpanId, undefined, 'and starts its own trace');
+    await otlp.point(
+      'mcp-host.reloads',
+      (p) => p.metric === 'mcp-host.reloads' && p.attributes['mcp-host.reload.outcome'] === 'ok',
+    );
+    await otlp.point(
+      'mcp-host.mounts',
+      (p) => p.metric === 'mcp-host.mounts' && p.attributes['mcp-host.mount.state'] === 'up',
+    );
+    await host.client.callTool({ name: 'again.meta', arguments: {} });
+  },
+);
+
+/** Node's module hooks, preloaded into the host: every module under @opentelemetry it resolves is written to stderr. */
+const OPENTELEMETRY_PROBE = `import { register } from 'node:module';
+const hooks = \`export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  if (resolved.url.includes('/@opentelemetry/')) process._rawDebug('probe: loaded ' + resolved.url);
+  return resolved;
+}\`;
+register('data:text/javascript,' + encodeURIComponent(hooks));
+`;
+
+t.test('with no telemetry configured, no OpenTelemetry module is loaded', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  const config = writeMetaPlugins(ws);
+  const probe = ws.writeFile('probe.mjs', OPENTELEMETRY_PROBE);
+  const NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(probe).href}`;
+  const unset = Object.fromEntries(Object.keys(otlp.env).map((name) => [name, '']));
+
+  const off = await startStdioHost(t, config, { env: { ...unset, NODE_OPTIONS } });
+  await off.client.callTool({ name: 'inproc.meta', arguments: {} });
+  await off.client.callTool({ name: 'child.meta', arguments: {} });
+  t.notMatch(off.log(), /probe: loaded/, 'no @opentelemetry module was resolved');
+
+  // The witness that the probe sees them: the same host with telemetry on.
+  const on = await startStdioHost(t, config, { env: { ...otlp.env, NODE_OPTIONS } });
+  await on.until('the probe to see @opentelemetry', () => /probe: loaded .*@opentelemetry\/sdk-trace/.test(on.log()));
+});
+
+t.test('what turns telemetry on, and what is refused', async (t) => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+  t.equal(telemetrySettings(undefined, {}), undefined, 'off with neither the environment nor the config');
+  t.equal(telemetrySettings({ enabled: false }, endpoint), undefined, 'telemetry.enabled: false wins over OTEL_*');
+  t.equal(telemetrySettings(undefined, { ...endpoint, OTEL_SDK_DISABLED: 'true' }), undefined);
+  t.equal(telemetrySettings(undefined, { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }), undefined);
+  t.match(telemetrySettings(undefined, endpoint), {
+    serviceName: 'mcp-host',
+    traces: 'otlp-protobuf',
+    metrics: 'otlp-protobuf',
+    spanExportDelayMs: 5000,
+    metricExportIntervalMs: 60_000,
+    recordArguments: false,
+  });
+  t.match(
+    telemetrySettings(
+      { enabled: true, endpoint: 'http://localhost:4318', serviceName: 'team-tools', recordArguments: true },
+      { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
+    ),
+    {
+      serviceName: 'team-tools',
+      endpoint: 'http://localhost:4318',
+      traces: 'otlp-json',
+      metrics: 'none',
+      recordArguments: true,
+    },
+  );
+  t.equal(telemetrySettings(undefined, { ...endpoint, OTEL_SERVICE_NAME: 'from-env' })?.serviceName, 'from-env');
+
+  const refusal = (env: NodeJS.ProcessEnv) => {
+    try {
+      telemetrySettings(undefined, { ...endpoint, ...env });
+    } catch (error) {
+      return formatProblem(error as HostError);
+    }
+    return 'accepted';
+  };
+  t.equal(
+    refusal({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+    'the environment: OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not a protocol mcp-host exports with. Fix: use "http/protobuf" or "http/json" (an OpenTelemetry Collector takes both, on port 4318).',
+  );
+  t.equal(
+    refusal({ OTEL_TRACES_EXPORTER: 'console' }),
+    'the environment: OTEL_TRACES_EXPORTER: "console" is not an exporter mcp-host has. Fix: set it to "otlp" or "none" ("console" would write to stdout, which carries JSON-RPC over stdio).',
+  );
+});
+
+t.test('a host told to export with a protocol it lacks refuses to start, saying why', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeMetaPlugins(ws);
+  const run = await runCli(['start', '--config', config], {
+    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+  });
+  t.equal(run.code, 1);
+  t.match(run.stderr, 'OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not a protocol mcp-host exports with');
 });
