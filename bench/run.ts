@@ -169,8 +169,8 @@ try {
   for (const child of children) child.kill('SIGTERM');
 }
 
-// Reload figures (latency from trigger to list_changed, memory across 1,000 reloads) and curation's cost, each in its own process.
-for (const script of ['reload-latency.js', 'reload-memory.js', 'curation.js']) {
+// Reload figures (latency from trigger to list_changed, memory across 1,000 reloads), curation's and telemetry's cost, each in its own process.
+for (const script of ['reload-latency.js', 'reload-memory.js', 'curation.js', 'telemetry.js']) {
   console.log('');
   if (spawnSync(node, [join(REPO_ROOT, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
 }
