@@ -8,7 +8,9 @@
  * receiver counts the spans it got, so a figure is never flattered by spans
  * dropped unexported.
  *
- * BENCH_ROUNDS and BENCH_CALLS scale the run.
+ * BENCH_ROUNDS and BENCH_CALLS scale the run. BENCH_BASELINE_CLI, the
+ * cli.js of another build (one without telemetry, say), adds that build as
+ * a fourth host, to compare "off" with it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -43,12 +45,12 @@ async function startReceiver(): Promise<{ url: string; spans: () => number; clos
   };
 }
 
-async function connect(config: string, env: Record<string, string>): Promise<Client> {
+async function connect(config: string, env: Record<string, string>, cli = CLI): Promise<Client> {
   const client = new Client({ name: 'mcp-host-bench', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'start', '--config', config],
+      args: [cli, 'start', '--config', config],
       env: { ...(process.env as Record<string, string>), ...env },
       stderr: 'ignore',
     }),
@@ -80,6 +82,8 @@ const hosts = {
     OTEL_METRIC_EXPORT_INTERVAL: '1000',
   }),
 };
+const baseline = process.env.BENCH_BASELINE_CLI;
+if (baseline) Object.assign(hosts, { 'baseline build': await connect(config, {}, baseline) });
 console.log(`telemetry: ${ROUNDS} alternating rounds of ${CALLS} sequential tools/call over stdio, per call`);
 for (const client of Object.values(hosts)) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(client);
 const rounds = Object.fromEntries(Object.keys(hosts).map((name) => [name, [] as number[]]));

@@ -29,6 +29,12 @@ export function metaServer() {
   server.registerTool('fail', { description: 'Fail' }, () => {
     throw new Error('the fail tool failed');
   });
+  server.registerTool('ask', { description: 'Report progress, then ask the client a question' }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+    const answer = await ctx.mcpReq.elicitInput({ message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    return { content: [{ type: 'text', text: answer.action }] };
+  });
   return server;
 }
 `;
@@ -178,6 +184,49 @@ t.test('over stdio: spans, context through in-process and child mounts, metrics,
   t.equal(list.attributes['mcp.method.name'], 'tools/list');
 });
 
+t.test('a plugin’s progress and its mid-call request stay in the client’s trace', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  const host = await startStdioHost(t, writeMetaPlugins(ws), {
+    env: otlp.env,
+    clientOptions: { capabilities: { elicitation: { form: {} } } },
+  });
+  const asked: { traceparent?: string }[] = [];
+  host.client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push((request.params._meta ?? {}) as { traceparent?: string });
+    return { action: 'accept', content: { name: 'zed' } };
+  });
+  const caller = clientContext();
+  let progressed = 0;
+  const result = await host.client.callTool(
+    { name: 'inproc.ask', arguments: {}, _meta: { traceparent: caller.traceparent } },
+    { onprogress: () => progressed++ },
+  );
+  t.equal(firstText(result), 'accept');
+  t.equal(progressed, 1, 'the progress reached the client');
+
+  const upstream = await otlp.span(
+    'the client span of ask',
+    (s) => s.traceId === caller.traceId && s.name === 'tools/call ask',
+  );
+  t.match(
+    upstream.events,
+    [{ name: 'mcp.progress', attributes: { progress: 1, total: 2 } }],
+    'progress is an event on it',
+  );
+  const elicitation = await otlp.span(
+    'the elicitation span',
+    (s) => s.traceId === caller.traceId && s.name === 'elicitation/create',
+  );
+  t.equal(elicitation.parentSpanId, upstream.spanId, 'the mount’s request is a child of the call it was made for');
+  t.equal(elicitation.kind, CLIENT_KIND);
+  t.equal(
+    asked[0]?.traceparent,
+    `00-${caller.traceId}-${elicitation.spanId}-01`,
+    'the client receives its context in _meta',
+  );
+});
+
 t.test('over Streamable HTTP, both eras; W3C headers parent the span when _meta has none', async (t) => {
   const otlp = await startOtlpReceiver(t);
   const ws = makeWorkspace(t);
@@ -302,7 +351,14 @@ t.test('what turns telemetry on, and what is refused', async (t) => {
       recordArguments: true,
     },
   );
-  t.equal(telemetrySettings(undefined, { ...endpoint, OTEL_SERVICE_NAME: 'from-env' })?.serviceName, 'from-env');
+  t.match(
+    telemetrySettings(
+      { endpoint: 'http://from-config:4318', serviceName: 'from-config' },
+      { ...endpoint, OTEL_SERVICE_NAME: 'from-env' },
+    ),
+    { serviceName: 'from-env', endpoint: undefined },
+    'the environment wins over the config',
+  );
 
   const refusal = (env: NodeJS.ProcessEnv) => {
     try {

@@ -164,7 +164,7 @@ export interface HostConfig {
 export interface TelemetryConfig {
   /** true: export even with no OTEL_* variable set; false: never, whatever the environment says. */
   enabled?: boolean;
-  /** The OTLP/HTTP base URL (`/v1/traces` and `/v1/metrics` are added); default the OTEL_EXPORTER_OTLP_* environment's, else http://localhost:4318. */
+  /** The OTLP/HTTP base URL (`/v1/traces`, `/v1/metrics` are added), when no OTEL_EXPORTER_OTLP_*ENDPOINT is set. Default http://localhost:4318. */
   endpoint?: string;
   /** service.name, when OTEL_SERVICE_NAME is not set. Default "mcp-host". */
   serviceName?: string;

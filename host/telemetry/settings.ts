@@ -7,7 +7,7 @@ export type ExportKind = 'otlp-json' | 'otlp-protobuf' | 'none';
 /** What the OpenTelemetry side is started with, once the config and the environment agree that it is on. */
 export interface TelemetrySettings {
   serviceName: string;
-  /** OTLP/HTTP base URL from the config; undefined leaves the exporters to the OTEL_EXPORTER_OTLP_* environment. */
+  /** OTLP/HTTP base URL from the config, when the environment names none; undefined leaves the exporters to the OTEL_EXPORTER_OTLP_* environment. */
   endpoint?: string;
   traces: ExportKind;
   metrics: ExportKind;
@@ -19,14 +19,14 @@ export interface TelemetrySettings {
   recordArguments: boolean;
 }
 
-/** The variables whose presence alone turns telemetry on: an operator who set any of them expects export. */
-const SWITCHING_VARIABLES = [
+const ENDPOINT_VARIABLES = [
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
   'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
-  'OTEL_TRACES_EXPORTER',
-  'OTEL_METRICS_EXPORTER',
 ];
+
+/** The variables whose presence alone turns telemetry on: an operator who set any of them expects export. */
+const SWITCHING_VARIABLES = [...ENDPOINT_VARIABLES, 'OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER'];
 
 /**
  * Whether telemetry is on, and how. Off (undefined) unless the config's
@@ -47,7 +47,9 @@ export function telemetrySettings(
   if (traces === 'none' && metrics === 'none') return undefined;
   return {
     serviceName: nonEmpty(env.OTEL_SERVICE_NAME) ?? config?.serviceName ?? 'mcp-host',
-    ...(config?.endpoint !== undefined && { endpoint: config.endpoint }),
+    // As with the service name, the environment wins: the exporters read it themselves.
+    ...(config?.endpoint !== undefined &&
+      !ENDPOINT_VARIABLES.some((name) => nonEmpty(env[name])) && { endpoint: config.endpoint }),
     traces,
     metrics,
     spanExportDelayMs: milliseconds(env.OTEL_BSP_SCHEDULE_DELAY, 5000),
