@@ -3,12 +3,14 @@
 // clients that put a traceparent in _meta (or in W3C headers over HTTP); a
 // real plugin package in process and a real stdio child that each answer
 // with the _meta their request carried.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { pathToFileURL } from 'node:url';
 import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
 import { MODERN_REVISION } from '../host/protocol-versions.js';
@@ -59,6 +61,24 @@ await metaServer().connect(new StdioServerTransport());
       ...extra,
     ],
     reload: { watch: false },
+  });
+}
+
+/** The meta plugin served over Streamable HTTP by its own process (the bench's direct server), to mount by URL. */
+async function startRemoteMeta(t: Test, ws: Workspace): Promise<string> {
+  const entry = join(ws.dir, 'node_modules/@test/meta/index.js');
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/bench/serve-direct-http.js'), entry, '127.0.0.1:0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.teardown(() => void child.kill());
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on (\S+)/.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the remote server exited (${code}) before listening`)));
   });
 }
 
@@ -172,12 +192,15 @@ async function checkErrors(t: Test, otlp: OtlpReceiver, client: Client, prefix: 
   t.match(span.status.message, /missing/, 'the status says what went wrong');
 }
 
-t.test('over stdio: spans, context through in-process and child mounts, metrics, errors', async (t) => {
+t.test('over stdio: spans, context through in-process, child and remote mounts, metrics, errors', async (t) => {
   const otlp = await startOtlpReceiver(t);
   const ws = makeWorkspace(t);
-  const host = await startStdioHost(t, writeMetaPlugins(ws), { env: otlp.env });
+  writeMetaPlugins(ws);
+  const remote = await startRemoteMeta(t, ws);
+  const host = await startStdioHost(t, writeMetaPlugins(ws, [{ url: remote, prefix: 'remote' }]), { env: otlp.env });
   await checkTracedCall(t, otlp, host.client, 'inproc', 'in-process', 'pipe');
   await checkTracedCall(t, otlp, host.client, 'child', 'stdio', 'pipe');
+  await checkTracedCall(t, otlp, host.client, 'remote', 'remote', 'pipe');
   await checkErrors(t, otlp, host.client, 'inproc');
   await host.client.listTools();
   const list = await otlp.span('a tools/list server span', (s) => s.name === 'tools/list' && s.kind === SERVER_KIND);
