@@ -288,6 +288,46 @@ t.test('over Streamable HTTP, both eras; W3C headers parent the span when _meta 
   t.equal(span.parentSpanId, byHeader.spanId);
 });
 
+t.test('turned on by the config alone, recording arguments and results when it opts in', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  writeMetaPlugins(ws);
+  const config = ws.writeConfig({
+    plugins: [{ package: '@test/meta', prefix: 'inproc' }],
+    reload: { watch: false },
+    telemetry: { enabled: true, endpoint: otlp.env.OTEL_EXPORTER_OTLP_ENDPOINT, recordArguments: true },
+  });
+  const host = await startStdioHost(t, config, { env: { ...otlp.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' } });
+  const caller = clientContext();
+  await host.client.callTool({
+    name: 'inproc.meta',
+    arguments: { secret: 'opted in' },
+    _meta: { traceparent: caller.traceparent },
+  });
+  const span = await otlp.span('the server span', (s) => s.traceId === caller.traceId && s.kind === SERVER_KIND);
+  t.equal(span.attributes['gen_ai.tool.call.arguments'], '{"secret":"opted in"}');
+  t.match(span.attributes['gen_ai.tool.call.result'], /"content":\[/);
+
+  // The session's duration is recorded when it ends; the host exports it as it stops.
+  await host.client.close();
+  await otlp.point('mcp.server.session.duration', (p) => p.metric === 'mcp.server.session.duration');
+});
+
+t.test('arguments and results are not recorded by default', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  const host = await startStdioHost(t, writeMetaPlugins(ws), { env: otlp.env });
+  const caller = clientContext();
+  await host.client.callTool({
+    name: 'inproc.meta',
+    arguments: { secret: 'private' },
+    _meta: { traceparent: caller.traceparent },
+  });
+  await otlp.span('the server span', (s) => s.traceId === caller.traceId && s.kind === SERVER_KIND);
+  await otlp.span('the client span', (s) => s.traceId === caller.traceId && s.kind === CLIENT_KIND);
+  t.notMatch(JSON.stringify(otlp.spans), 'private', 'no span carries the arguments');
+});
+
 t.test(
   'a reload is a span with its outcome; the mounts it starts are asked under spans marked as the host’s own',
   async (t) => {
