@@ -382,9 +382,11 @@ t.test('with no telemetry configured, no OpenTelemetry module is loaded', async 
   await off.client.callTool({ name: 'child.meta', arguments: {} });
   t.notMatch(off.log(), /probe: loaded/, 'no @opentelemetry module was resolved');
 
-  // The witness that the probe sees them: the same host with telemetry on.
-  const on = await startStdioHost(t, config, { env: { ...otlp.env, NODE_OPTIONS } });
+  // The witness that the probe sees them: the same host with telemetry on (in OTLP's default protocol, protobuf).
+  const on = await startStdioHost(t, config, { env: { ...otlp.env, OTEL_EXPORTER_OTLP_PROTOCOL: '', NODE_OPTIONS } });
   await on.until('the probe to see @opentelemetry', () => /probe: loaded .*@opentelemetry\/sdk-trace/.test(on.log()));
+  await on.client.callTool({ name: 'inproc.meta', arguments: {} });
+  await on.until('spans exported in protobuf', () => otlp.protobufPosts.includes('/v1/traces'));
 });
 
 t.test('what turns telemetry on, and what is refused', async (t) => {

@@ -38,6 +38,8 @@ export interface OtlpReceiver {
   env: Record<string, string>;
   spans: ReceivedSpan[];
   points: ReceivedPoint[];
+  /** The paths of the posts in OTLP's protobuf encoding, which is not decoded. */
+  protobufPosts: string[];
   /** Wait for the first span that matches. */
   span(what: string, match: (span: ReceivedSpan) => boolean): Promise<ReceivedSpan>;
   /** Wait for the first data point that matches. */
@@ -47,14 +49,20 @@ export interface OtlpReceiver {
 export async function startOtlpReceiver(t: Teardown): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const points: ReceivedPoint[] = [];
+  const protobufPosts: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
-      const payload = JSON.parse(body) as Record<string, unknown>;
-      if (req.url === '/v1/traces') spans.push(...spansOf(payload));
-      if (req.url === '/v1/metrics') points.push(...pointsOf(payload));
+      if (req.headers['content-type'] !== 'application/json') {
+        // Protobuf (the default protocol): counted, not decoded.
+        protobufPosts.push(req.url ?? '');
+      } else {
+        const payload = JSON.parse(body) as Record<string, unknown>;
+        if (req.url === '/v1/traces') spans.push(...spansOf(payload));
+        if (req.url === '/v1/metrics') points.push(...pointsOf(payload));
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -75,6 +83,7 @@ export async function startOtlpReceiver(t: Teardown): Promise<OtlpReceiver> {
     },
     spans,
     points,
+    protobufPosts,
     span: (what, match) => waitFor(what, spans, match),
     point: (what, match) => waitFor(what, points, match),
   };
