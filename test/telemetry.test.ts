@@ -31,6 +31,11 @@ export function metaServer() {
   server.registerTool('fail', { description: 'Fail' }, () => {
     throw new Error('the fail tool failed');
   });
+  // Only ever called on the child mount: it takes the process down, as a crashing server would.
+  server.registerTool('exit', { description: 'Exit the process' }, () => {
+    setTimeout(() => process.exit(1), 10);
+    return { content: [{ type: 'text', text: 'exiting' }] };
+  });
   server.registerTool('ask', { description: 'Report progress, then ask the client a question' }, async (ctx) => {
     const progressToken = ctx.mcpReq._meta?.progressToken;
     await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
@@ -329,7 +334,7 @@ t.test('arguments and results are not recorded by default', async (t) => {
 });
 
 t.test(
-  'a reload is a span with its outcome; the mounts it starts are asked under spans marked as the host’s own',
+  'a reload is a span with its outcome, the mounts it starts are asked under spans marked as the host’s own, and a fault and its restart are recorded',
   async (t) => {
     const otlp = await startOtlpReceiver(t);
     const ws = makeWorkspace(t);
@@ -356,6 +361,23 @@ t.test(
       (p) => p.metric === 'mcp-host.mounts' && p.attributes['mcp-host.mount.state'] === 'up',
     );
     await host.client.callTool({ name: 'again.meta', arguments: {} });
+
+    // A fault and the restart that follows are the host's events too.
+    await host.client.callTool({ name: 'child.exit', arguments: {} });
+    const down = await otlp.span('the child going down', (s) => s.name === 'mcp-host mount down');
+    t.match(down.attributes, {
+      'mcp-host.mount': 'child',
+      'mcp-host.mount.kind': 'stdio',
+      'mcp-host.mount.outage': String,
+    });
+    await otlp.span(
+      'the child coming back',
+      (s) => s.name === 'mcp-host mount up' && s.attributes['mcp-host.mount'] === 'child',
+    );
+    await otlp.point(
+      'mcp-host.mount.transitions',
+      (p) => p.metric === 'mcp-host.mount.transitions' && p.attributes['mcp-host.mount.state'] === 'down',
+    );
   },
 );
 
