@@ -212,6 +212,43 @@ t.test('over stdio: spans, context through in-process, child and remote mounts, 
   t.equal(list.attributes['mcp.method.name'], 'tools/list');
 });
 
+t.test('a 2026-07-28 client’s input-required rounds stay in its trace', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  const host = await startStdioHost(t, writeMetaPlugins(ws), {
+    env: otlp.env,
+    clientOptions: {
+      versionNegotiation: { mode: { pin: MODERN_REVISION } },
+      capabilities: { elicitation: { form: {} } },
+    },
+  });
+  host.client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'zed' } }));
+  const caller = clientContext();
+  const result = await host.client.callTool({
+    name: 'inproc.ask',
+    arguments: {},
+    _meta: { traceparent: caller.traceparent },
+  });
+  t.equal(firstText(result), 'accept');
+  const upstream = await otlp.span(
+    'the client span of ask',
+    (s) => s.traceId === caller.traceId && s.name === 'tools/call ask',
+  );
+  const elicitation = await otlp.span(
+    'the elicitation span',
+    (s) => s.traceId === caller.traceId && s.name === 'elicitation/create',
+  );
+  t.equal(elicitation.parentSpanId, upstream.spanId, 'the plugin’s question is a child of the call it was made for');
+  // The call, answered with input_required, and the client's retry with the answer: two server spans, one trace.
+  const rounds = () => otlp.spans.filter((s) => s.traceId === caller.traceId && s.name === 'tools/call inproc.ask');
+  await host.until('both rounds’ server spans', () => rounds().length === 2);
+  t.same(
+    rounds().map((s) => s.parentSpanId),
+    [caller.spanId, caller.spanId],
+    'each round is a child of the client’s span',
+  );
+});
+
 t.test('a plugin’s progress and its mid-call request stay in the client’s trace', async (t) => {
   const otlp = await startOtlpReceiver(t);
   const ws = makeWorkspace(t);
