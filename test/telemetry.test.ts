@@ -31,6 +31,11 @@ export function metaServer() {
   server.registerTool('fail', { description: 'Fail' }, () => {
     throw new Error('the fail tool failed');
   });
+  server.registerTool('flood', { description: 'Send 1500 progress notifications at once' }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    for (let i = 1; i <= 1500; i++) void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i } });
+    return { content: [{ type: 'text', text: 'flooded' }] };
+  });
   // Only ever called on the child mount: it takes the process down, as a crashing server would.
   server.registerTool('exit', { description: 'Exit the process' }, () => {
     setTimeout(() => process.exit(1), 10);
@@ -371,7 +376,7 @@ t.test('arguments and results are not recorded by default', async (t) => {
 });
 
 t.test(
-  'a reload is a span with its outcome, the mounts it starts are asked under spans marked as the host’s own, and a fault and its restart are recorded',
+  'a reload is a span with its outcome, the mounts it starts are asked under spans marked as the host’s own; dropped notifications, a fault and its restart are recorded',
   async (t) => {
     const otlp = await startOtlpReceiver(t);
     const ws = makeWorkspace(t);
@@ -398,6 +403,13 @@ t.test(
       (p) => p.metric === 'mcp-host.mounts' && p.attributes['mcp-host.mount.state'] === 'up',
     );
     await host.client.callTool({ name: 'again.meta', arguments: {} });
+
+    // Notifications over the chatter limit are counted, by mount.
+    await host.client.callTool({ name: 'inproc.flood', arguments: {} }, { onprogress: () => {} });
+    await otlp.point(
+      'mcp-host.notifications.dropped',
+      (p) => p.metric === 'mcp-host.notifications.dropped' && p.attributes['mcp-host.mount'] === 'inproc',
+    );
 
     // A fault and the restart that follows are the host's events too.
     await host.client.callTool({ name: 'child.exit', arguments: {} });

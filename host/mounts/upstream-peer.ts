@@ -14,7 +14,7 @@ import { HOST_VERSION } from '../version.js';
 import { describeThrown } from '../errors.js';
 import { kindsChangedBy } from '../catalogue/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
-import { traceUpstream } from '../telemetry/telemetry.js';
+import { recordDroppedNotifications, traceUpstream } from '../telemetry/telemetry.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -97,11 +97,12 @@ export class UpstreamPeer {
   private readonly incoming = new Map<RequestId, AbortController>();
   private closed = false;
   /** Bounds the log and progress notifications passed on, so a flood cannot bury clients' answers. */
-  private readonly chatter = new ChatterLimit((dropped, perSecond) =>
+  private readonly chatter = new ChatterLimit((dropped, perSecond) => {
+    recordDroppedNotifications(this.options.label, dropped);
     this.options.logger.warn(
       `mount "${this.options.label}" sent log and progress notifications faster than ${perSecond} a second: dropped ${dropped} of them`,
-    ),
-  );
+    );
+  });
 
   constructor(
     private readonly channel: UpstreamChannel,

@@ -101,6 +101,9 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   const listChanged = meter.createCounter('mcp-host.list_changed.sent', {
     description: 'list_changed notifications sent to clients, by list',
   });
+  const dropped = meter.createCounter('mcp-host.notifications.dropped', {
+    description: 'Log and progress notifications a mount sent over the chatter limit, dropped',
+  });
   meter
     .createObservableGauge('mcp-host.mounts', { description: 'Mounts of the live catalogue, by state (up, down)' })
     .addCallback((result) => {
@@ -285,6 +288,10 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
 
     listChangedSent(lists: ReadonlySet<ChangedList>, sessions: number) {
       for (const list of lists) listChanged.add(sessions, { [HOST_ATTR.list]: list });
+    },
+
+    notificationsDropped(mount: string, count: number) {
+      dropped.add(count, { [HOST_ATTR.mount]: mount });
     },
 
     async shutdown() {

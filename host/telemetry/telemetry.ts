@@ -49,6 +49,7 @@ export interface Instrumentation {
   reloaded(outcome: ReloadOutcome): void;
   mountStateChanged(mount: Mount): void;
   listChangedSent(lists: ReadonlySet<ChangedList>, sessions: number): void;
+  notificationsDropped(mount: string, dropped: number): void;
   shutdown(): Promise<void>;
 }
 
@@ -127,4 +128,9 @@ export function mountKindOf(name: string): string | undefined {
 
 export function recordListChanged(lists: ReadonlySet<ChangedList>, sessions: number): void {
   if (lists.size > 0) active?.listChangedSent(lists, sessions);
+}
+
+/** Log and progress notifications a mount sent over the chatter limit, dropped. */
+export function recordDroppedNotifications(mount: string, dropped: number): void {
+  active?.notificationsDropped(mount, dropped);
 }
