@@ -6,6 +6,7 @@
  *   const otlp = await startOtlpReceiver(t);
  *   startStdioHost(t, configFile, { env: otlp.env });
  *   const span = await otlp.span('the server span', (s) => s.name === 'tools/call lab.echo');
+ *   await otlp.point('mcp.server.operation.duration', { 'gen_ai.tool.name': 'lab.echo' });
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,8 +43,8 @@ export interface OtlpReceiver {
   protobufPosts: string[];
   /** Wait for the first span that matches. */
   span(what: string, match: (span: ReceivedSpan) => boolean): Promise<ReceivedSpan>;
-  /** Wait for the first data point that matches. */
-  point(what: string, match: (point: ReceivedPoint) => boolean): Promise<ReceivedPoint>;
+  /** Wait for a data point of `metric` whose attributes include `attributes`. */
+  point(metric: string, attributes?: Record<string, string>): Promise<ReceivedPoint>;
 }
 
 export async function startOtlpReceiver(t: Teardown): Promise<OtlpReceiver> {
@@ -85,7 +86,14 @@ export async function startOtlpReceiver(t: Teardown): Promise<OtlpReceiver> {
     points,
     protobufPosts,
     span: (what, match) => waitFor(what, spans, match),
-    point: (what, match) => waitFor(what, points, match),
+    point: (metric, attributes = {}) =>
+      waitFor(
+        `a ${metric} data point with ${JSON.stringify(attributes)}`,
+        points,
+        (point) =>
+          point.metric === metric &&
+          Object.entries(attributes).every(([key, value]) => point.attributes[key] === value),
+      ),
   };
 }
 
