@@ -55,14 +55,16 @@ async function connectHttp(args: string[], children: ChildProcess[]): Promise<Cl
   return client;
 }
 
-function hostConfig(): string {
+/**
+ * The host's config; `cached: false` mounts the plugin without its promise
+ * of `list_changed`, so the host cannot keep its list's pages.
+ */
+function hostConfig(cached: boolean): string {
   const dir = join(REPO_ROOT, '.tmp', 'bench');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'mcp-host.config.js');
-  writeFileSync(
-    file,
-    `export default { plugins: [{ package: ${JSON.stringify(plugin)} }], log: { level: 'info' } };\n`,
-  );
+  const file = join(dir, cached ? 'mcp-host.config.js' : 'uncached.config.js');
+  const entry = { package: plugin, ...(cached ? {} : { options: { announceChanges: false } }) };
+  writeFileSync(file, `export default { plugins: [${JSON.stringify(entry)}], log: { level: 'info' } };\n`);
   return file;
 }
 
@@ -120,21 +122,26 @@ async function measure(label: string, workload: Workload, host: Target, direct: 
   );
 }
 
-async function compare(transport: string, host: Target, direct: Target): Promise<void> {
+/** `uncached` is the host serving the plugin with no page cache (see hostConfig). */
+async function compare(transport: string, host: Target, direct: Target, uncached: Target): Promise<void> {
   console.log(`\n${transport}: ${ROUNDS} alternating rounds of ${CALLS} calls`);
   // Warm-up to steady state: the host runs more code per call than the
   // direct server (two SDK servers, the router), so it needs more calls
   // before the JIT has compiled its hot paths; measuring earlier would
   // charge it for compilation rather than for routing.
-  for (const target of [host, direct]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
+  for (const target of [host, direct, uncached]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
   await measure('tools/call sequential', sequentialCalls, host, direct);
   await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct);
-  await measure('tools/list (21 tools)', listTools, host, direct);
-  await Promise.all([host.client.close(), direct.client.close()]);
+  // The host keeps the pages of a plugin that announces its changes; the direct server rebuilds its list every time.
+  await measure('tools/list (21, host cached)', listTools, host, direct);
+  // The routing cost alone: every list reaches the plugin, as the first list after a change does.
+  await measure('tools/list (21, uncached)', listTools, uncached, direct);
+  await Promise.all([host.client.close(), direct.client.close(), uncached.client.close()]);
 }
 
 const node = process.execPath;
-const config = hostConfig();
+const config = hostConfig(true);
+const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
 
 await compare(
@@ -145,6 +152,7 @@ await compare(
     client: await connectStdio(node, [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')]),
     tool: 'echo',
   },
+  { name: 'host', client: await connectStdio(node, [CLI, 'start', '--config', uncachedConfig]), tool: 'bench.echo' },
 );
 
 const children: ChildProcess[] = [];
@@ -163,6 +171,11 @@ try {
         children,
       ),
       tool: 'echo',
+    },
+    {
+      name: 'host',
+      client: await connectHttp([CLI, 'start', '--config', uncachedConfig, '--http', '127.0.0.1:0'], children),
+      tool: 'bench.echo',
     },
   );
 } finally {

@@ -4,11 +4,14 @@
  * scenario that fails only through the host is the host's failure) and the
  * HTTP half of `npm run bench` measures the host against.
  *
- * The wiring is the established sessionful one for 2025-era clients (the
- * suite's client is one): an `initialize` without a session id opens a
- * session with a fresh server from the plugin's `create`, later requests
- * (POST, the GET stream, DELETE) name it in `Mcp-Session-Id`. Requests whose
- * Host or Origin is not loopback are refused (DNS rebinding).
+ * 2025-era clients get the established sessionful wiring: an `initialize`
+ * without a session id opens a session with a fresh server from the
+ * plugin's `create`, later requests (POST, the GET stream, DELETE) name it
+ * in `Mcp-Session-Id`. 2026-07-28 requests go to the SDK's stateless
+ * handler (`createMcpHandler`, a fresh server per request), routed by the
+ * SDK's own `isLegacyRequest`, as its documentation shows for serving both
+ * eras on one endpoint. Requests whose Host or Origin is not loopback are
+ * refused (DNS rebinding).
  *
  * Usage: node dist/bench/serve-direct-http.js PLUGIN_ENTRY [HOST:]PORT
  * Prints `listening on http://HOST:PORT/mcp` once it accepts connections.
@@ -22,8 +25,10 @@ import {
   localhostHostValidation,
   localhostOriginValidation,
   NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  toWebRequest,
 } from '@modelcontextprotocol/node';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
 import type { PluginDefinition, PluginServer } from '../host/plugin.js';
 
@@ -37,6 +42,12 @@ const [host, port] = address.includes(':') ? address.split(':') : ['127.0.0.1', 
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
 const definition = (await import(pathToFileURL(resolve(entry)).href)).default as PluginDefinition;
 const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; server: PluginServer }>();
+const modern = toNodeHandler(
+  createMcpHandler(
+    async () => (await definition.create({ options: {}, logger: logger.child({ plugin: entry }) })) as McpServer,
+    { legacy: 'reject' },
+  ),
+);
 const hostAllowed = localhostHostValidation();
 const originAllowed = localhostOriginValidation();
 
@@ -78,6 +89,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       return refuse(res, 400, 'Parse error: the body is not JSON');
     }
     if (session) return session.transport.handleRequest(req, res, body);
+    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return modern(req, res, body);
     if (sessionId === undefined && isInitializeRequest(body)) return openSession(req, res, body);
   } else if (session) {
     return session.transport.handleRequest(req, res);

@@ -6,7 +6,10 @@
  * - `churn` (in process): upgraded (new version, new code) every third reload;
  * - `extra` (in process): added and removed on alternate reloads;
  * - `child` (a stdio server): SIGKILLed every few seconds, and brought back
- *   by its supervisor.
+ *   by its supervisor;
+ * - `faulty` (in process): each instance throws from a timer a few seconds
+ *   after it is created (an uncaught exception outside any request), so its
+ *   supervisor withdraws it and creates a fresh one, again and again.
  *
  * CLIENTS 2025-era clients over Streamable HTTP call tools continuously,
  * each picking from its own tools/list, which it refreshes on every
@@ -21,14 +24,14 @@
  * every client's final tools/list equal to the host's, memory flat.
  *
  * `npm run soak` (SOAK_SECONDS, default 60; SOAK_CLIENTS, default 20;
- * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000; 0 turns either
- * off, for a baseline). Exits 1 when a goal is missed. `runSoak` is the same run, for the test suite's short one.
+ * SOAK_RELOAD_MS, default 1000; SOAK_KILL_MS, default 3000; SOAK_FAULT_MS,
+ * default 3000; 0 turns any of them off, for a baseline). Exits 1 when a goal is missed. `runSoak` is the same run, for the test suite's short one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI } from '../test/helpers/host.js';
@@ -39,6 +42,8 @@ export interface SoakOptions {
   clients: number;
   reloadEveryMs: number;
   killEveryMs: number;
+  /** How long after its creation each instance of `faulty` throws from a timer (0: never). */
+  faultEveryMs: number;
   /** Progress lines (to stderr when run as a script). */
   log?: (line: string) => void;
 }
@@ -47,6 +52,8 @@ export interface SoakReport {
   options: Omit<SoakOptions, 'log'>;
   reloads: { total: number; added: number; removed: number; upgraded: number; refused: number };
   kills: number;
+  /** Faults of `faulty` the host logged (and recovered from). */
+  faults: number;
   calls: number;
   /** Failures of calls to a mount that was deliberately removed or killed, by reason. */
   expectedFailures: Record<string, number>;
@@ -56,8 +63,8 @@ export interface SoakReport {
   latencyMs: { p50: number; p99: number };
   /**
    * The host's memory at the end of each quarter of the run, in MiB: its
-   * resident set, and its live heap after the last full GC by then (what a
-   * leak grows; RSS also holds what V8 has not given back).
+   * resident set, and its live heap after a full GC run then (what a leak
+   * grows; RSS also holds what V8 has not given back).
    */
   memoryMiB: { rss: number[]; heapAfterGc: number[]; fullGcs: number };
   /** Clients whose final tools/list equals a fresh client's. */
@@ -66,11 +73,18 @@ export interface SoakReport {
   finalTools: string[];
 }
 
-/** Mounts a call may fail on by design: `extra` is removed on every other reload, `child` is killed. */
-const DISRUPTED = ['extra.', 'child.'];
-/** What such a failure says: the tool is gone, the mount is down, or it went down mid-call. */
-const DISRUPTION =
-  /Unknown tool|is down|closed the connection before answering|could not send to mount|is not connected|a reload removed or replaced this plugin/;
+/**
+ * The failures a call may meet by design, per mount, and nothing else:
+ * `extra`, removed on every other reload, is gone (or its last calls are
+ * cut at the drain); `child`, SIGKILLed, is down or went down mid-call, and
+ * only while it is (see \`childDown\`: from a kill until the host is ready again);
+ * `faulty`, which faults from a timer, is down or had its call cut by the fault.
+ */
+const REMOVED_EXTRA = /^extra\.echo: (Unknown tool "extra\.echo"|.*a reload removed or replaced this plugin)/;
+const KILLED_CHILD =
+  /^child\.echo: (plugin "child" \(soak-child\): is down|mount "child" closed the connection before answering|.*could not send to mount "child"|.*mount "child" is not connected)/;
+const FAULTED_PLUGIN =
+  /^faulty\.echo: (plugin "faulty" \(@soak\/faulty\): is down|mount "faulty" closed the connection before answering)/;
 
 const text = (value: string) => `({ content: [{ type: 'text', text: ${value} }] })`;
 
@@ -131,10 +145,48 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 `;
 
-function writeConfig(ws: Workspace, withExtra: boolean, pidFile: string): string {
+/**
+ * A plugin whose every instance throws from a timer `faultAfterMs` after it
+ * is created, until the file `calmFile` exists (the run is over).
+ */
+function writeFaultyPlugin(ws: Workspace): void {
+  ws.writePackage(
+    'node_modules/@soak/faulty',
+    { name: '@soak/faulty', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'faulty' } },
+    {
+      'index.js': `import { existsSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+export default {
+  create({ options: { faultAfterMs, calmFile } }) {
+    if (faultAfterMs > 0) {
+      setTimeout(() => {
+        if (!existsSync(calmFile)) throw new Error('soak: a fault from a timer');
+      }, faultAfterMs).unref();
+    }
+    const server = new McpServer({ name: 'faulty', version: '1.0.0' });
+    server.registerTool('echo', { description: 'Echo, until it faults', inputSchema: z.object({ text: z.string() }) },
+      async ({ text }) => ${text("text + ' from faulty'")});
+    return server;
+  },
+};
+`,
+    },
+  );
+}
+
+interface SoakConfig {
+  withExtra: boolean;
+  pidFile: string;
+  faultAfterMs: number;
+  calmFile: string;
+}
+
+function writeConfig(ws: Workspace, { withExtra, pidFile, faultAfterMs, calmFile }: SoakConfig): string {
   return ws.writeConfig({
     plugins: [
       { package: '@soak/steady' },
+      { package: '@soak/faulty', options: { faultAfterMs, calmFile } },
       { package: '@soak/churn' },
       ...(withExtra ? [{ package: '@soak/extra' }] : []),
       { package: 'soak-child', prefix: 'child', env: { PID_FILE: pidFile } },
@@ -191,15 +243,20 @@ class SoakClient {
   }
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
   return Math.round((kb / 1024) * 10) / 10;
+}
+
+/** How many times the child has started: each start appends its pid. */
+function childStarts(pidFile: string): number {
+  return readFileSync(pidFile, 'utf8').trim().split('\n').length;
 }
 
 /** A pid-less or dead child is simply not killed this time. */
@@ -221,23 +278,29 @@ function reasonOf(error: unknown): string {
     .slice(0, 200);
 }
 
-interface SoakHost {
+export interface SoakHost {
   url: string;
   child: ChildProcess;
   log: () => string;
   /** Each full (mark-compact) GC so far: when, and the live heap it left. */
   fullGcs: { at: number; heapMiB: number }[];
+  /** Have the host run a full GC now; resolves with the live heap it left, in MiB. */
+  collectGarbage(): Promise<number>;
 }
+
+/** Preloaded into the host: a full GC on SIGUSR2 (see gc-on-signal.ts). */
+const GC_ON_SIGNAL = fileURLToPath(new URL('./gc-on-signal.js', import.meta.url));
 
 /**
  * The host over HTTP, with V8's GC trace on its stdout (unused when serving
  * HTTP): a mark-compact line says how much heap was still live after it.
  */
-async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHost> {
-  const child = spawn(process.execPath, ['--trace-gc', CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHost> {
+  const child = spawn(
+    process.execPath,
+    ['--trace-gc', '--expose-gc', '--import', GC_ON_SIGNAL, CLI, 'start', '--config', config, '--http', '127.0.0.1:0'],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const fullGcs: SoakHost['fullGcs'] = [];
   child.stdout!.setEncoding('utf8');
   let partial = '';
@@ -258,10 +321,16 @@ async function startHost(config: string, env: NodeJS.ProcessEnv): Promise<SoakHo
     });
     child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening:\n${log}`)));
   });
-  return { url, child, log: () => log, fullGcs };
+  const collectGarbage = async () => {
+    const before = fullGcs.length;
+    child.kill('SIGUSR2');
+    while (fullGcs.length === before) await sleep(10);
+    return fullGcs.at(-1)!.heapMiB;
+  };
+  return { url, child, log: () => log, fullGcs, collectGarbage };
 }
 
-async function waitUntilReady(url: string, ms: number): Promise<void> {
+export async function waitUntilReady(url: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while ((await fetch(url.replace(/\/mcp$/, '/readyz')).catch(() => undefined))?.status !== 200) {
     if (Date.now() > deadline) throw new Error(`the host was not ready (every mount up) within ${ms} ms`);
@@ -282,8 +351,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     { name: 'soak-child', version: '1.0.0', type: 'module', bin: { 'soak-child': 'server.js' } },
     { 'server.js': CHILD_SERVER },
   );
-  let withExtra = true;
-  const config = writeConfig(ws, withExtra, pidFile);
+  writeFaultyPlugin(ws);
+  const soakConfig: SoakConfig = {
+    withExtra: true,
+    pidFile,
+    faultAfterMs: options.faultEveryMs,
+    calmFile: join(ws.dir, 'calm'),
+  };
+  const config = writeConfig(ws, soakConfig);
   const host = await startHost(config, { XDG_RUNTIME_DIR: join(ws.dir, 'run'), MCP_HOST_LOG_LEVEL: 'info' });
   const hostPid = host.child.pid!;
   const report: SoakReport = {
@@ -292,9 +367,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       clients: options.clients,
       reloadEveryMs: options.reloadEveryMs,
       killEveryMs: options.killEveryMs,
+      faultEveryMs: options.faultEveryMs,
     },
     reloads: { total: 0, added: 0, removed: 0, upgraded: 0, refused: 0 },
     kills: 0,
+    faults: 0,
     calls: 0,
     expectedFailures: {},
     unexpectedFailures: {},
@@ -312,6 +389,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     const latencies: number[] = [];
     const count = (table: Record<string, number>, reason: string) => (table[reason] = (table[reason] ?? 0) + 1);
+    /** From each kill of the child until the host reported every mount up again. */
+    const childDown: { from: number; to: number }[] = [];
+    /** Failed calls to the child, judged once the kills' windows are known. */
+    const childFailures: { from: number; to: number; reason: string }[] = [];
     const deadline = Date.now() + options.seconds * 1000;
     let running = true;
     const callLoop = async (soaker: SoakClient, index: number) => {
@@ -323,9 +404,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           await soaker.client.callTool({ name, arguments: { text: `call ${n}` } });
           latencies.push(performance.now() - started);
         } catch (error) {
-          const reason = reasonOf(error);
-          const disrupted = DISRUPTED.some((prefix) => name.startsWith(prefix)) && DISRUPTION.test(reason);
-          count(disrupted ? report.expectedFailures : report.unexpectedFailures, `${name}: ${reason}`);
+          const reason = `${name}: ${reasonOf(error)}`;
+          if (KILLED_CHILD.test(reason))
+            childFailures.push({ from: Date.now() - (performance.now() - started), to: Date.now(), reason });
+          else {
+            const expected = REMOVED_EXTRA.test(reason) || FAULTED_PLUGIN.test(reason);
+            count(expected ? report.expectedFailures : report.unexpectedFailures, reason);
+          }
         }
         report.calls++;
       }
@@ -336,13 +421,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const reloads = (async () => {
       for (let step = 1; options.reloadEveryMs > 0 && Date.now() < deadline; step++) {
         await sleep(options.reloadEveryMs);
-        withExtra = !withExtra;
-        report.reloads[withExtra ? 'added' : 'removed']++;
+        soakConfig.withExtra = !soakConfig.withExtra;
+        report.reloads[soakConfig.withExtra ? 'added' : 'removed']++;
         if (step % 3 === 0) {
           writePlugin(ws, 'churn', `1.0.${step}`, 20);
           report.reloads.upgraded++;
         }
-        writeConfig(ws, withExtra, pidFile);
+        writeConfig(ws, soakConfig);
         process.kill(hostPid, 'SIGHUP');
         report.reloads.total++;
       }
@@ -350,7 +435,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const kills = (async () => {
       while (options.killEveryMs > 0 && Date.now() < deadline) {
         await sleep(options.killEveryMs);
-        if (Date.now() < deadline && killChild(pidFile)) report.kills++;
+        const from = Date.now();
+        const started = childStarts(pidFile);
+        if (from < deadline && killChild(pidFile)) {
+          report.kills++;
+          // Down until its successor has started (so the host saw the death) and the host is ready again.
+          while (childStarts(pidFile) === started) await sleep(20);
+          await waitUntilReady(host.url, 10_000);
+          childDown.push({ from, to: Date.now() });
+        }
       }
     })();
     const started = Date.now();
@@ -359,7 +452,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       for (const end of quarterEnds) {
         await sleep(Math.max(0, end - Date.now()));
         report.memoryMiB.rss.push(rssMiB(hostPid));
-        report.memoryMiB.heapAfterGc.push(host.fullGcs.findLast((gc) => gc.at <= end)?.heapMiB ?? 0);
+        report.memoryMiB.heapAfterGc.push(await host.collectGarbage());
       }
     })();
 
@@ -367,8 +460,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     running = false;
     await Promise.all(loops);
     report.memoryMiB.fullGcs = host.fullGcs.filter((gc) => gc.at >= started).length;
+    for (const { from, to, reason } of childFailures) {
+      const whileDown = childDown.some((down) => from <= down.to && to >= down.from);
+      count(whileDown ? report.expectedFailures : report.unexpectedFailures, reason);
+    }
 
-    // Quiescence: the last reload done, the child back, every client's relisting over.
+    // Quiescence: the last reload done, no more faults, the child and faulty back, every client's relisting over.
+    ws.writeFile('calm', '');
+    report.faults = host.log().split('faulted: an exception was thrown outside any request').length - 1;
     await waitUntilReady(host.url, 10_000);
     await sleep(500);
     await Promise.all(clients.map((client) => client.settled()));
@@ -392,7 +491,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 }
 
-function round(ms: number): number {
+export function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
@@ -409,12 +508,13 @@ export function formatSoak(report: SoakReport): { text: string; ok: boolean } {
     `mcp-host soak: ${options.seconds} s, ${options.clients} clients over Streamable HTTP`,
     `  reloads: ${reloads.total} (every ${options.reloadEveryMs} ms: ${reloads.added} added extra, ${reloads.removed} removed it, ${reloads.upgraded} upgraded churn), ${reloads.refused} refused`,
     `  child killed: ${report.kills} times (every ${options.killEveryMs} ms)`,
+    `  faulty faulted: ${report.faults} times (${options.faultEveryMs} ms after each instance was created), and was re-created each time`,
     `  calls: ${report.calls} made, ${unexpected} failed unexpectedly, ${failed(report.expectedFailures)} failed as expected (to a removed or killed mount)`,
     ...reasons(report.expectedFailures),
     ...(unexpected > 0 ? ['  unexpected failures:', ...reasons(report.unexpectedFailures)] : []),
     `  latency: p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`,
     `  notifications: ${report.notifications} tools/list_changed received`,
-    `  host memory at each quarter: RSS ${report.memoryMiB.rss.join(', ')} MiB; live heap after the last full GC ${report.memoryMiB.heapAfterGc.join(', ')} MiB (${report.memoryMiB.fullGcs} full GCs)`,
+    `  host memory at each quarter: RSS ${report.memoryMiB.rss.join(', ')} MiB; live heap after a full GC ${report.memoryMiB.heapAfterGc.join(', ')} MiB (${report.memoryMiB.fullGcs} full GCs in all)`,
     `  final tools/list: ${report.finalListsEqual} of ${options.clients} clients equal to the host's (${report.finalTools.join(', ')})`,
   ];
   return {
@@ -430,6 +530,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     clients: env('SOAK_CLIENTS', 20),
     reloadEveryMs: env('SOAK_RELOAD_MS', 1000),
     killEveryMs: env('SOAK_KILL_MS', 3000),
+    faultEveryMs: env('SOAK_FAULT_MS', 3000),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const { text: summary, ok } = formatSoak(report);

@@ -5,16 +5,19 @@ import { HostError, ProblemsError, describeThrown, formatProblem } from './error
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
+import { installFaultAttribution } from './mounts/fault-attribution.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
 
 Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
-  mcp-host check [--config PATH]
+  mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--config PATH]
   mcp-host pin [--diff] [--config PATH]
+  mcp-host init
+  mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -27,10 +30,25 @@ Serve the composed catalogue. Over stdio unless the config's "http" or --http as
 
 Environment:
   MCP_HOST_HTTP_TOKENS   comma-separated bearer tokens; when set, HTTP clients must send one`,
-  check: `Usage: mcp-host check [--config PATH]
+  check: `Usage: mcp-host check [--config PATH] [--options JSON]
 
 Resolve and check every plugin, create the accepted ones, preflight the composed catalogue and
-print it. Lists every problem found and exits 1 if there is any.`,
+print it. Lists every problem found and exits 1 if there is any.
+
+Run in a plugin's own package directory (no config found, its package.json has an "mcp-host"
+field), it checks that package as a plugin: manifest, definition, a dry create() with the
+--options given (default {}), and its tools under the names they would get.`,
+  init: `Usage: mcp-host init
+
+Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
+nearest package.json "type" says, mounting nothing yet. Never overwrites a config.`,
+  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
+
+npm install PACKAGE (a registry name, a local directory or a tarball) next to the config, check
+it as check would with its entry added, and only then add the entry to the config file, keeping
+the file's formatting and comments. A refused package leaves the config unchanged.
+  --prefix P   mount under prefix P (default: the package's own prefix, else one from its name)
+  --flat       mount with names unchanged`,
   list: `Usage: mcp-host list [--config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
@@ -59,14 +77,15 @@ withheld from clients until pinned again (pins: 'refuse').
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload', 'pin'];
+  const commands = ['start', 'check', 'list', 'reload', 'pin', 'init', 'add'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   let values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
       options: {
         config: { type: 'string' },
@@ -76,9 +95,12 @@ async function main(argv: string[]): Promise<number> {
         stdio: { type: 'boolean' },
         http: { type: 'string' },
         version: { type: 'boolean' },
+        prefix: { type: 'string' },
+        flat: { type: 'boolean' },
+        options: { type: 'string' },
       },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: command === 'add',
     }));
   } catch (error) {
     throw new UsageError(describeThrown(error));
@@ -93,23 +115,27 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
+  if ((values.prefix !== undefined || values.flat) && command !== 'add')
+    throw new UsageError('--prefix and --flat go with "add"');
+  if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
   );
-  // Plugins run in this process: a promise one of them rejects with nothing
-  // to catch it would end the process (Node's default), and with it every
-  // other plugin and client. It is logged instead; the call it belonged to
-  // times out naming its mount.
-  process.on('unhandledRejection', (reason) =>
-    logger.error({ err: reason }, 'a promise was rejected and nothing handled it (most likely a plugin bug)'),
-  );
+  // Plugins run in this process: their faults (an exception from a timer, a
+  // promise rejected and forgotten, a call to process.exit) are theirs, not
+  // the host's. Installed before any plugin code can run.
+  installFaultAttribution(logger);
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.
   switch (command) {
     case 'check':
-      return (await import('./commands/check.js')).check(common);
+      return (await import('./commands/check.js')).check({ ...common, ...sampleOptions(values.options) });
+    case 'init':
+      return (await import('./commands/init.js')).init(common);
+    case 'add':
+      return (await import('./commands/add.js')).add({ ...common, ...addFlags(positionals, values) });
     case 'list':
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
@@ -119,6 +145,33 @@ async function main(argv: string[]): Promise<number> {
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }
+}
+
+/** `add PACKAGE [--prefix P | --flat]`. */
+function addFlags(positionals: string[], values: { prefix?: string; flat?: boolean }) {
+  if (positionals.length !== 1)
+    throw new UsageError('add takes one PACKAGE (a registry name, a directory or a tarball)');
+  if (values.prefix !== undefined && values.flat) throw new UsageError('--prefix and --flat exclude each other');
+  return {
+    spec: positionals[0]!,
+    ...(values.prefix !== undefined && { prefix: values.prefix }),
+    ...(values.flat && { flat: true }),
+  };
+}
+
+/** `check --options JSON`: the options a plugin checked in its own directory is created with. */
+function sampleOptions(json: string | undefined): { sampleOptions?: Record<string, unknown> } {
+  if (json === undefined) return {};
+  let options: unknown;
+  try {
+    options = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(`--options: ${describeThrown(error)}`);
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError('--options takes a JSON object, e.g. --options \'{"units":"metric"}\'');
+  }
+  return { sampleOptions: options as Record<string, unknown> };
 }
 
 /** `--stdio` and `--http [HOST:]PORT`, checked here so a bad address is a usage error (exit 2). */

@@ -6,15 +6,22 @@
  * directory, the config's directory), so they are loaded fresh with it rather
  * than served stale from the module cache. Dependencies outside the scope or
  * under a nested node_modules (the SDK, zod, …) keep their single instance.
+ * Its load hook gives one file (a `.js` config written as an ES module in a
+ * CommonJS project) the format its syntax needs.
  *
  * It runs on Node's hooks thread: it imports nothing from the host.
  */
-import type { ResolveHook } from 'node:module';
+import type { LoadHook, ResolveHook } from 'node:module';
 import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const TAG_PARAM = 'mcp-host-fresh';
 export const SCOPE_PARAM = 'mcp-host-scope';
+/**
+ * Set on one file's URL only (a config file): load it as an ES module
+ * whatever its package's "type" says. Never passed on to what it imports.
+ */
+export const AS_MODULE_PARAM = 'mcp-host-as-module';
 
 /** True when `file` is inside `scopeDir` and not inside a package installed below it. */
 export function isInScope(file: string, scopeDir: string): boolean {
@@ -37,6 +44,12 @@ export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
   if (scope === null || url.protocol !== 'file:' || url.search !== '' || !isInScope(fileURLToPath(url), scope)) {
     return resolved;
   }
-  url.search = parentUrl.search;
+  url.searchParams.set(TAG_PARAM, parentUrl.searchParams.get(TAG_PARAM)!);
+  url.searchParams.set(SCOPE_PARAM, scope);
   return { ...resolved, url: url.href };
 };
+
+export const load: LoadHook = (url, context, nextLoad) =>
+  url.startsWith('file:') && new URL(url).searchParams.has(AS_MODULE_PARAM)
+    ? nextLoad(url, { ...context, format: 'module' })
+    : nextLoad(url, context);

@@ -18,20 +18,28 @@
 import { realpath } from 'node:fs/promises';
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { isInScope, SCOPE_PARAM, TAG_PARAM } from './fresh-import-hooks.js';
+import { AS_MODULE_PARAM, isInScope, SCOPE_PARAM, TAG_PARAM } from './fresh-import-hooks.js';
 
 const requireCache = createRequire(import.meta.url).cache;
 let hooksRegistered = false;
 /** Scopes imported once already: importing one again is when the hook is needed. */
 const importedScopes = new Set<string>();
 
-export async function importFresh(file: string, tag: string, scopeDir: string): Promise<Record<string, unknown>> {
+export async function importFresh(
+  file: string,
+  tag: string,
+  scopeDir: string,
+  {
+    asModule = false,
+  }: { /** Load `file` as an ES module whatever its package's "type" says. */ asModule?: boolean } = {},
+): Promise<Record<string, unknown>> {
   // Node resolves imports to real paths; the scope must be one too to contain them.
   const [realFile, realScope] = await Promise.all([realpath(file), realpath(scopeDir)]);
   // The hook runs every later import of the process through a loader thread,
   // which slows start-up noticeably; the first import of a scope finds nothing
-  // cached, so it is needed only from the second (a reload) on.
-  if (importedScopes.has(realScope) && !hooksRegistered) {
+  // cached, so it is needed only from the second (a reload) on, or to load a
+  // file in a format its package does not say.
+  if ((asModule || importedScopes.has(realScope)) && !hooksRegistered) {
     register(new URL('./fresh-import-hooks.js', import.meta.url));
     hooksRegistered = true;
   }
@@ -42,5 +50,6 @@ export async function importFresh(file: string, tag: string, scopeDir: string): 
   const url = pathToFileURL(realFile);
   url.searchParams.set(TAG_PARAM, tag);
   url.searchParams.set(SCOPE_PARAM, realScope);
+  if (asModule) url.searchParams.set(AS_MODULE_PARAM, '1');
   return (await import(url.href)) as Record<string, unknown>;
 }

@@ -21,7 +21,15 @@ import { recordListChanged, recordMountState } from './telemetry/telemetry.js';
  */
 export class HostRuntime implements MountEvents {
   private live: Generation | undefined;
+  /** Every long-lived session and notifier, reachable or not. */
   readonly sessions = new Set<SessionNotifier>();
+  /**
+   * The sessions a broadcast can reach now (stdio's client, a 2025-era HTTP
+   * session while its GET stream is open, the 2026-07-28 endpoint's
+   * streams): a `list_changed` costs what it reaches, however many quiet
+   * sessions are open.
+   */
+  private readonly reachable = new Set<SessionNotifier>();
   /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
   private readonly subscribers = new Map<string, Set<SessionNotifier>>();
   /** Each mount's refreshes after its own list_changed, coalesced so that a storm of them costs two. */
@@ -34,8 +42,11 @@ export class HostRuntime implements MountEvents {
     return this.live;
   }
 
-  /** Install the first generation (start-up) or swap in the next (reload). */
-  swap(next: Generation): CatalogueDiff | undefined {
+  /**
+   * Install the first generation (start-up) or swap in the next (reload):
+   * what changed, and the `list_changed` notifications sent for it.
+   */
+  swap(next: Generation): (CatalogueDiff & { notified: Set<ChangedList> }) | undefined {
     const before = this.live;
     this.live = next;
     // A supervised mount may have come back since `next` was built, while
@@ -43,7 +54,7 @@ export class HostRuntime implements MountEvents {
     next.reindex();
     if (!before) return undefined;
     const diff = diffGenerations(before, next);
-    this.broadcastListChanged(diff.changedLists);
+    const notified = this.broadcastListChanged(diff.changedLists);
     const kept = new Set(next.mounts);
     // A new or replaced plugin starts with no subscriptions: renew those sessions hold on what it serves.
     const previous = new Set(before.mounts);
@@ -53,7 +64,7 @@ export class HostRuntime implements MountEvents {
       next.config.reload.drainTimeoutMs,
       'a reload removed or replaced this plugin',
     );
-    return diff;
+    return { ...diff, notified };
   }
 
   /**
@@ -79,16 +90,25 @@ export class HostRuntime implements MountEvents {
     );
   }
 
-  broadcastListChanged(lists: ReadonlySet<ChangedList>): void {
-    if (lists.size === 0) return;
-    for (const session of this.sessions) session.listChanged(lists);
-    recordListChanged(lists, this.sessions.size);
+  /** Tell every session that can hear it; returns the lists at least one session was sent. */
+  broadcastListChanged(lists: ReadonlySet<ChangedList>): Set<ChangedList> {
+    const sent = new Set<ChangedList>();
+    if (lists.size === 0) return sent;
+    for (const session of this.reachable) {
+      const told = session.listChanged(lists);
+      recordListChanged(told);
+      for (const list of told) sent.add(list);
+    }
+    return sent;
   }
 
   onNotification(mount: Mount, notification: JSONRPCNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
     if (notification.method === 'notifications/message') {
-      for (const session of this.sessions) session.log(params as LoggingMessageNotification['params']);
+      // Tied to no one session (the peer passes a call's own to its client):
+      // it may carry one client's arguments, so it goes to the host's log,
+      // never to every client.
+      logPluginMessage(mount.logger, params as LoggingMessageNotification['params']);
       return;
     }
     if (notification.method === 'notifications/resources/updated') {
@@ -192,12 +212,21 @@ export class HostRuntime implements MountEvents {
     await subscriptionOwner(this.current, uri).request('resources/unsubscribe', { uri });
   }
 
-  addSession(session: SessionNotifier): void {
+  /** A long-lived session joins; `reachable` says whether a broadcast can reach it yet. */
+  addSession(session: SessionNotifier, reachable = true): void {
     this.sessions.add(session);
+    if (reachable) this.reachable.add(session);
+  }
+
+  /** A session's notification stream opened or closed (a 2025-era HTTP session's GET stream). */
+  setReachable(session: SessionNotifier, reachable: boolean): void {
+    if (reachable && this.sessions.has(session)) this.reachable.add(session);
+    else this.reachable.delete(session);
   }
 
   removeSession(session: SessionNotifier): void {
     this.sessions.delete(session);
+    this.reachable.delete(session);
     for (const uri of [...session.subscriptions]) {
       this.unsubscribe(session, uri).catch((error: unknown) =>
         this.logger.debug({ err: error }, `could not unsubscribe from ${uri}`),
@@ -210,6 +239,26 @@ export class HostRuntime implements MountEvents {
     const mounts = this.live?.mounts ?? [];
     await Promise.allSettled(mounts.map((mount) => mount.close()));
   }
+}
+
+/** MCP's syslog levels as pino's. */
+const PINO_LEVEL_OF = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+} as const;
+
+function logPluginMessage(logger: Logger, params: LoggingMessageNotification['params']): void {
+  const level = PINO_LEVEL_OF[params.level] ?? 'info';
+  logger[level](
+    { pluginLogger: params.logger, data: params.data },
+    'log message from the plugin, tied to no single client session',
+  );
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
 # `npm run conformance`: the official MCP conformance suite
 # (@modelcontextprotocol/conformance, server mode) judges mcp-host serving the
-# conformance plugin (plugins/conformance) mounted flat over Streamable HTTP.
+# conformance plugin (plugins/conformance) mounted flat over Streamable HTTP,
+# at exactly what each protocol revision requires (`--requirements`).
 #
 # Usage: scripts/conformance.sh [--direct] [suite args...]
-#   scripts/conformance.sh                        # the active suite, through the host
-#   scripts/conformance.sh --direct               # the same, against the plugin served alone (the baseline)
-#   scripts/conformance.sh --scenario ping        # one scenario
-#   scripts/conformance.sh --suite all            # active + pending scenarios
+#   scripts/conformance.sh                          # --requirements 2025-11-25, then 2026-07-28, through the host
+#   scripts/conformance.sh --direct                 # the same, against the plugin served alone (the baseline)
+#   scripts/conformance.sh --url URL                # the same, through the host mounting the server at URL flat
+#   scripts/conformance.sh --scenario ping          # one scenario (any suite args run once, as given)
 # Expects a build (`npm run conformance` builds first).
 #
 # The suite needs Node >= 22. When the node on PATH is older, a Node 22 binary
 # is installed from npm (package node-<platform>-<arch>@22) beside the suite in
-# $MCP_CONFORMANCE_HOME (default ~/.cache/mcp-conformance); later runs reuse both.
+# $MCP_CONFORMANCE_HOME (default ~/.cache/mcp-conformance/<suite version>); later runs reuse both.
 #
-# Environment: MCP_CONFORMANCE_HOME, MCP_CONFORMANCE_VERSION (default 0.1.16),
-#   RESULTS_DIR (default a new temp dir: per-scenario checks.json, the suite's and the server's logs),
-#   RUN_TIMEOUT_S (default 600).
-# Prints PASS/FAIL per scenario (a scenario passes when none of its checks is a FAILURE), then
-# "N passed, M failed". Exit: 0 all passed, 1 some failed, 2 could not run.
+# Environment: MCP_CONFORMANCE_HOME, MCP_CONFORMANCE_VERSION (default 0.2.0-alpha.12, pinned),
+#   RESULTS_DIR (default a new temp dir: per run, per-scenario checks.json, the suite's and the server's logs),
+#   RUN_TIMEOUT_S (default 600 per run).
+# Prints PASS/FAIL per scored scenario (a scenario passes when none of its checks is a FAILURE),
+# "(not scored)" for what the suite runs but does not score at that revision, then one tally line
+# per run: "<revision>: N passed, M failed". Exit: 0 all passed, 1 some failed, 2 could not run.
 set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SUITE_HOME="${MCP_CONFORMANCE_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conformance}"
-SUITE_VERSION="${MCP_CONFORMANCE_VERSION:-0.1.16}"
+SUITE_VERSION="${MCP_CONFORMANCE_VERSION:-0.2.0-alpha.12}"
+# One directory per suite version: runs of different versions side by side never reinstall each other's.
+SUITE_HOME="${MCP_CONFORMANCE_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conformance/$SUITE_VERSION}"
 SUITE_CLI="$SUITE_HOME/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 RESULTS_DIR="${RESULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcp-host-conformance.XXXXXX")}"
 SERVER_PID=""
@@ -47,7 +50,9 @@ trap stop_server EXIT
 trap 'exit 130' INT TERM
 
 target=host
+UPSTREAM_URL=""
 if [ "${1:-}" = "--direct" ]; then target=direct; shift; fi
+if [ "${1:-}" = "--url" ]; then UPSTREAM_URL="${2:?--url needs the URL of a Streamable HTTP MCP server}"; shift 2; fi
 
 command -v node >/dev/null || fail_to_run "node is not on PATH"
 [ -f "$REPO/dist/host/cli.js" ] || fail_to_run "no build at $REPO/dist (run: npm run build)"
@@ -73,57 +78,75 @@ if [ ! -x "$SUITE_NODE" ] || [ ! -f "$SUITE_CLI" ] ||
 fi
 [ -x "$SUITE_NODE" ] || fail_to_run "no Node 22 at $SUITE_NODE"
 
-# --- the server under test ------------------------------------------------------------------
-PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-URL="http://127.0.0.1:$PORT/mcp"
-SERVER_LOG="$RESULTS_DIR/$target.log"
-mkdir -p "$RESULTS_DIR"
-if [ "$target" = host ]; then
-  node "$REPO/dist/host/cli.js" start --config "$REPO/test/conformance/mcp-host.config.js" \
-    --http "127.0.0.1:$PORT" </dev/null >"$SERVER_LOG" 2>&1 &
-else
-  node "$REPO/dist/bench/serve-direct-http.js" "$REPO/plugins/conformance/index.js" \
-    "127.0.0.1:$PORT" </dev/null >"$SERVER_LOG" 2>&1 &
+# --- one run: a fresh server under test, the suite, the tally -------------------------------
+# A config mounting the server at --url flat (the host is what is judged, against that server's own baseline).
+CONFIG="$REPO/test/conformance/mcp-host.config.js"
+if [ -n "$UPSTREAM_URL" ]; then
+  CONFIG="$RESULTS_DIR/mcp-host.config.mjs"
+  mkdir -p "$RESULTS_DIR"
+  printf 'export default { reload: { watch: false }, plugins: [{ url: %s, flat: true }] };\n' \
+    "$(node -p 'JSON.stringify(process.argv[1])' "$UPSTREAM_URL")" >"$CONFIG"
 fi
-SERVER_PID=$!
 
-# Ready when /mcp answers anything over HTTP (a bare GET is refused: that is an answer).
-deadline=$(($(date +%s) + ${WAIT_S:-20}))
-until node -e 'require("http").get(process.argv[1],(r)=>process.exit(0)).on("error",()=>process.exit(1))' "$URL" 2>/dev/null; do
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    tail -n 30 "$SERVER_LOG" >&2
-    SERVER_PID=""
-    fail_to_run "the $target server exited before listening (log: $SERVER_LOG)"
+# run LABEL SUITE_ARGS...: prints the run's scenarios and, last, "LABEL: N passed, M failed"; returns 0 when all passed.
+run() {
+  local label="$1"; shift
+  local dir="$RESULTS_DIR/$label"
+  mkdir -p "$dir"
+  local port url log
+  port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  url="http://127.0.0.1:$port/mcp"
+  log="$dir/$target.log"
+  if [ "$target" = host ]; then
+    node "$REPO/dist/host/cli.js" start --config "$CONFIG" --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
+  else
+    node "$REPO/dist/bench/serve-direct-http.js" "$REPO/plugins/conformance/index.js" \
+      "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   fi
-  [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from $URL within ${WAIT_S:-20}s (log: $SERVER_LOG)"
-  sleep 0.2
-done
+  SERVER_PID=$!
 
-# --- the run --------------------------------------------------------------------------------
-SUITE_LOG="$RESULTS_DIR/suite.log"
-echo "conformance $SUITE_VERSION | node $("$SUITE_NODE" -v) | $target at $URL | ${*:-active suite} | results in $RESULTS_DIR"
-bounded=()
-command -v timeout >/dev/null && bounded=(timeout "${RUN_TIMEOUT_S:-600}")
-"${bounded[@]}" "$SUITE_NODE" "$SUITE_CLI" server --url "$URL" -o "$RESULTS_DIR" "$@" >"$SUITE_LOG" 2>&1
-suite_status=$?
-stop_server
+  # Ready when /mcp answers anything over HTTP (a bare GET is refused: that is an answer).
+  local deadline=$(($(date +%s) + ${WAIT_S:-20}))
+  until node -e 'require("http").get(process.argv[1],(r)=>process.exit(0)).on("error",()=>process.exit(1))' "$url" 2>/dev/null; do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      tail -n 30 "$log" >&2
+      SERVER_PID=""
+      fail_to_run "the $target server exited before listening (log: $log)"
+    fi
+    [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from $url within ${WAIT_S:-20}s (log: $log)"
+    sleep 0.2
+  done
 
-# Tally from the checks each scenario saved, not from the suite's console output: a scenario
-# that started but saved nothing (it crashed, or the run timed out) counts as failed.
-node - "$RESULTS_DIR" "$SUITE_LOG" "$suite_status" <<'JS'
+  local suite_log="$dir/suite.log"
+  echo "conformance $SUITE_VERSION | node $("$SUITE_NODE" -v) | $target${UPSTREAM_URL:+ mounting $UPSTREAM_URL} at $url | $* | results in $dir"
+  local bounded=()
+  command -v timeout >/dev/null && bounded=(timeout "${RUN_TIMEOUT_S:-600}")
+  "${bounded[@]}" "$SUITE_NODE" "$SUITE_CLI" server --url "$url" -o "$dir" "$@" >"$suite_log" 2>&1
+  local suite_status=$?
+  stop_server
+
+  # Tally from the checks each scenario saved, not from the suite's console output: a scored
+  # scenario that started but saved nothing (it crashed, or the run timed out) counts as failed.
+  node - "$dir" "$suite_log" "$suite_status" "$label" <<'JS'
 const fs = require('node:fs');
 const path = require('node:path');
-const [dir, logFile, status] = process.argv.slice(2);
+const [dir, logFile, status, label] = process.argv.slice(2);
 const log = fs.readFileSync(logFile, 'utf8');
 const started = [...log.matchAll(/^Running client scenario '(.+)' against server/gm)].map((m) => m[1]);
-const announced = Number(/^Running \S+ suite \((\d+) scenarios\)/m.exec(log)?.[1] ?? started.length);
+const announced = Number(/^Running (?:\S+ suite|requirements \S+) \((\d+) scenarios\)/m.exec(log)?.[1] ?? started.length);
+// What the suite runs at a revision but does not score there (extensions, pending scenarios).
+const notScored = log.includes('Not scored for')
+  ? new Set([...log.split(/^Not scored for/m).pop().matchAll(/^\s+[✓✗] (\S+) \((?:extension|pending)\)$/gm)].map((m) => m[1]))
+  : new Set();
 const dirs = fs.readdirSync(dir);
 let passed = 0;
 let failed = 0;
 for (const name of started) {
   const saved = dirs.find((d) => d.startsWith(`server-${name}-`) && /^\d{4}-\d\d-\d\dT/.test(d.slice(name.length + 8)));
   const file = saved && path.join(dir, saved, 'checks.json');
+  const scored = !notScored.has(name);
   if (!file || !fs.existsSync(file)) {
+    if (!scored) continue;
     failed++;
     console.log(`FAIL  ${name}  (no result saved; see ${logFile})`);
     continue;
@@ -132,9 +155,13 @@ for (const name of started) {
   const failures = checks.filter((c) => c.status === 'FAILURE');
   const successes = checks.filter((c) => c.status === 'SUCCESS').length;
   const warnings = checks.filter((c) => c.status === 'WARNING').length;
+  const counts = `${successes} checks passed, ${failures.length} failed${warnings ? `, ${warnings} warnings` : ''}`;
+  if (!scored) {
+    console.log(`(not scored)  ${name}  (${counts})`);
+    continue;
+  }
   if (failures.length === 0) passed++;
   else failed++;
-  const counts = `${successes} checks passed, ${failures.length} failed${warnings ? `, ${warnings} warnings` : ''}`;
   console.log(`${failures.length === 0 ? 'PASS' : 'FAIL'}  ${name}  (${counts})`);
   for (const check of failures) console.log(`        ${check.id}: ${check.errorMessage ?? check.description}`);
 }
@@ -146,6 +173,23 @@ if (started.length === 0 && announced === 0) {
   failed++;
   console.log(`the suite ran no scenario (exit ${status}); see ${logFile}`);
 }
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${label}: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
 JS
+}
+
+# --- the runs -------------------------------------------------------------------------------
+mkdir -p "$RESULTS_DIR"
+# Each run prints through tee but runs in this shell, so its server is stopped by the EXIT trap however it ends.
+if [ $# -gt 0 ]; then
+  run custom "$@" > >(tee -a "$RESULTS_DIR/tally.txt")
+  exit $?
+fi
+status=0
+for revision in 2025-11-25 2026-07-28; do
+  run "$revision" --requirements "$revision" > >(tee -a "$RESULTS_DIR/tally.txt") || status=1
+done
+wait
+echo "--- conformance $SUITE_VERSION, $target${UPSTREAM_URL:+ mounting $UPSTREAM_URL}:"
+grep -E '^(2025-11-25|2026-07-28): ' "$RESULTS_DIR/tally.txt"
+exit "$status"

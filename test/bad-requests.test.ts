@@ -101,6 +101,12 @@ function zooConfig(ws: Workspace, plugins: Record<string, unknown>[] = [{ packag
   return ws.writeConfig({ reload: { debounceMs: 50 }, plugins });
 }
 
+/**
+ * How long a fuzzed HTTP request may go unanswered before it counts as a
+ * hang: far beyond any answer on a loaded machine, far short of the test's timeout.
+ */
+const UNANSWERED_AFTER_MS = 20_000;
+
 async function settle(ms = 150): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -439,6 +445,7 @@ t.test('over HTTP, a few thousand fuzzed requests: never a 5xx, and the host ser
   const session = initialize.headers.get('mcp-session-id')!;
   const fuzz = new Fuzzer(7_28);
   const statuses = new Map<number, number>();
+  const unansweredRequests: string[] = [];
   const total = 1500;
   let next = 0;
   const worker = async () => {
@@ -461,13 +468,19 @@ t.test('over HTTP, a few thousand fuzzed requests: never a 5xx, and the host ser
       if (fuzz.chance(0.2)) headers['mcp-method'] = fuzz.pick(['tools/list', 'tools/call', fuzz.word()]);
       const method = fuzz.pick(['POST', 'POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT']);
       // A GET on a live session opens its notification stream: read the status, then let it go.
+      // Anything else must be answered in full; one the host leaves hanging is a failure, not a skip.
+      const body = method === 'POST' || method === 'PUT' ? fuzz.message() : undefined;
       const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), 2_000);
+      let unanswered = false;
+      const timer = setTimeout(() => {
+        unanswered = true;
+        abort.abort();
+      }, UNANSWERED_AFTER_MS);
       try {
         const response = await fetch(host.url, {
           method,
           headers: method === 'DELETE' ? { 'mcp-session-id': fuzz.word() } : headers,
-          ...(method === 'POST' || method === 'PUT' ? { body: fuzz.message() } : {}),
+          ...(body === undefined ? {} : { body }),
           signal: abort.signal,
         });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
@@ -478,6 +491,7 @@ t.test('over HTTP, a few thousand fuzzed requests: never a 5xx, and the host ser
       } finally {
         clearTimeout(timer);
       }
+      if (unanswered) unansweredRequests.push(`${method} ${JSON.stringify(headers)} ${body ?? ''}`.slice(0, 300));
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -487,6 +501,7 @@ t.test('over HTTP, a few thousand fuzzed requests: never a 5xx, and the host ser
     [],
     'no request got a 5xx',
   );
+  t.same(unansweredRequests, [], `every request was answered within ${UNANSWERED_AFTER_MS} ms`);
 
   const client = new Client({ name: 'after-the-fuzz', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));

@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { findConfigFile, loadConfig } from '../host/config/load.js';
 import { validateConfig } from '../host/config/validate.js';
-import { DISPATCHER_LEVEL_KEYS } from '../host/config/dispatcher-keys.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
-import { KNOWN_REVISIONS } from '../host/protocol-versions.js';
-import { HOST_VERSION } from '../host/version.js';
-import { makeWorkspace } from './helpers/packages.js';
+import { makeWorkspace, PACKAGE_VERSION } from './helpers/packages.js';
 
 const FILE = '/srv/mcp-host.config.js';
 
@@ -34,13 +31,36 @@ async function loadFailure(options: Parameters<typeof loadConfig>[0]): Promise<s
   throw new Error('the config loaded');
 }
 
+/**
+ * The dispatcher-level keys the README lists, pinned here rather than read
+ * from host/config/dispatcher-keys.ts, so a key dropped there is caught.
+ */
+const README_DISPATCHER_KEYS = [
+  'tasks',
+  'taskStore',
+  'sessionStore',
+  'eventStore',
+  'pageSize',
+  'transport',
+  'http',
+  'auth',
+  'log',
+  'extensions',
+  'cache',
+];
+
 t.test('a minimal config gets every default', async (t) => {
-  t.same(validateConfig({ plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }] }, FILE), {
+  const { protocolVersions, ...rest } = validateConfig(
+    { plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }] },
+    FILE,
+  );
+  // DESIGN.md: "every *published* revision its SDK speaks, never a pre-release identifier".
+  t.same(protocolVersions, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
+  t.same(rest, {
     file: FILE,
     dir: '/srv',
     name: 'mcp-host',
-    version: HOST_VERSION,
-    protocolVersions: [...KNOWN_REVISIONS],
+    version: PACKAGE_VERSION,
     separator: '.',
     maxNameLength: 128,
     shortenNames: false,
@@ -118,7 +138,7 @@ t.test('http auth, body limit and session idle timeout are kept, and checked', a
     'mcp-host.config.js: http.auth.tokensEnv: expected an environment variable name (letters, digits and "_", not starting with a digit), got "MY-TOKENS". Fix: e.g. tokensEnv: "MCP_HOST_HTTP_TOKENS".',
   ]);
   t.same(refusals({ plugins: [], http: { port: 0, auth: 'token', maxBodyBytes: 0, sessionIdleTimeoutMs: 1.5 } }), [
-    'mcp-host.config.js: http.auth: expected an object, got "token". Fix: e.g. auth: { tokensEnv: "MCP_HOST_HTTP_TOKENS" }.',
+    'mcp-host.config.js: http.auth: expected an object, got "token". Fix: e.g. auth: { tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none".',
     'mcp-host.config.js: http.maxBodyBytes: expected a positive integer, got 0. Fix: e.g. maxBodyBytes: 1048576 (1 MiB).',
     'mcp-host.config.js: http.sessionIdleTimeoutMs: expected a positive integer, got 1.5. Fix: e.g. sessionIdleTimeoutMs: 600000 (10 minutes).',
   ]);
@@ -239,7 +259,7 @@ t.test('top-level fields: every problem is reported, not the first', async (t) =
 
 t.test('protocolVersions must be a non-empty list', async (t) => {
   const message =
-    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out to mean every revision mcp-host knows.';
+    'mcp-host.config.js: protocolVersions: expected a non-empty array of MCP revisions, got %s. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out: a host config then means every published revision, a plugin manifest every revision.';
   t.same(refusals({ plugins: [], protocolVersions: [] }), [message.replace('%s', 'an array')]);
   t.same(refusals({ plugins: [], protocolVersions: '2025-11-25' }), [message.replace('%s', '"2025-11-25"')]);
 });
@@ -401,7 +421,7 @@ t.test('unknown entry keys, keys of another kind of entry, and dispatcher-level 
 });
 
 t.test('every dispatcher-level key is refused on a plugin entry', async (t) => {
-  for (const key of DISPATCHER_LEVEL_KEYS) {
+  for (const key of README_DISPATCHER_KEYS) {
     const [message] = refusals({ plugins: [{ package: 'a', prefix: 'a', [key]: 1 }] });
     t.match(message, `mcp-host.config.js: plugins[0].${key}: "${key}" (`, key);
     t.match(message, 'is a dispatcher-level setting', key);

@@ -75,10 +75,21 @@ t.test('mounted flat, the catalogue has every name the suite asks for', async (t
     'test_embedded_resource',
     'test_error_handling',
     'test_image_content',
+    'test_input_required_result_capabilities',
+    'test_input_required_result_elicitation',
+    'test_input_required_result_list_roots',
+    'test_input_required_result_multi_round',
+    'test_input_required_result_multiple_inputs',
+    'test_input_required_result_request_state',
+    'test_input_required_result_sampling',
+    'test_input_required_result_tampered_state',
+    'test_logging_tool',
+    'test_missing_capability',
     'test_multiple_content_types',
     'test_reconnection',
     'test_sampling',
     'test_simple_text',
+    'test_streaming_elicitation',
     'test_tool_with_logging',
     'test_tool_with_progress',
   ]);
@@ -93,6 +104,7 @@ t.test('mounted flat, the catalogue has every name the suite asks for', async (t
     additionalProperties: false,
   });
   t.same((await client.listPrompts()).prompts.map((prompt) => prompt.name).sort(), [
+    'test_input_required_result_prompt',
     'test_prompt_with_arguments',
     'test_prompt_with_embedded_resource',
     'test_prompt_with_image',
@@ -190,11 +202,15 @@ t.test('progress reaches the caller; log messages follow the level it set', asyn
   // the call has ended and be dropped.
   t.match(progress.join(','), /^0,50(,100)?$/, 'progress reaches the caller, in order');
 
+  // The same goes for the last log message: a ping round trip after each
+  // call lets the handlers of what arrived with its answer run first.
   await client.setLoggingLevel('warning');
   await client.callTool({ name: 'test_tool_with_logging' });
+  await client.ping();
   t.same(session.logs, [], 'info messages are below the level the client set');
   await client.setLoggingLevel('info');
   await client.callTool({ name: 'test_tool_with_logging' });
+  await client.ping();
   t.same(
     session.logs.map((log) => log.data),
     ['Tool execution started', 'Tool processing data', 'Tool execution completed'],
@@ -214,10 +230,10 @@ t.test('completion and resource subscriptions are forwarded', async (t) => {
 t.test(
   'a 2026-07-28 client is asked the plugin’s sampling and elicitation through input-required results',
   async (t) => {
-    // The plugin asks in the 2025 way (a request mid-call), which a 2026-07-28
-    // client has no channel for: the host answers the call with an
-    // input-required result, and the client's SDK answers it and retries
-    // (host/proxy/input-required.ts; test/input-required.test.ts covers it).
+    // The plugin's manifest names 2026-07-28, so the host links it in that
+    // revision: its input-required results reach a 2026-07-28 client as they
+    // came (their keys, its signed requestState), and the client's SDK
+    // answers them and retries.
     const modern = await connect(t, '2026-07-28');
     const sampled = await modern.client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } });
     t.same(textOf(sampled), ['LLM response: a sampled answer']);
@@ -227,5 +243,33 @@ t.test(
       modern.asked.map((asked) => asked.method),
       ['sampling/createMessage', 'elicitation/create'],
     );
+    const manual = { allowInputRequired: true };
+    const first = (await modern.client.callTool(
+      { name: 'test_input_required_result_multi_round', arguments: {} },
+      manual,
+    )) as Record<string, unknown>;
+    t.match(first, { resultType: 'input_required', inputRequests: { step1: { method: 'elicitation/create' } } });
+    t.match(first.requestState, /^v1\./, "the plugin's own signed requestState, as it came");
+    const tampered = modern.client.callTool(
+      {
+        name: 'test_input_required_result_multi_round',
+        arguments: {},
+        requestState: `${String(first.requestState)}-TAMPERED`,
+        inputResponses: { step1: { action: 'accept', content: { name: 'Eve' } } },
+      } as never,
+      manual,
+    );
+    await t.rejects(tampered, { code: -32602, message: /Invalid or expired requestState/ });
   },
 );
+
+t.test('a 2025-era client is asked, mid-call, what a 2026-07-28 plugin asks over several rounds', async (t) => {
+  const asked: unknown[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { name: 'ada', color: 'green' } };
+  });
+  const done = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} });
+  t.same(textOf(done), ['ada likes green']);
+  t.same(asked, ['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+});

@@ -540,7 +540,7 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
 
   const checked = await runCli(['check', '--config', configFile]);
   t.equal(checked.code, 1, 'check exits 1');
-  t.match(checked.stdout, /6 problems/);
+  t.match(checked.stdout, /5 problems/);
   t.match(
     checked.stdout,
     'plugin "ghost" (mcp-host-no-such-command) (plugins[1]): could not be reached: could not start "mcp-host-no-such-command": spawn mcp-host-no-such-command ENOENT. Fix: install "mcp-host-no-such-command" or put it on the PATH',
@@ -561,14 +561,7 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
     checked.stdout,
     `plugin "locked" (${locked.url}) (plugins[5]): could not be reached: ${locked.url} refused the host with HTTP 401. Fix: give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.`,
   );
-  t.match(
-    checked.stdout,
-    `plugin "modern" (${modernOnly.url}) (plugins[6]): could not be reached: ${modernOnly.url} answered the Streamable HTTP initialize with HTTP 400 (`,
-  );
-  t.match(
-    checked.stdout,
-    /Unsupported protocol version: 2025-11-25.*and the legacy HTTP\+SSE stream with HTTP 405\. Fix: check the url in the entry \(the MCP endpoint, often \/mcp\)\. mcp-host connects with the 2025-era handshake \(initialize\): a server that serves only the 2026-07-28 revision must keep its legacy fallback on to be mounted\./,
-  );
+  t.notMatch(checked.stdout, /plugin "modern"/, 'a server that speaks only 2026-07-28 is reached in it');
   t.notMatch(checked.stdout, /plugin "fixture"/, 'the reachable upstream is not reported');
   // Without the start timeout, the mute child would hold check until its 60 s request timeout.
   t.ok(checked.ms < 30_000, `a hung upstream delays check only by the start timeout (${checked.ms} ms)`);
@@ -579,9 +572,9 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
 
   const started = Date.now();
   const host = await startHost(t, configFile);
-  t.comment(`start with six unreachable upstreams served after ${Date.now() - started} ms`);
+  t.comment(`start with five unreachable upstreams served after ${Date.now() - started} ms`);
   const names = (await host.client.listTools()).tools.map((tool) => tool.name);
-  t.same(names, ['fixture.echo', 'fixture.slow'], 'start serves the upstreams it reached');
+  t.same(names, ['fixture.echo', 'fixture.slow', 'modern.add'], 'start serves the upstreams it reached');
   t.match(
     await refusal(host.client.callTool({ name: 'ghost.anything', arguments: {} })),
     'plugin "ghost" (mcp-host-no-such-command): is down: could not start',

@@ -110,7 +110,7 @@ t.test(
         { package: '@fw/v2', prefix: 'closed' },
       ],
     });
-    const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: '' } });
+    const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: undefined } });
     const sent = { authorization: 'Bearer user-token', 'x-tenant': 'acme', 'x-b-key': 'b-key', 'x-other': 'private' };
     const legacy = await connect(t, host.url, sent);
 
@@ -154,16 +154,16 @@ t.test(
         { url: upstream.url, prefix: 'naive', forwardHeaders: ['Authorization', 'X-Tenant'] },
       ],
     });
-    const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: 'host-secret' } });
+    const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: 'host-secret-0123456789' } });
     const client = await connect(t, host.url, {
-      authorization: 'Bearer host-secret',
+      authorization: 'Bearer host-secret-0123456789',
       'x-upstream-authorization': 'Bearer upstream-token',
       'x-tenant': 'acme',
     });
     t.same(await whoami(client, 'renamed.whoami'), { authorization: 'Bearer upstream-token' });
     t.same(await whoami(client, 'naive.whoami'), { 'x-tenant': 'acme' }, 'the host token was dropped before any mount');
     t.notOk(
-      upstream.seen.some((headers) => JSON.stringify(headers).includes('host-secret')),
+      upstream.seen.some((headers) => JSON.stringify(headers).includes('host-secret-0123456789')),
       "no request upstream carried the host's token",
     );
   },

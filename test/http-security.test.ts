@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { runCli, startHttpHost } from './helpers/host.js';
+import { runCli, startHttpHost, until } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo } from './helpers/zoo.js';
 
@@ -22,7 +22,7 @@ const INITIALIZE = JSON.stringify({
 
 /** The host serving HTTP, with no token from the test's own environment, and its base URL for the health paths. */
 async function startHost(t: Test, config: string, env: NodeJS.ProcessEnv = {}) {
-  const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: '', ...env } });
+  const host = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: undefined, ...env } });
   return { ...host, base: host.url.replace(/\/mcp$/, '') };
 }
 
@@ -47,8 +47,8 @@ function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ st
 
 t.test('http.auth.tokens and tokensEnv: /mcp needs one of them, and the 401 says where they come from', async (t) => {
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { auth: { tokens: ['from-config'], tokensEnv: 'ZOO_TOKENS' } });
-  const host = await startHost(t, config, { ZOO_TOKENS: 'from-env-1,from-env-2' });
+  const config = writeConfig(ws, { auth: { tokens: ['from-config-0123456789'], tokensEnv: 'ZOO_TOKENS' } });
+  const host = await startHost(t, config, { ZOO_TOKENS: 'from-env-1-0123456789,from-env-2-0123456789' });
   const post = (authorization?: string) =>
     fetch(host.url, {
       method: 'POST',
@@ -66,13 +66,14 @@ t.test('http.auth.tokens and tokensEnv: /mcp needs one of them, and the 401 says
     error_description:
       'the bearer token is not one this mcp-host accepts (its tokens come from http.auth.tokens and ZOO_TOKENS)',
   });
-  for (const token of ['from-config', 'from-env-2']) t.equal((await post(`Bearer ${token}`)).status, 200, token);
+  for (const token of ['from-config-0123456789', 'from-env-2-0123456789'])
+    t.equal((await post(`Bearer ${token}`)).status, 200, token);
 });
 
 t.test('http.auth with no token at all refuses to start rather than serve open', async (t) => {
   const ws = makeWorkspace(t);
   const config = writeConfig(ws, { auth: { tokensEnv: 'ZOO_TOKENS' } });
-  const run = await runCli(['start', '--config', config], { env: { ...process.env, ZOO_TOKENS: ' , ' } });
+  const run = await runCli(['start', '--config', config], { env: { ...process.env, ZOO_TOKENS: undefined } });
   t.equal(run.code, 1);
   t.equal(run.stdout, '');
   t.equal(
@@ -83,7 +84,8 @@ t.test('http.auth with no token at all refuses to start rather than serve open',
 
 t.test('http.maxBodyBytes bounds request bodies; http.sessionIdleTimeoutMs ends idle sessions', async (t) => {
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { maxBodyBytes: 2048, sessionIdleTimeoutMs: 300 });
+  // Idle time long enough that a loaded machine's first ping cannot outlast it.
+  const config = writeConfig(ws, { maxBodyBytes: 2048, sessionIdleTimeoutMs: 2000 });
   const host = await startHost(t, config);
   const big = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: 'x'.repeat(4096) });
   t.equal(big.status, 413);
@@ -103,20 +105,19 @@ t.test('http.maxBodyBytes bounds request bodies; http.sessionIdleTimeoutMs ends 
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
     });
   t.equal((await ping()).status, 200, 'the session serves while in use');
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await until('the idle session to end', () => host.log().includes(`ending HTTP session ${session}: idle for 2000 ms`));
   const late = await ping();
   t.equal(late.status, 404, 'idle past sessionIdleTimeoutMs, the session is gone');
-  t.match(host.log(), /ending HTTP session [0-9a-f-]+: idle for 300 ms/);
 });
 
 t.test('/healthz and /readyz: the status for anyone, per-mount details for who may use /mcp', async (t) => {
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { auth: { tokens: ['probe-token'] } }, [
+  const config = writeConfig(ws, { auth: { tokens: ['probe-token-0123456789'] } }, [
     { package: '@zoo/good' },
     { command: 'zoo-no-such-command', prefix: 'missing' },
   ]);
   const host = await startHost(t, config);
-  const authorized = { authorization: 'Bearer probe-token' };
+  const authorized = { authorization: 'Bearer probe-token-0123456789' };
 
   t.same(
     await rawGet(`${host.base}/healthz`, { host: '10.1.2.3:8080' }),
@@ -188,14 +189,14 @@ t.test("a client's bearer token never reaches an upstream; the mount's own heade
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
 
   const ws = makeWorkspace(t);
-  const config = writeConfig(ws, { auth: { tokens: ['client-secret'] } }, [
+  const config = writeConfig(ws, { auth: { tokens: ['client-secret-0123456789'] } }, [
     { url: upstreamUrl, prefix: 'up', headers: { 'x-upstream-key': 'mount-key' } },
   ]);
   const host = await startHost(t, config);
   const client = new Client({ name: 'with-a-token', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(host.url), {
-      requestInit: { headers: { authorization: 'Bearer client-secret' } },
+      requestInit: { headers: { authorization: 'Bearer client-secret-0123456789' } },
     }),
   );
   t.teardown(() => client.close());
@@ -206,7 +207,7 @@ t.test("a client's bearer token never reaches an upstream; the mount's own heade
     "each carried the mount's own header",
   );
   t.notOk(
-    seen.some((headers) => JSON.stringify(headers).includes('client-secret')),
+    seen.some((headers) => JSON.stringify(headers).includes('client-secret-0123456789')),
     "none carried the client's token",
   );
 });

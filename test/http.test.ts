@@ -237,13 +237,21 @@ t.test('one host over HTTP', async (t) => {
     modern.client.setNotificationHandler('notifications/tools/list_changed', () => {
       modernHeard += 1;
     });
-    const subscription = await modern.client.listen({ toolsListChanged: true });
-    t.teardown(() => subscription.close());
+    // The marker: a resource update sent after the list_changed on the same streams.
+    const markers = { legacy: 0, modern: 0 };
+    legacy.client.setNotificationHandler('notifications/resources/updated', () => void markers.legacy++);
+    modern.client.setNotificationHandler('notifications/resources/updated', () => void markers.modern++);
+    await legacy.client.subscribeResource({ uri: 'lab://gauge' });
+    const subscription = await modern.client.listen({ toolsListChanged: true, resourceSubscriptions: ['lab://gauge'] });
     await legacy.streamOpen;
     const added = firstText(await legacy.client.callTool({ name: 'lab.grow', arguments: {} }));
     await until('tools/list_changed on both clients', () => legacyHeard > 0 && modernHeard > 0);
+    await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
+    await until('the marker on both clients', () => markers.legacy > 0 && markers.modern > 0);
     t.equal(legacyHeard, 1, 'the legacy session heard it once');
     t.equal(modernHeard, 1, 'the listen stream heard it once');
+    await legacy.client.unsubscribeResource({ uri: 'lab://gauge' });
+    await subscription.close();
     const names = (await modern.client.listTools()).tools.map((tool) => tool.name);
     t.ok(names.includes(`lab.${added}`), 'the new tool is listed');
     t.equal(firstText(await legacy.client.callTool({ name: `lab.${added}`, arguments: {} })), added);
@@ -259,12 +267,18 @@ t.test('one host over HTTP', async (t) => {
     modern.client.setNotificationHandler('notifications/resources/updated', (n) => {
       heard.modern.push(n.params.uri);
     });
+    // The marker: a tools/list_changed sent after the update on the same streams.
+    const markers = { legacy: 0, modern: 0 };
+    legacy.client.setNotificationHandler('notifications/tools/list_changed', () => void markers.legacy++);
+    modern.client.setNotificationHandler('notifications/tools/list_changed', () => void markers.modern++);
     await legacy.client.subscribeResource({ uri: 'lab://gauge' });
-    const stream = await modern.client.listen({ resourceSubscriptions: ['lab://gauge'] });
+    const stream = await modern.client.listen({ resourceSubscriptions: ['lab://gauge'], toolsListChanged: true });
     await legacy.streamOpen;
     t.equal(firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} })), 'lab://gauge');
     await legacy.client.callTool({ name: 'lab.bump', arguments: {} });
     await until('resources/updated on both clients', () => heard.legacy.length > 0 && heard.modern.length > 0);
+    await legacy.client.callTool({ name: 'lab.grow', arguments: {} });
+    await until('the marker on both clients', () => markers.legacy > 0 && markers.modern > 0);
     t.same(heard, { legacy: ['lab://gauge'], modern: ['lab://gauge'] }, 'once each');
 
     await legacy.client.unsubscribeResource({ uri: 'lab://gauge' });
@@ -382,7 +396,9 @@ t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const { config } = writeLab(ws);
-  const host = await startHttpHost(t, config, { env: { MCP_HOST_HTTP_TOKENS: 'first-token, second-token' } });
+  const host = await startHttpHost(t, config, {
+    env: { MCP_HOST_HTTP_TOKENS: 'first-token-0123456789, second-token-0123456789' },
+  });
 
   const none = await fetch(host.url, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST });
   t.equal(none.status, 401);
@@ -398,7 +414,7 @@ t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
   t.match(await wrong.json(), { error_description: /not one this mcp-host accepts.*MCP_HOST_HTTP_TOKENS/ });
 
   const { client } = await legacyClient(t, host.url, {
-    requestInit: { headers: { authorization: 'Bearer second-token' } },
+    requestInit: { headers: { authorization: 'Bearer second-token-0123456789' } },
   });
   t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'authorized' } })), 'authorized');
 });
@@ -468,23 +484,20 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
 });
 
 t.test(
-  'in process: bound to every interface, only listed names pass, and the missing token is warned about',
+  "in process: bound to every interface, only listed names pass, and the open endpoint (http.auth: 'none') is logged",
   async (t) => {
     const ws = makeWorkspace();
     t.teardown(ws.cleanup);
     const { config } = writeLab(ws);
     const lines: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const runtime = new HostRuntime(logger);
     const { generation } = await composeCatalogue({ configPath: config, cwd: ws.dir, logger, events: runtime, id: 1 });
     runtime.swap(generation);
     t.teardown(() => runtime.close());
     const service = await serveOverHttp(runtime, { host: '0.0.0.0', port: 0, allowedHosts: ['mcp.example.test'] });
     t.teardown(() => service.close());
-    t.match(
-      lines.join(''),
-      /is reachable beyond this machine and requires no token; set MCP_HOST_HTTP_TOKENS to require one/,
-    );
+    t.match(lines.join(''), /is reachable beyond this machine with no auth of its own \(http.auth: 'none'\)/);
     const local = service.url.replace('0.0.0.0', '127.0.0.1');
     const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() });
     const listed = await rawRequest(local, {

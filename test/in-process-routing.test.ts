@@ -76,7 +76,8 @@ t.test('a log message sent during a call reaches that call; a catalogue change r
     peer.request('tools/call', { name: 'grow', arguments: {} }, caller.hooks),
     peer.request('tools/list', {}, bystander.hooks),
   ]);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // A round trip after both calls: whatever the plugin sent before its answer to it has arrived.
+  await peer.request('ping', {});
   t.same(
     caller.notified.map((n) => [n.method, n.params?.data]),
     [['notifications/message', 'growing']],

@@ -11,9 +11,10 @@ import { formatProblem, problemsOf, type Problem } from '../host/errors.js';
 import { loadDefinition } from '../host/loader/definition.js';
 import { resolvePlugins } from '../host/loader/resolve-plugins.js';
 import type { InProcessSpec, PluginSpec } from '../host/loader/types.js';
-import { KNOWN_REVISIONS } from '../host/protocol-versions.js';
-import { HOST_VERSION } from '../host/version.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { makeWorkspace, PACKAGE_VERSION, type Workspace } from './helpers/packages.js';
+
+/** Every revision the host's SDK speaks, the 2024-10-07 draft included: a manifest accepting them all. */
+const EVERY_REVISION = ['2024-10-07', '2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 
 /** A plugin entry module whose server reports `tag`, so a test can tell which code ran. */
 const pluginSource = (tag: string) =>
@@ -26,8 +27,8 @@ function pluginJson(name: string, manifest: Record<string, unknown> = {}, extra:
     version: '1.4.0',
     type: 'module',
     exports: './index.js',
-    peerDependencies: { 'mcp-host': `>=${HOST_VERSION}` },
-    'mcp-host': { protocolVersions: [...KNOWN_REVISIONS], ...manifest },
+    peerDependencies: { 'mcp-host': `>=${PACKAGE_VERSION}` },
+    'mcp-host': { protocolVersions: EVERY_REVISION, ...manifest },
     ...extra,
   };
 }
@@ -96,7 +97,7 @@ t.test(
       version: '1.4.0',
       packageDir: dir,
       entryFile: join(dir, 'esm/index.js'),
-      manifest: { protocolVersions: [...KNOWN_REVISIONS], prefix: 'weather' },
+      manifest: { protocolVersions: EVERY_REVISION, prefix: 'weather' },
       options: { units: 'metric' },
     });
     t.match(spec.fingerprint, /^[0-9a-f]{64}$/);
@@ -205,7 +206,7 @@ t.test('a plugin accepting fewer revisions than the host range is refused, namin
   installPlugin(ws, '@acme/mcp-weather', { protocolVersions: ['2025-06-18', '2025-11-25'] });
   const narrower = await resolveWith(ws, { plugins: [{ package: '@acme/mcp-weather', prefix: 'weather' }] });
   t.same(messages(narrower.problems), [
-    'plugin "@acme/mcp-weather" (plugins[0]): package.json "mcp-host".protocolVersions: the plugin accepts "2025-06-18" and "2025-11-25", and lacks "2024-10-07", "2024-11-05", "2025-03-26" and "2026-07-28" of the host\'s protocolVersions. Fix: narrow the host\'s protocolVersions in mcp-host.config.js to ["2025-06-18", "2025-11-25"], or install a version of the plugin that accepts them all.',
+    'plugin "@acme/mcp-weather" (plugins[0]): package.json "mcp-host".protocolVersions: the plugin accepts "2025-06-18" and "2025-11-25", and lacks "2024-11-05", "2025-03-26" and "2026-07-28" of the host\'s protocolVersions. Fix: narrow the host\'s protocolVersions in mcp-host.config.js to ["2025-06-18", "2025-11-25"], or install a version of the plugin that accepts them all.',
   ]);
 
   const disjoint = await resolveWith(ws, {
@@ -235,7 +236,7 @@ t.test('an unknown revision or a malformed list in a manifest is an error', asyn
   });
   t.same(messages(problems), [
     'plugin "a" (plugins[0]): package.json "mcp-host".protocolVersions[1]: "2025-06-81" is not an MCP revision mcp-host knows. Fix: did you mean "2025-06-18"?',
-    'plugin "b" (plugins[1]): package.json "mcp-host".protocolVersions: expected a non-empty array of MCP revisions, got an array. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out to mean every revision mcp-host knows.',
+    'plugin "b" (plugins[1]): package.json "mcp-host".protocolVersions: expected a non-empty array of MCP revisions, got an array. Fix: list the revisions, e.g. ["2025-11-25","2026-07-28"], or leave it out: a host config then means every published revision, a plugin manifest every revision.',
   ]);
 });
 
@@ -263,7 +264,7 @@ t.test('peerDependencies["mcp-host"] must include this host', async (t) => {
     ],
   });
   t.same(messages(problems), [
-    `plugin "future" (plugins[0]): package.json peerDependencies["mcp-host"]: the plugin requires mcp-host ^99.0.0, but this host is ${HOST_VERSION}. Fix: install a version of "future" made for mcp-host ${HOST_VERSION}, or run an mcp-host version in ^99.0.0.`,
+    `plugin "future" (plugins[0]): package.json peerDependencies["mcp-host"]: the plugin requires mcp-host ^99.0.0, but this host is ${PACKAGE_VERSION}. Fix: install a version of "future" made for mcp-host ${PACKAGE_VERSION}, or run an mcp-host version in ^99.0.0.`,
     'plugin "garbled" (plugins[1]): package.json peerDependencies["mcp-host"]: "banana" is not a semver range. Fix: the plugin\'s author must correct it; meanwhile install another version of "garbled".',
   ]);
   t.same(

@@ -1,12 +1,12 @@
 // Hot reload, end to end: the host runs as a child process (`mcp-host start`)
 // with a real SDK client on its stdio, while the test edits the config and
 // the installed plugins on disk, sends SIGHUP, and runs `mcp-host reload`.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   CLI,
@@ -36,7 +36,7 @@ function workspace(t: Teardown): Workspace & { env: NodeJS.ProcessEnv } {
   writeToolPlugin(ws, 'flat-a', ['same']);
   writeToolPlugin(ws, 'flat-b', ['same']);
   ws.writePackage('node_modules/@t/slow', manifest('@t/slow', 'slow'), {
-    'index.js': `import { writeFileSync } from 'node:fs';
+    'index.js': `import { existsSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 export default {
@@ -48,6 +48,12 @@ export default {
         await new Promise((r) => setTimeout(r, ms));
         return { content: [{ type: 'text', text: 'waited ' + ms + ' ms' }] };
       });
+    // Held until the test writes options.releaseFile: the call is surely running when the test acts.
+    server.registerTool('hold', { description: 'Answer once released.' }, async () => {
+      writeFileSync(options.startedFile, '');
+      while (!existsSync(options.releaseFile)) await new Promise((r) => setTimeout(r, 10));
+      return { content: [{ type: 'text', text: 'released' }] };
+    });
     return server;
   },
 };
@@ -159,9 +165,17 @@ function writeConfig(
   return ws.writeConfig({ plugins: entries, reload: { debounceMs: 50, ...(reload as object) }, ...rest }, fileName);
 }
 
-/** The slow plugin, telling the test (by a file) when a call has reached it. */
+/** The slow plugin, telling the test (by a file) when a call has reached it, and holding `slow.hold` until released. */
 function slowEntry(ws: Workspace): Record<string, unknown> {
-  return { package: '@t/slow', options: { startedFile: join(ws.dir, 'slow.started') } };
+  return {
+    package: '@t/slow',
+    options: { startedFile: join(ws.dir, 'slow.started'), releaseFile: join(ws.dir, 'slow.release') },
+  };
+}
+
+/** Let a held `slow.hold` call answer. */
+function release(ws: Workspace): void {
+  writeFileSync(join(ws.dir, 'slow.release'), '');
 }
 
 /** Until a call has reached the slow plugin: only then does a reload find it running. */
@@ -187,9 +201,6 @@ function count(log: string, text: string): number {
   return log.split(text).length - 1;
 }
 
-/** Long enough for a second, unwanted notification to arrive after the first. */
-const SETTLE_MS = 400;
-
 t.test(
   'adding a plugin: one tools/list_changed, the new tools listed, unchanged plugins keep their state',
   async (t) => {
@@ -204,13 +215,14 @@ t.test(
     t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
     t.equal(await callText(host.client, 'extra.alpha'), 'extra.alpha');
     t.equal(await callText(host.client, 'counter.increment'), '2', 'the counter is the same instance');
-    await sleep(SETTLE_MS);
-    t.same(host.notified, { tools: 1, prompts: 0, resources: 0 }, 'exactly one notification, for tools only');
 
     // The file that replaced the old one is watched too.
     writeConfig(ws, ['counter', 'extra', 'greet']);
-    await host.until('the second tools/list_changed', () => host.notified.tools === 2);
+    await host.until('the second tools/list_changed', () => host.notified.tools >= 2);
     t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta', 'greet.hello']);
+    // The second reload is the marker: anything the first one sent came before it.
+    await host.client.ping();
+    t.same(host.notified, { tools: 2, prompts: 0, resources: 0 }, 'exactly one notification each, for tools only');
   },
 );
 
@@ -282,7 +294,7 @@ t.test('a whitespace-only edit reloads and notifies nobody', async (t) => {
     reload: { debounceMs: 50 },
   };\n\n`);
   await host.until('the reload', () => host.log().includes('clients see no change'));
-  await sleep(SETTLE_MS);
+  await host.client.ping(); // a round trip after the swap: anything it sent has arrived
   t.same(host.notified, { tools: 0, prompts: 0, resources: 0 });
   const { code, stdout } = await runReload(ws, config);
   t.equal(code, 0);
@@ -290,21 +302,57 @@ t.test('a whitespace-only edit reloads and notifies nobody', async (t) => {
 });
 
 t.test('refused reloads keep the live catalogue serving and mcp-host reload exits 1 with the reason', async (t) => {
-  const cases: [string, (ws: Workspace) => void, RegExp[]][] = [
+  // Each case's reasons: every problem of the refusal, each asserted (a string is a part of the output).
+  type Reasons = (string | RegExp)[];
+  const cases: [string, (ws: Workspace) => void, Reasons | ((ws: Workspace) => Reasons)][] = [
     [
       'a syntax error in the config',
       (ws) => ws.writeConfig(`export default {\n  plugins: [ { package: '@t/counter' } ,, }\n};\n`),
       [/mcp-host\.config\.js:2: syntax error/, /Fix: correct line 2/],
     ],
     [
-      'a plugin that throws in create',
-      (ws) => writeConfig(ws, ['counter', 'broken']),
-      [/plugin "@t\/broken"|broken/, /create\(\) threw: missing API key: set options\.key/],
+      'two plugins that are not installed',
+      (ws) => writeConfig(ws, ['counter', 'nowhere', 'elsewhere']),
+      (ws) => [
+        'reload refused (2 problems)',
+        `- mcp-host.config.js: plugins[1].package: the package "@t/nowhere" is not installed: no node_modules/@t/nowhere in ${ws.dir} or the directories above it. Fix: run npm install @t/nowhere in ${ws.dir}.`,
+        `- mcp-host.config.js: plugins[2].package: the package "@t/elsewhere" is not installed: no node_modules/@t/elsewhere in ${ws.dir} or the directories above it. Fix: run npm install @t/elsewhere in ${ws.dir}.`,
+      ],
+    ],
+    [
+      'two plugins that throw in create',
+      (ws) =>
+        writeConfig(ws, ['counter', { package: '@t/broken', prefix: 'b1' }, { package: '@t/broken', prefix: 'b2' }]),
+      [
+        'reload refused (2 problems)',
+        '- plugin "@t/broken" (plugins[1]): create() threw: missing API key: set options.key',
+        '- plugin "@t/broken" (plugins[2]): create() threw: missing API key: set options.key',
+      ],
+    ],
+    [
+      'three config errors at once',
+      (ws) =>
+        writeConfig(
+          ws,
+          [
+            { package: '@t/counter', prefix: 'a.b' },
+            { package: '@t/extra', colour: 'red' },
+          ],
+          {
+            separator: ':',
+          },
+        ),
+      [
+        'reload refused (3 problems)',
+        '- mcp-host.config.js: plugins[0].prefix: "a.b" contains "."; a prefix is only letters, digits, "_" and "-". Fix: use e.g. "ab".',
+        '- mcp-host.config.js: plugins[1].colour: unknown key "colour". Fix: remove it;',
+        '- mcp-host.config.js: separator: expected ".", "_" or "__", got ":". Fix: e.g. separator: "_" (some clients reject ".").',
+      ],
     ],
     [
       'a collision between two flat plugins',
       (ws) => writeConfig(ws, ['counter', { package: '@t/flat-a', flat: true }, { package: '@t/flat-b', flat: true }]),
-      [/same/, /@t\/flat-a/, /@t\/flat-b/],
+      ['reload refused (a problem)', /"same"/, /@t\/flat-a/, /@t\/flat-b/],
     ],
   ];
   for (const [what, edit, reasons] of cases) {
@@ -319,7 +367,7 @@ t.test('refused reloads keep the live catalogue serving and mcp-host reload exit
       t.equal(code, 1, 'mcp-host reload exits 1');
       t.equal(stdout, '');
       t.match(stderr, /reload refused \((a problem|\d problems)\); generation 1 keeps serving unchanged/);
-      for (const reason of reasons) t.match(stderr, reason);
+      for (const reason of typeof reasons === 'function' ? reasons(ws) : reasons) t.match(stderr, reason);
       t.same(await toolNames(host.client), ['counter.increment'], 'the old catalogue answers');
       t.equal(await callText(host.client, 'counter.increment'), '2', 'with the same instance');
       t.same(host.notified, { tools: 0, prompts: 0, resources: 0 }, 'nobody was told of a change');
@@ -336,15 +384,18 @@ t.test('a call started before a reload that removes its plugin still returns its
   const ws = workspace(t);
   const config = writeConfig(ws, ['counter', slowEntry(ws)], { reload: { watch: false } });
   const host = await startStdioHost(t, config, { env: ws.env });
-  const call = callText(host.client, 'slow.wait', { ms: 1500 });
+  let answered = false;
+  const call = callText(host.client, 'slow.hold').finally(() => (answered = true));
   await untilStarted(ws);
   writeConfig(ws, ['counter'], { reload: { watch: false } });
   const { code, stdout } = await runReload(ws, config);
   t.equal(code, 0);
   t.match(stdout, 'plugins removed: slow');
-  t.equal(host.notified.tools, 1, 'clients were told before the old call finished');
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
   t.same(await toolNames(host.client), ['counter.increment'], 'new calls see the new catalogue');
-  t.equal(await call, 'waited 1500 ms');
+  t.notOk(answered, 'the call was still running when the swap was seen');
+  release(ws);
+  t.equal(await call, 'released', 'and the removed plugin finished it');
 });
 
 t.test('a call still running at the drain timeout is cancelled with an error that says why', async (t) => {
@@ -352,17 +403,19 @@ t.test('a call still running at the drain timeout is cancelled with an error tha
   const settings = { reload: { watch: false, drainTimeoutMs: 300 } };
   const config = writeConfig(ws, ['counter', slowEntry(ws)], settings);
   const host = await startStdioHost(t, config, { env: ws.env });
-  const call = callText(host.client, 'slow.wait', { ms: 10_000 });
-  await untilStarted(ws);
-  writeConfig(ws, ['counter'], settings);
-  t.equal((await runReload(ws, config)).code, 0);
-  const started = Date.now();
-  await t.rejects(call, {
+  // Held until released, which the test does only at the end: only the drain timeout can end it.
+  const call = callText(host.client, 'slow.hold');
+  // Expected from now on: on a loaded machine it may be refused before mcp-host reload has even returned.
+  const refused = t.rejects(call, {
     code: -32001,
     message:
       'mcp-host cancelled tools/call on mount "slow": a reload removed or replaced this plugin, and the call was still running at the drain timeout (reload.drainTimeoutMs, 300 ms). Fix: raise reload.drainTimeoutMs in the host config.',
   });
-  t.ok(Date.now() - started < 2000, 'the call ends at the drain timeout');
+  await untilStarted(ws);
+  writeConfig(ws, ['counter'], settings);
+  t.equal((await runReload(ws, config)).code, 0);
+  await refused;
+  release(ws);
 });
 
 t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
@@ -370,8 +423,6 @@ t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
   const config = writeConfig(ws, ['counter'], { reload: { watch: false } });
   const host = await startStdioHost(t, config, { env: ws.env });
   writeConfig(ws, ['counter', 'extra'], { reload: { watch: false } });
-  await sleep(SETTLE_MS);
-  t.equal(host.notified.tools, 0, 'the watch is off');
   process.kill(host.pid, 'SIGHUP');
   await host.until('tools/list_changed', () => host.notified.tools === 1);
   t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
@@ -379,15 +430,20 @@ t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
   writeConfig(ws, ['counter', 'greet'], { reload: { watch: false } });
   for (let i = 0; i < 5; i++) process.kill(host.pid, 'SIGHUP');
   await host.until('the burst to settle', () => count(host.log(), 'reloaded (SIGHUP)') >= 2);
-  await sleep(SETTLE_MS);
+  // mcp-host reload queues behind whatever the burst still has running: once it answers, the burst is over.
+  t.match((await runReload(ws, config)).stdout, 'nothing changed');
+  await host.client.ping();
   t.ok(count(host.log(), 'reloading (SIGHUP)') <= 3, 'five signals made at most two reloads after the first');
+  t.equal(count(host.log(), 'reloading (changed on disk'), 0, 'the watch is off');
   t.same(await toolNames(host.client), ['counter.increment', 'greet.hello']);
   t.equal(host.notified.tools, 2, 'one notification for the burst');
 });
 
 t.test('a burst of five saves ends at the latest config, with one notification', async (t) => {
   const ws = workspace(t);
-  const config = writeConfig(ws, ['counter']);
+  // A debounce far longer than five saves take, even on a loaded machine.
+  const slowDebounce = { reload: { debounceMs: 1500 } };
+  const config = writeConfig(ws, ['counter'], slowDebounce);
   const host = await startStdioHost(t, config, { env: ws.env });
   const versions = [
     ['counter', 'greet'],
@@ -397,11 +453,13 @@ t.test('a burst of five saves ends at the latest config, with one notification',
     ['counter', 'extra'],
   ];
   for (const plugins of versions) {
-    writeConfig(ws, plugins);
+    writeConfig(ws, plugins, slowDebounce);
     await sleep(10);
   }
   await host.until('tools/list_changed', () => host.notified.tools >= 1);
-  await sleep(SETTLE_MS);
+  // mcp-host reload queues behind a reload still running; it finds nothing left to change.
+  t.match((await runReload(ws, config)).stdout, 'nothing changed');
+  await host.client.ping();
   t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
   t.equal(host.notified.tools, 1);
   t.equal(count(host.log(), 'reloading (changed on disk'), 1, 'one reload for five saves');
@@ -470,39 +528,52 @@ t.test('the control directory must be private to the user', async (t) => {
 
 t.test('over HTTP, clients of both eras each hear one list_changed per reload that changes their tools', async (t) => {
   const ws = workspace(t);
-  const config = writeConfig(ws, ['counter', 'greet']);
+  // The gauge is the marker: its resource update, sent after a reload on the same streams as list_changed.
+  const config = writeConfig(ws, ['gauge', 'counter', 'greet']);
   const host = await startHttpHost(t, config, { env: ws.env });
   const heard = { legacyA: 0, legacyB: 0, modern: 0 };
+  const markers = { legacyA: 0, legacyB: 0, modern: 0 };
   const connect = async (name: keyof typeof heard, modern: boolean) => {
     const client = new Client(
       { name, version: '1.0.0' },
       modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
     );
     client.setNotificationHandler('notifications/tools/list_changed', () => void heard[name]++);
+    client.setNotificationHandler('notifications/resources/updated', () => void markers[name]++);
     const stream = watchingNotificationStream();
     await client.connect(new StreamableHTTPClientTransport(new URL(host.url), { fetch: stream.fetch }));
     t.teardown(() => client.close());
     // A legacy session hears notifications on its GET stream, opened after connect.
-    if (!modern) await stream.opened;
+    if (!modern) {
+      await stream.opened;
+      await client.subscribeResource({ uri: 'gauge://level' });
+    }
     return client;
   };
   const legacyA = await connect('legacyA', false);
   await connect('legacyB', false);
   const modern = await connect('modern', true);
-  const listening = await modern.listen({ toolsListChanged: true });
+  const listening = await modern.listen({ toolsListChanged: true, resourceSubscriptions: ['gauge://level'] });
   t.teardown(() => listening.close());
   const untilHeard = (what: string, check: () => boolean) =>
     until(what, check, 10_000, () => `heard ${JSON.stringify(heard)}\n${host.log()}`);
   const everyone = (n: number) => heard.legacyA === n && heard.legacyB === n && heard.modern === n;
+  /** Every client has heard a marker sent now, so whatever the host sent each one before has arrived. */
+  const settled = async () => {
+    const target = markers.modern + 1;
+    await callText(legacyA, 'gauge.bump');
+    await untilHeard('the marker', () => Object.values(markers).every((n) => n >= target));
+  };
+  const tools = ['counter.increment', 'gauge.bump', 'gauge.watched'];
   t.equal(await callText(legacyA, 'counter.increment'), '1');
 
-  writeConfig(ws, ['counter', 'greet', 'extra']);
+  writeConfig(ws, ['gauge', 'counter', 'greet', 'extra']);
   await untilHeard('the added plugin', () => everyone(1));
-  t.same(await toolNames(modern), ['counter.increment', 'extra.alpha', 'extra.beta', 'greet.hello']);
+  t.same(await toolNames(modern), [...tools, 'extra.alpha', 'extra.beta', 'greet.hello'].sort());
   t.equal(await callText(legacyA, 'counter.increment'), '2', 'the unchanged plugin kept its state');
 
   ws.writeConfig(`export default {
-      plugins: [{ package: '@t/counter' }, { package: '@t/greet' }, { package: '@t/extra' }],
+      plugins: [{ package: '@t/gauge' }, { package: '@t/counter' }, { package: '@t/greet' }, { package: '@t/extra' }],
       reload: { debounceMs: 50 },
     };\n`);
   await untilHeard('the whitespace reload', () => count(host.log(), 'clients see no change') === 1);
@@ -514,17 +585,164 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
   t.match(refused.stderr, /syntax error/);
   t.equal(await callText(modern, 'extra.alpha'), 'extra.alpha', 'the old catalogue answers the modern client');
   t.equal(await callText(legacyA, 'greet.hello'), 'hello from v1', 'and the legacy ones');
-  await sleep(SETTLE_MS);
+  await settled();
   t.same(heard, { legacyA: 1, legacyB: 1, modern: 1 }, 'neither reload notified anyone');
 
   writeGreet(ws, '2.0.0', 'hello from v2');
-  writeConfig(ws, ['counter', 'greet', 'extra']);
+  writeConfig(ws, ['gauge', 'counter', 'greet', 'extra']);
   await untilHeard('the upgrade', () => everyone(2));
   t.equal(await callText(modern, 'greet.hello'), 'hello from v2', 'the new code answers');
 
-  writeConfig(ws, ['counter', 'greet']);
+  writeConfig(ws, ['gauge', 'counter', 'greet']);
   await untilHeard('the removal', () => everyone(3));
-  t.same(await toolNames(legacyA), ['counter.increment', 'greet.hello']);
-  await sleep(SETTLE_MS);
+  t.same(await toolNames(legacyA), [...tools, 'greet.hello']);
+  await settled();
   t.same(heard, { legacyA: 3, legacyB: 3, modern: 3 }, 'once each, per reload');
+});
+
+/** A plugin with one prompt, described as `description`. */
+function writePromptly(ws: Workspace, version: string, description: string): void {
+  ws.writePackage('node_modules/@t/promptly', manifest('@t/promptly', 'promptly', version), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+export default {
+  create() {
+    const server = new McpServer({ name: 'promptly', version: '1.0.0' });
+    server.registerPrompt('brief', { description: ${JSON.stringify(description)} }, () => ({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Be brief.' } }],
+    }));
+    return server;
+  },
+};
+`,
+  });
+}
+
+/** A plugin with a resource, and with `withTemplate` a resource template too. */
+function writeDocs(ws: Workspace, version: string, withTemplate: boolean): void {
+  ws.writePackage('node_modules/@t/docs', manifest('@t/docs', 'docs', version), {
+    'index.js': `import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+export default {
+  create() {
+    const server = new McpServer({ name: 'docs', version: '1.0.0' });
+    server.registerResource('readme', 'docs://readme', { mimeType: 'text/plain' }, async (uri) => ({
+      contents: [{ uri: uri.href, text: 'read me' }],
+    }));
+    if (${withTemplate}) {
+      server.registerResource('page', new ResourceTemplate('docs://pages/{name}', { list: undefined }), {}, async (uri) => ({
+        contents: [{ uri: uri.href, text: 'a page' }],
+      }));
+    }
+    return server;
+  },
+};
+`,
+  });
+}
+
+t.test('a reload tells each client exactly which lists changed: tools, prompts, resources', async (t) => {
+  const ws = workspace(t);
+  writePromptly(ws, '1.0.0', 'Ask for brevity.');
+  writeDocs(ws, '1.0.0', false);
+  const config = writeConfig(ws, ['counter', 'promptly', 'docs']);
+  const host = await startStdioHost(t, config, { env: ws.env });
+  /** After a reload's swap (seen in `what`), a round trip: what it sent has arrived; then exactly `expected`. */
+  const heardExactly = async (what: string, check: () => boolean, expected: typeof host.notified) => {
+    await host.until(what, check);
+    await host.client.ping();
+    t.same(host.notified, expected, what);
+  };
+
+  // Upgrades, as npm makes them: a new version's files.
+  writeDocs(ws, '1.1.0', true);
+  await heardExactly('a template added', () => host.notified.resources === 1, { tools: 0, prompts: 0, resources: 1 });
+  t.same(
+    (await host.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate),
+    ['docs://pages/{name}'],
+  );
+
+  writePromptly(ws, '1.1.0', 'Ask for brevity, politely.');
+  await heardExactly('a prompt changed', () => host.notified.prompts === 1, { tools: 0, prompts: 1, resources: 1 });
+  t.equal((await host.client.listPrompts()).prompts[0]?.description, 'Ask for brevity, politely.');
+
+  writeConfig(ws, ['counter', 'docs']);
+  await heardExactly('the prompts removed', () => host.notified.prompts === 2, { tools: 0, prompts: 2, resources: 1 });
+
+  writeConfig(ws, ['counter', 'promptly']);
+  await heardExactly('the resources removed, the prompts back', () => host.notified.resources === 2, {
+    tools: 0,
+    prompts: 3,
+    resources: 2,
+  });
+});
+
+/** `npm install ARGS…` in `dir`, offline: what the admin runs next to the config. */
+function npmInstall(dir: string, ...args: string[]): Promise<CliRun> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    execFile(
+      'npm',
+      ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...args],
+      { cwd: dir },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
+    );
+  });
+}
+
+/** A packed plugin tarball, as a registry would serve it, in `<ws>/packed`. */
+async function packed(t: Test, ws: Workspace, sourceDir: string): Promise<string> {
+  const packedDir = join(ws.dir, 'packed');
+  mkdirSync(packedDir, { recursive: true });
+  const result = await new Promise<string>((resolve, reject) =>
+    execFile('npm', ['pack', '--silent', '--pack-destination', packedDir], { cwd: sourceDir }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout.trim()),
+    ),
+  );
+  t.ok(result.endsWith('.tgz'), `packed ${result}`);
+  return join(packedDir, result);
+}
+
+t.test('a real npm install upgrades a mounted plugin, and installs one the config named', async (t) => {
+  // Its own workspace: npm prunes what it did not install, so here npm installs everything.
+  const ws = makeWorkspace(t);
+  const runtimeDir = join(ws.dir, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtimeDir, MCP_HOST_LOG_LEVEL: 'debug' };
+  const v1 = await packed(t, ws, writeGreet(ws, '1.0.0', 'hello from v1', 'src/greet-1'));
+  const v2 = await packed(t, ws, writeGreet(ws, '2.0.0', 'hello from v2', 'src/greet-2'));
+  writeToolPlugin(ws, 'extra', ['alpha']);
+  renameSync(join(ws.dir, 'node_modules/@t/extra'), join(ws.dir, 'src/extra'));
+  const extra = await packed(t, ws, join(ws.dir, 'src/extra'));
+  t.equal((await npmInstall(ws.dir, v1)).code, 0, 'npm installed v1');
+
+  const config = writeConfig(ws, ['greet']);
+  const host = await startStdioHost(t, config, { env });
+  t.equal(await callText(host.client, 'greet.hello'), 'hello from v1');
+
+  const upgrade = await npmInstall(ws.dir, v2);
+  t.equal(upgrade.code, 0, `npm installed v2 in ${upgrade.ms} ms`);
+  await host.until('the upgrade', () => host.notified.tools === 1, 30_000);
+  t.equal(await callText(host.client, 'greet.hello'), 'hello from v2', 'the new version answers');
+
+  writeConfig(ws, ['greet', 'extra']);
+  await host.until('the reload that cannot find @t/extra', () => host.log().includes('@t/extra\\" is not installed'));
+  t.equal((await npmInstall(ws.dir, extra)).code, 0, 'npm installed @t/extra');
+  await host.until('the retried reload', () => host.notified.tools === 2, 30_000);
+  t.same(await toolNames(host.client), ['extra.alpha', 'greet.hello']);
+});
+
+t.test('the control channel is private: its directory 0700, its socket 0600, as the host creates them', async (t) => {
+  const ws = workspace(t);
+  const runtimeDir = join(ws.dir, 'fresh-run');
+  mkdirSync(runtimeDir); // the parent as a user's runtime dir might be; mcp-host/ inside is the host's to make
+  const config = writeConfig(ws, ['counter']);
+  const host = await startStdioHost(t, config, { env: { ...ws.env, XDG_RUNTIME_DIR: runtimeDir } });
+  await host.until('the control channel', () => host.log().includes('mcp-host reload reaches this host'));
+  const dir = join(runtimeDir, 'mcp-host');
+  t.equal((statSync(dir).mode & 0o777).toString(8), '700', 'the directory is 0700');
+  const sockets = readdirSync(dir);
+  t.equal(sockets.length, 1, 'one socket');
+  const socket = statSync(join(dir, sockets[0]!));
+  t.ok(socket.isSocket(), 'a unix socket');
+  t.equal((socket.mode & 0o777).toString(8), '600', 'the socket is 0600');
 });

@@ -30,7 +30,7 @@ export default {
       return { content: [] };
     });
     server.registerTool('announce', {}, async () => {
-      // Not tied to any call: every session hears it, at the level it chose.
+      // Not tied to any call: no session hears it (it could carry another's data); the host logs it.
       setTimeout(() => {
         void server.sendLoggingMessage({ level: 'info', data: 'an announcement' });
         void server.sendLoggingMessage({ level: 'error', data: 'an alarm' });
@@ -43,6 +43,7 @@ export default {
     });
     server.registerResource('watched', 'doc://watched', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'w' }] }));
     server.registerResource('other', 'doc://other', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'o' }] }));
+    server.registerResource('marker', 'doc://marker', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'm' }] }));
     server.server.setRequestHandler('resources/subscribe', async () => ({}));
     server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
     return server;
@@ -71,6 +72,23 @@ async function session(t: Test, url: string, name: string): Promise<Session> {
   return state;
 }
 
+/**
+ * Settle both sessions' notification streams: each subscribes to
+ * doc://marker, the plugin updates it, and once each session has heard that
+ * update, whatever the host sent before it on that stream has arrived too,
+ * so "heard once" and "heard nothing" can be asserted. The marker's own
+ * updates are taken out of `updates` again.
+ */
+async function settled(...sessions: Session[]): Promise<void> {
+  for (const { client } of sessions) await client.subscribeResource({ uri: 'doc://marker' });
+  await sessions[0]!.client.callTool({ name: 'touch', arguments: { uri: 'doc://marker' } });
+  await until('the marker update on every session', () => sessions.every((s) => s.updates.includes('doc://marker')));
+  for (const s of sessions) {
+    await s.client.unsubscribeResource({ uri: 'doc://marker' });
+    s.updates.splice(s.updates.indexOf('doc://marker'), 1);
+  }
+}
+
 t.test('two sessions on one shared plugin', async (t) => {
   const ws = makeWorkspace(t);
   ws.writePackage(
@@ -93,7 +111,7 @@ t.test('two sessions on one shared plugin', async (t) => {
     t.same(bob.asked, ['name for b?']);
   });
 
-  t.test('each session gets log messages at the level it set', async (t) => {
+  t.test("each session gets its calls' log messages at the level it set, and no one else's", async (t) => {
     await alice.client.setLoggingLevel('error');
     await bob.client.setLoggingLevel('debug');
     alice.logs.length = bob.logs.length = 0;
@@ -104,9 +122,13 @@ t.test('two sessions on one shared plugin', async (t) => {
     t.same(bob.logs, ['an info line', 'an error line']);
     alice.logs.length = bob.logs.length = 0;
     await alice.client.callTool({ name: 'announce', arguments: {} });
-    await until('the announcement', () => alice.logs.length >= 1 && bob.logs.length >= 2);
-    t.same(alice.logs, ['an alarm'], 'a log tied to no call reaches every session at its own level');
-    t.same(bob.logs, ['an announcement', 'an alarm']);
+    await until('the announcement in the host log', () => /"data":"an alarm"/.test(host.log()));
+    await bob.client.callTool({ name: 'chatter', arguments: {} });
+    await until("bob's own call's logs, after it", () => bob.logs.length >= 2);
+    await settled(alice, bob);
+    t.same(alice.logs, [], 'a log tied to no call reaches no session');
+    t.same(bob.logs, ['an info line', 'an error line'], 'only its own call reached bob');
+    t.match(host.log(), /"data":"an announcement".*log message from the plugin, tied to no single client session/);
   });
 
   t.test('a resource update reaches only the sessions subscribed to it', async (t) => {
@@ -114,12 +136,13 @@ t.test('two sessions on one shared plugin', async (t) => {
     await bob.client.subscribeResource({ uri: 'doc://other' });
     await bob.client.callTool({ name: 'touch', arguments: { uri: 'doc://watched' } });
     await until('the update', () => alice.updates.length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    t.same(alice.updates, ['doc://watched']);
+    await settled(alice, bob);
+    t.same(alice.updates, ['doc://watched'], 'heard once');
     t.same(bob.updates, [], 'bob did not subscribe to doc://watched');
     await alice.client.unsubscribeResource({ uri: 'doc://watched' });
     await bob.client.callTool({ name: 'touch', arguments: { uri: 'doc://watched' } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await settled(alice, bob);
     t.same(alice.updates, ['doc://watched'], 'no update after unsubscribing');
+    t.same(bob.updates, [], 'nor to bob');
   });
 });

@@ -1,10 +1,12 @@
-import { loadConfig } from '../config/load.js';
+import { loadConfig, loadConfigExport } from '../config/load.js';
+import { inspectConfig } from '../config/validate.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { ProblemsError, problemsOf, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { resolvePlugins } from '../loader/resolve-plugins.js';
 import type { MountEvents } from '../mounts/mount.js';
 import { buildGeneration } from './build-generation.js';
+import { withholdTokenVariables } from '../secret-env.js';
 import type { Generation } from './generation.js';
 import { readLock } from '../pins/lock.js';
 
@@ -37,6 +39,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     cwd: options.cwd,
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
+  withholdTokenVariables(config.http?.auth);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
   const lock = options.withLock === false ? undefined : await readLock(config.file);
@@ -59,18 +62,41 @@ export interface Inspection {
 }
 
 /**
- * What `mcp-host check` needs: every problem, not the first. Plugins that
- * pass their package.json checks are started even when others failed, so
- * their own problems (a throwing `create`, a collision) are reported too.
+ * What `mcp-host check` needs: every problem, not the first. A config with
+ * problems still has its valid entries resolved and checked, so a missing
+ * package shows beside a mistyped key; plugins are started only when the
+ * config is valid. Plugins that pass their package.json checks are started
+ * even when others failed, so their own problems (a throwing `create`, a
+ * collision) are reported too.
  */
 export async function inspectCatalogue(options: Omit<ComposeOptions, 'id' | 'previous'>): Promise<Inspection> {
-  let config: ResolvedConfig;
+  let found;
   try {
-    config = await loadConfig({ cwd: options.cwd, ...(options.configPath ? { configPath: options.configPath } : {}) });
+    found = await loadConfigExport({
+      cwd: options.cwd,
+      ...(options.configPath ? { configPath: options.configPath } : {}),
+    });
   } catch (error) {
     return { problems: problemsOf(error, options.configPath ?? 'config') };
   }
-  const { specs, problems } = await resolvePlugins(config);
+  return inspectConfigValue(found.config, found.filepath, options);
+}
+
+/**
+ * `inspectCatalogue` of a config already in hand (what `file` exports, or
+ * what `mcp-host add` would make of it): the same checks, the same problems.
+ */
+export async function inspectConfigValue(
+  raw: unknown,
+  file: string,
+  options: Pick<ComposeOptions, 'logger' | 'events'>,
+): Promise<Inspection> {
+  const { problems: configProblems, salvaged: config, invalidEntries } = inspectConfig(raw, file);
+  if (!config) return { problems: configProblems };
+  withholdTokenVariables(config.http?.auth);
+  // The valid entries are resolved even when others are not, so one run shows every problem.
+  const { specs, problems } = await resolvePlugins(config, invalidEntries);
+  if (configProblems.length > 0) return { config, problems: [...configProblems, ...problems] };
   try {
     const lock = await readLock(config.file);
     const generation = await buildGeneration({

@@ -4,10 +4,13 @@ import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { Generation } from './generation.js';
 import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
+import { composedHint, type CacheHint } from '../proxy/cache-hints.js';
 
 export interface ComposedPage {
   items: ListItem[];
   nextCursor?: string;
+  /** Composed from the hints of the mounts' pages it was made of (see cache-hints.ts). */
+  hint: CacheHint;
 }
 
 /**
@@ -32,6 +35,7 @@ export async function listPage(
     cursor === undefined ? { g: generation.id, m: 0 } : decodeCursor(cursor, generation.id, generation.mounts.length);
   const pageSize = generation.config.pageSize ?? Number.POSITIVE_INFINITY;
   const items: ListItem[] = [];
+  const hints: (CacheHint | undefined)[] = [];
 
   for (let m = start.m; m < generation.mounts.length; m++) {
     const mount = generation.mounts[m]!;
@@ -41,22 +45,31 @@ export async function listPage(
     let skip = m === start.m ? (start.o ?? 0) : 0;
     for (let pages = 0; pages < mount.spec.maxListPages; pages++) {
       const page = await mount.list(kind, mountCursor, hooks);
+      hints.push(page.hint);
       const fresh = view.presentPage(kind, page).slice(skip);
       const room = pageSize - items.length;
       if (fresh.length > room) {
         items.push(...fresh.slice(0, room));
-        return { items, nextCursor: encodeCursor(cursorAt(generation.id, m, mountCursor, skip + room)) };
+        return {
+          items,
+          nextCursor: encodeCursor(cursorAt(generation.id, m, mountCursor, skip + room)),
+          hint: composedHint(hints),
+        };
       }
       items.push(...fresh);
       if (page.nextCursor === undefined) break;
       if (items.length >= pageSize || pageSize === Number.POSITIVE_INFINITY) {
-        return { items, nextCursor: encodeCursor(cursorAt(generation.id, m, page.nextCursor, 0)) };
+        return {
+          items,
+          nextCursor: encodeCursor(cursorAt(generation.id, m, page.nextCursor, 0)),
+          hint: composedHint(hints),
+        };
       }
       mountCursor = page.nextCursor;
       skip = 0;
     }
   }
-  return { items };
+  return { items, hint: composedHint(hints) };
 }
 
 function cursorAt(g: number, m: number, c: string | undefined, o: number): CursorState {

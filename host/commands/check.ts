@@ -1,19 +1,40 @@
 import type { Logger } from '../log.js';
 import { formatProblem } from '../errors.js';
-import { inspectCatalogue } from '../catalogue/compose.js';
+import { inspectCatalogue, inspectConfigValue, type Inspection } from '../catalogue/compose.js';
 import { HostRuntime } from '../runtime.js';
 import { formatCatalogue, formatTotals } from './catalogue-report.js';
+import { pluginCheckConfig, pluginPackageHere } from './plugin-check.js';
 import { formatWarnings } from './reload.js';
+
+export interface CheckOptions {
+  configPath?: string;
+  cwd: string;
+  logger: Logger;
+  /** The options a plugin checked in its own directory is created with. */
+  sampleOptions?: Record<string, unknown>;
+}
 
 /**
  * `mcp-host check`: everything `start` does short of serving, reporting
  * every problem found. Plugins refused by their package.json are never
- * imported.
+ * imported. Run in a plugin package's own directory, it checks that plugin
+ * as a host would mount it.
  */
-export async function check(options: { configPath?: string; cwd: string; logger: Logger }): Promise<number> {
+export async function check(options: CheckOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
-  const { config, generation, problems } = await inspectCatalogue({ ...options, events: runtime });
-  const where = config?.file ?? options.configPath ?? 'the config';
+  const plugin = options.configPath ? undefined : await pluginPackageHere(options.cwd);
+  let inspection: Inspection;
+  let where: string;
+  if (plugin) {
+    const { config, file, note } = pluginCheckConfig(plugin, options.sampleOptions ?? {});
+    process.stdout.write(`checking ${plugin.dir} as an mcp-host plugin (no host config here): ${note}\n`);
+    inspection = await inspectConfigValue(config, file, { logger: options.logger, events: runtime });
+    where = `the plugin ${plugin.name}`;
+  } else {
+    inspection = await inspectCatalogue({ ...options, events: runtime });
+    where = inspection.config?.file ?? options.configPath ?? 'the config';
+  }
+  const { generation, problems } = inspection;
   try {
     if (problems.length > 0) {
       process.stdout.write(

@@ -7,7 +7,7 @@ import { serveOverHttp, type HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { configWhere } from '../config/problem-wording.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
-import type { ListenAddress } from '../serve/listen-address.js';
+import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
 import { recordReload, startTelemetry, stopTelemetry } from '../telemetry/telemetry.js';
@@ -64,14 +64,16 @@ export async function start(options: StartOptions): Promise<number> {
 
 /** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */
 function httpServeOptions(config: ResolvedConfig, address: { host: string; port: number }): HttpServeOptions {
-  const { allowedHosts, allowedOrigins, auth, maxBodyBytes, sessionIdleTimeoutMs } = config.http ?? {};
-  const { tokens, source } = bearerTokensOf(auth, configWhere(config.file, 'http.auth'));
+  const { auth, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
+  const { tokens, source } = bearerTokensOf(
+    auth,
+    { host: address.host, loopback: isLoopback(address.host) },
+    configWhere(config.file, 'http.auth'),
+  );
   return {
+    ...rest,
     ...address,
-    ...(allowedHosts && { allowedHosts }),
-    ...(allowedOrigins && { allowedOrigins }),
     ...(maxBodyBytes !== undefined && { maxRequestBodySize: maxBodyBytes }),
-    ...(sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs }),
     bearerTokens: tokens,
     tokenSource: source,
   };

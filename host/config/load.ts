@@ -7,10 +7,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import { describeThrown, HostError } from '../errors.js';
 import { importFresh } from '../fresh-import.js';
+import { isModuleOnlySyntaxError, nearestPackageType, needsModuleSyntax } from '../module-type.js';
 import type { ResolvedConfig } from './types.js';
 import { endSentence } from './problem-wording.js';
 import { validateConfig } from './validate.js';
@@ -28,12 +30,19 @@ const SEARCHED_FOR =
 
 /** Load, validate and fill in the defaults of the host config. Throws a HostError or ProblemsError. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
+  const found = await loadConfigExport(options);
+  return validateConfig(found.config, found.filepath);
+}
+
+/** What the config file exports, not yet validated, and that file. Throws a HostError when it cannot load. */
+export async function loadConfigExport(
+  options: LoadConfigOptions = {},
+): Promise<{ config: unknown; filepath: string }> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const explorer = explorerWith({ '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh });
-  const found = options.configPath
+  return options.configPath
     ? await loadNamedConfig(explorer.load, resolve(cwd, options.configPath), cwd)
     : await searchConfig(explorer.search, cwd);
-  return validateConfig(found.config, found.filepath);
 }
 
 /**
@@ -120,10 +129,21 @@ let freshLoads = 0;
 /**
  * cosmiconfig's own JS loader imports by plain URL, which the ES module cache
  * answers with the first content it ever loaded; a reload needs the current one.
+ *
+ * A `.js` config written as an ES module loads as one even in a CommonJS
+ * project (`npm init` writes "type": "commonjs"), where Node 20 would run it
+ * as CommonJS and fail at `export`. Its syntax decides, as Node 22 decides
+ * for a package with no "type"; only the config file itself is loaded so
+ * (by a load hook), never what it imports, and it keeps its own path, so
+ * `import.meta.url` and relative imports mean what they say.
  */
 async function loadJsFresh(file: string): Promise<unknown> {
   freshLoads += 1;
-  const module = await importFresh(file, `config-${freshLoads}`, dirname(file));
+  const asModule =
+    extname(file) === '.js' &&
+    nearestPackageType(dirname(file)) === 'commonjs' &&
+    needsModuleSyntax(await readFile(file, 'utf8'));
+  const module = await importFresh(file, `config-${freshLoads}`, dirname(file), { asModule });
   return module.default;
 }
 
@@ -133,7 +153,8 @@ function asLoadFailure(error: unknown): never {
   // cosmiconfig marks what it failed to load with the file's path.
   const file = typeof error === 'object' && error !== null ? (error as { filepath?: unknown }).filepath : undefined;
   if (typeof file !== 'string') throw error;
-  const syntax = error instanceof SyntaxError ? locateSyntaxError(file) : undefined;
+  // ES module syntax in a CommonJS file is no typo to correct: the fix is the file's format.
+  const syntax = error instanceof SyntaxError && !isModuleOnlySyntaxError(error) ? locateSyntaxError(file) : undefined;
   if (syntax) {
     throw new HostError(
       {
@@ -148,10 +169,30 @@ function asLoadFailure(error: unknown): never {
     {
       where: file,
       what: `the config cannot be loaded: ${endSentence(describeThrown(error))}`,
-      fix: 'correct the config file.',
+      fix: loadFailureFix(file, error),
     },
     { cause: error },
   );
+}
+
+/** The fix for a config Node could not load, from Node's own reason. */
+function loadFailureFix(file: string, error: unknown): string {
+  const message = describeThrown(error);
+  const stem = basename(file, extname(file));
+  if (isModuleOnlySyntaxError(error)) {
+    return `the file is an ES module, which Node loads only from .mjs (or .js in a "type": "module" package): rename it to ${stem}.mjs, or write module.exports = { … } in place of export default.`;
+  }
+  if (/\b(module|exports|require) is not defined in ES module scope/.test(message)) {
+    return `the file is CommonJS, which Node loads only from .cjs (or .js in a package that is not "type": "module"): rename it to ${stem}.cjs, or write export default { … } in place of module.exports.`;
+  }
+  const missing = /Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1];
+  if (missing === 'typescript') {
+    return `a .ts config is compiled with the project's own TypeScript: run npm install --save-dev typescript in ${dirname(file)}, or write the config as ${stem}.js.`;
+  }
+  if (missing && !missing.startsWith('.') && !missing.startsWith('/')) {
+    return `install what it imports next to the config (npm install ${missing} in ${dirname(file)}), or correct the import.`;
+  }
+  return 'correct the config file.';
 }
 
 /**

@@ -5,7 +5,7 @@
  * the range silently.
  */
 import type { Problem } from '../errors.js';
-import { isKnownRevision, KNOWN_REVISIONS } from '../protocol-versions.js';
+import { DEFAULT_REVISIONS, isKnownRevision, KNOWN_REVISIONS } from '../protocol-versions.js';
 import { closestMatch, describeValue, quotedChoices } from './problem-wording.js';
 
 /** Every problem with `value` as a revision list; `where(index)` places one element, `where()` the list. */
@@ -15,7 +15,7 @@ export function revisionListProblems(value: unknown, where: (index?: number) => 
       {
         where: where(),
         what: `expected a non-empty array of MCP revisions, got ${describeValue(value)}.`,
-        fix: `list the revisions, e.g. ${JSON.stringify(KNOWN_REVISIONS.slice(-2))}, or leave it out to mean every revision mcp-host knows.`,
+        fix: `list the revisions, e.g. ${JSON.stringify(DEFAULT_REVISIONS.slice(-2))}, or leave it out: a host config then means every published revision, a plugin manifest every revision.`,
       },
     ];
   }

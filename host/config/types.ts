@@ -93,12 +93,27 @@ export interface HttpConfig {
   allowedHosts?: string[];
   /** Extra Origin values accepted (DNS-rebinding protection). */
   allowedOrigins?: string[];
-  /** Require `Authorization: Bearer <token>` on `/mcp`. Without it, tokens in MCP_HOST_HTTP_TOKENS still apply. */
-  auth?: HttpAuthConfig;
+  /**
+   * Require `Authorization: Bearer <token>` on `/mcp`. Without it, tokens in MCP_HOST_HTTP_TOKENS still apply.
+   * `'none'` says the endpoint is open on purpose (behind an authenticating proxy): required to bind beyond loopback without tokens.
+   */
+  auth?: HttpAuthConfig | 'none';
   /** The largest request body read, in bytes; larger is refused with 413. Default 4 MiB (the SDK's). */
   maxBodyBytes?: number;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended, in ms. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /** 2025-era sessions open at once; the next `initialize` is refused (503). Default 1000. */
+  maxSessions?: number;
+  /** 2025-era sessions one bearer token may hold open at once (429 beyond). Default 100. */
+  maxSessionsPerToken?: number;
+  /** 2026-07-28 `subscriptions/listen` streams open at once (503 beyond). Default 1000. */
+  maxListenStreams?: number;
+  /** TCP connections open at once; the next is answered 503 and closed. Default 2000. */
+  maxConnections?: number;
+  /** How long a request's body may take to arrive, in ms (408 after). Default 30 000. */
+  bodyTimeoutMs?: number;
+  /** Bytes an SSE stream may hold unread by its client; over it the stream is closed. Default 16 MiB. */
+  maxStreamQueueBytes?: number;
 }
 
 /**
@@ -188,8 +203,7 @@ export interface ResolvedConfig {
   shortenNames: boolean;
   pins: PinsPolicy;
   plugins: PluginEntry[];
-  http?: Required<Pick<HttpConfig, 'host' | 'port'>> &
-    Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'auth' | 'maxBodyBytes' | 'sessionIdleTimeoutMs'>;
+  http?: Required<Pick<HttpConfig, 'host' | 'port'>> & Omit<HttpConfig, 'host' | 'port'>;
   reload: Required<ReloadConfig>;
   upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };

@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { ProblemsError, type Problem } from '../errors.js';
-import { KNOWN_REVISIONS } from '../protocol-versions.js';
+import { DEFAULT_REVISIONS } from '../protocol-versions.js';
 import { HOST_VERSION } from '../version.js';
 import {
   isDispatcherLevelKey,
@@ -37,6 +37,7 @@ import type {
   UrlPluginEntry,
 } from './types.js';
 import { isPlainObject } from '../plain-object.js';
+import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -62,6 +63,25 @@ const DEFAULTS = {
  * Throws a ProblemsError listing every problem found.
  */
 export function validateConfig(raw: unknown, file: string): ResolvedConfig {
+  const { problems, salvaged } = inspectConfig(raw, file);
+  if (problems.length > 0) throw new ProblemsError(problems);
+  return salvaged!;
+}
+
+/** Every problem of a config, and what of it is still usable. */
+export interface ConfigInspection {
+  problems: Problem[];
+  /**
+   * The config with defaults in place of every invalid top-level value, so
+   * that `check` still resolves the entries that are valid; undefined when
+   * the config is not even an object.
+   */
+  salvaged?: ResolvedConfig;
+  /** Indexes of the plugin entries that have problems of their own; `salvaged.plugins` keeps them in place. */
+  invalidEntries: ReadonlySet<number>;
+}
+
+export function inspectConfig(raw: unknown, file: string): ConfigInspection {
   const findings = new Findings(file, raw);
   if (!isPlainObject(raw)) {
     findings.add(
@@ -69,9 +89,20 @@ export function validateConfig(raw: unknown, file: string): ResolvedConfig {
       `expected the config to be an object with a "plugins" array, got ${describeValue(raw)}.`,
       'make it an object (a .js config exports it as its default export), e.g. { plugins: [{ package: "@acme/mcp-weather", prefix: "weather" }] }.',
     );
-    throw new ProblemsError(findings.problems);
+    return { problems: findings.problems, invalidEntries: findings.invalidEntries };
   }
-  checkKeys(findings, raw, '', TOP_LEVEL_FIELDS, (key, path) =>
+  const invalidKeys = new Set<string>();
+  const tracked = Object.fromEntries(
+    Object.entries(TOP_LEVEL_FIELDS).map(([key, check]): [string, Check] => [
+      key,
+      (f, value, path, name) => {
+        const before = f.problems.length;
+        check(f, value, path, name);
+        if (f.problems.length > before) invalidKeys.add(key);
+      },
+    ]),
+  );
+  checkKeys(findings, raw, '', tracked, (key, path) =>
     findings.problems.push(
       isDispatcherLevelKey(key)
         ? unsupportedDispatcherKeyProblem(key, findings.where(path))
@@ -79,8 +110,13 @@ export function validateConfig(raw: unknown, file: string): ResolvedConfig {
     ),
   );
   if (raw.plugins === undefined) TOP_LEVEL_FIELDS.plugins(findings, undefined, 'plugins', 'plugins');
-  if (findings.problems.length > 0) throw new ProblemsError(findings.problems);
-  return withDefaults(raw as unknown as HostConfig, file);
+  const usable = Object.fromEntries(Object.entries(raw).filter(([key]) => !invalidKeys.has(key) || key === 'plugins'));
+  if (!Array.isArray(usable.plugins)) usable.plugins = [];
+  return {
+    problems: findings.problems,
+    salvaged: withDefaults(usable as unknown as HostConfig, file),
+    invalidEntries: findings.invalidEntries,
+  };
 }
 
 function withDefaults(config: HostConfig, file: string): ResolvedConfig {
@@ -91,7 +127,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     name: config.name ?? DEFAULTS.name,
     version: config.version ?? HOST_VERSION,
     ...(config.instructions !== undefined && { instructions: config.instructions }),
-    protocolVersions: config.protocolVersions ?? [...KNOWN_REVISIONS],
+    protocolVersions: config.protocolVersions ?? [...DEFAULT_REVISIONS],
     separator: config.separator ?? DEFAULTS.separator,
     maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
@@ -100,14 +136,11 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     plugins: config.plugins,
     ...(http && {
       http: {
+        // the limits' defaults are the HTTP server's (they hold for --http without an http section too)
+        ...http,
         host: http.host ?? DEFAULTS.httpHost,
         // validation refuses an http section without a port
         port: http.port!,
-        ...(http.allowedHosts && { allowedHosts: http.allowedHosts }),
-        ...(http.allowedOrigins && { allowedOrigins: http.allowedOrigins }),
-        ...(http.auth && { auth: http.auth }),
-        ...(http.maxBodyBytes !== undefined && { maxBodyBytes: http.maxBodyBytes }),
-        ...(http.sessionIdleTimeoutMs !== undefined && { sessionIdleTimeoutMs: http.sessionIdleTimeoutMs }),
       },
     }),
     reload: {
@@ -135,6 +168,8 @@ class Findings {
   readonly prefixOwners = new Map<string, { path: string; label: string }>();
   /** The config turns on bearer auth, so a client's Authorization header is the host's and never forwarded. */
   readonly hostChecksTokens: boolean;
+  /** Indexes of the plugin entries with problems. */
+  readonly invalidEntries = new Set<number>();
 
   constructor(
     readonly file: string,
@@ -142,7 +177,8 @@ class Findings {
   ) {
     const separator = isPlainObject(raw) ? (raw.separator ?? DEFAULTS.separator) : DEFAULTS.separator;
     this.separator = SEPARATORS.find((s) => s === separator);
-    this.hostChecksTokens = isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined;
+    this.hostChecksTokens =
+      isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined && raw.http.auth !== 'none';
   }
 
   where(path: string | undefined): string {
@@ -260,9 +296,19 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
   allowedHosts: field(anArrayOfStrings, '["mcp.example.com"]'),
   allowedOrigins: field(anArrayOfStrings, '["https://app.example.com"]'),
-  auth: section(HTTP_AUTH_FIELDS, '{ tokensEnv: "MCP_HOST_HTTP_TOKENS" }'),
+  auth: (findings, value, path, key) => {
+    // 'none' opens the endpoint on purpose; anything else must be the auth section
+    if (value !== 'none')
+      section(HTTP_AUTH_FIELDS, `{ tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none"`)(findings, value, path, key);
+  },
   maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
   sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
+  maxSessions: field(aPositiveInteger, '1000'),
+  maxSessionsPerToken: field(aPositiveInteger, '100'),
+  maxListenStreams: field(aPositiveInteger, '1000'),
+  maxConnections: field(aPositiveInteger, '2000'),
+  bodyTimeoutMs: field(aPositiveInteger, '30000 (30 seconds)'),
+  maxStreamQueueBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
 };
 
 const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {
@@ -307,7 +353,11 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
       );
       return;
     }
-    value.forEach((entry: unknown, index) => checkEntry(findings, entry, `${path}[${index}]`));
+    value.forEach((entry: unknown, index) => {
+      const before = findings.problems.length;
+      checkEntry(findings, entry, `${path}[${index}]`);
+      if (findings.problems.length > before) findings.invalidEntries.add(index);
+    });
   },
   http: section(HTTP_FIELDS, `{ host: "${DEFAULTS.httpHost}", port: 3000 }`, ['port']),
   reload: section(RELOAD_FIELDS, '{ watch: true }'),
@@ -347,7 +397,11 @@ const ENTRY_FIELDS: {
   url: Record<Exclude<keyof UrlPluginEntry, 'prefix' | 'forwardHeaders'>, Check>;
 } = {
   package: {
-    package: field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"'),
+    package: (findings, value, path, key) => {
+      field(aNonEmptyString, '"@acme/mcp-weather" or "./plugins/clock"')(findings, value, path, key);
+      const problem = typeof value === 'string' && value !== '' && packageSpecifierProblem(value, findings.where(path));
+      if (problem) findings.problems.push(problem);
+    },
     options: field(anObject, '{ units: "metric" }'),
     bin: field(aNonEmptyString, '"mcp-server-memory"'),
     args: field(anArrayOfStrings, '["--verbose"]'),

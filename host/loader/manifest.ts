@@ -20,7 +20,7 @@ import {
 import { revisionListProblems } from '../config/revisions.js';
 import type { PackagePluginEntry, ResolvedConfig } from '../config/types.js';
 import { HOST_VERSION } from '../version.js';
-import type { ResolvedPackage } from './resolve.js';
+import { liesOutside, type ResolvedPackage } from './resolve.js';
 import type { PluginManifest } from './types.js';
 import { isPlainObject } from '../plain-object.js';
 
@@ -233,6 +233,14 @@ function serverCommand(
   }
 
   const file = resolve(pkg.dir, bins[name]!);
+  if (liesOutside(pkg.dir, file)) {
+    problems.push({
+      where: `${plugin}: package.json bin`,
+      what: `its bin "${name}" is ${bins[name]}, which lies outside the package (${file}).`,
+      fix: `a package's bin must name a file inside its own directory (${pkg.dir}): correct its package.json, or reinstall it.`,
+    });
+    return undefined;
+  }
   if (!existsSync(file)) {
     problems.push({
       where: `${plugin}: package.json bin`,

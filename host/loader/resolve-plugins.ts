@@ -51,9 +51,14 @@ interface ResolvedEntry {
 /** An entry resolved, or refused with every problem found. */
 type Outcome = { resolved: ResolvedEntry } | { problems: Problem[] };
 
-export async function resolvePlugins(config: ResolvedConfig): Promise<{ specs: PluginSpec[]; problems: Problem[] }> {
+/** `skip`: indexes of entries already refused by config validation, which are left unresolved. */
+export async function resolvePlugins(
+  config: ResolvedConfig,
+  skip: ReadonlySet<number> = new Set(),
+): Promise<{ specs: PluginSpec[]; problems: Problem[] }> {
   const outcomes = await Promise.all(
     config.plugins.map(async (entry, index): Promise<Outcome> => {
+      if (skip.has(index)) return { problems: [] };
       const path = `plugins[${index}]`;
       try {
         return await resolveEntry(entry, path, config);
@@ -68,6 +73,7 @@ export async function resolvePlugins(config: ResolvedConfig): Promise<{ specs: P
   const problems: Problem[] = [];
   const prefixOwners = new Map<string, { path: string; label: string }>();
   outcomes.forEach((outcome, index) => {
+    if (skip.has(index)) return; // not even a valid entry: nothing of it to judge
     const entry = config.plugins[index]!;
     const path = `plugins[${index}]`;
     if ('problems' in outcome) {

@@ -8,8 +8,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { endSentence } from '../config/problem-wording.js';
+import { isLocalPath } from '../config/package-specifier.js';
 import { describeThrown, HostError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 
@@ -85,6 +86,14 @@ export function resolveEntryFile(pkg: ResolvedPackage, where: string): string {
     });
   }
   const file = resolve(pkg.dir, target);
+  const field = exportsField !== undefined ? 'exports' : 'main';
+  if (liesOutside(pkg.dir, file)) {
+    throw new HostError({
+      where,
+      what: `"${pkg.label}" ${field === 'exports' ? 'exports' : 'has main'} ${target}, which lies outside the package (${file}).`,
+      fix: `a package's ${field} must name a file inside its own directory (${pkg.dir}), as Node requires: correct its package.json, or reinstall it.`,
+    });
+  }
   if (!existsSync(file)) {
     throw new HostError({
       where,
@@ -95,15 +104,17 @@ export function resolveEntryFile(pkg: ResolvedPackage, where: string): string {
   return file;
 }
 
+/** Whether `file` (absolute) escapes the package directory `dir`, by `..` or by being elsewhere. */
+export function liesOutside(dir: string, file: string): boolean {
+  const path = relative(dir, file);
+  return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
+}
+
 /** Without `exports`, Node's ES module loader tries `main` as a file, with .js, as a directory, then index.js. */
 function legacyMain(pkg: ResolvedPackage): string | undefined {
   const main = typeof pkg.packageJson.main === 'string' ? pkg.packageJson.main : undefined;
   const candidates = main === undefined ? ['index.js'] : [main, `${main}.js`, join(main, 'index.js'), 'index.js'];
   return candidates.find((candidate) => statSync(join(pkg.dir, candidate), { throwIfNoEntry: false })?.isFile());
-}
-
-function isLocalPath(specifier: string): boolean {
-  return /^\.\.?([\\/]|$)/.test(specifier) || isAbsolute(specifier);
 }
 
 function findLocalPackage(specifier: string, configDir: string, where: string): string {

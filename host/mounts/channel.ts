@@ -18,9 +18,27 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
  * that runs a child may ask for them.
  */
 export interface UpstreamChannel {
+  /**
+   * True when `related` is always given for a message sent while serving a
+   * request (in process): an unrelated message then belongs to no call.
+   * Over a pipe or HTTP it is absent, and the peer may only infer the call.
+   */
+  readonly relatesMessages?: boolean;
   start(): Promise<void>;
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Start afresh after the upstream ended the connection: a child that
+   * exits on a request it does not know before `initialize` (the 2026-07-28
+   * probe) is a 2025-era server, started again to be spoken to as one.
+   */
+  reopen?(): Promise<void>;
+  /**
+   * Known after `start`: the upstream cannot speak 2026-07-28 (an in-process
+   * server of SDK v1, or one linked in a 2025-era revision), so the peer
+   * goes straight to `initialize` without probing.
+   */
+  readonly legacyOnly?: boolean;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;

@@ -3,6 +3,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode } from '../rpc-error.js';
+import type { PluginCodeClaim } from './fault-attribution.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:
@@ -21,13 +22,28 @@ interface PluginSideTransport {
 }
 
 /**
- * The host's request a plugin is serving in the current async context, and
- * the link it came over. One shared by every link: each AsyncLocalStorage that has
- * run stays registered for the life of the process and is visited at every
- * async operation, so one per link would leak with every reload and slow
- * the whole host down with the number of plugins.
+ * The plugin whose code runs in the current async context (its import, its
+ * `create()`, a request it serves, and every timer and promise those start),
+ * and while it serves a host's request, that request and the link it came
+ * over. The plugin is what fault attribution falls back on when a stack does
+ * not name it (fault-attribution.ts).
+ *
+ * One shared by every link: each AsyncLocalStorage that has run stays
+ * registered for the life of the process and is visited at every async
+ * operation, so one per link would leak with every reload and slow the
+ * whole host down with the number of plugins.
  */
-const serving = new AsyncLocalStorage<{ link: object; id: RequestId }>();
+const serving = new AsyncLocalStorage<{ owner?: PluginCodeClaim; link?: object; id?: RequestId }>();
+
+/** Run `work` (a plugin's import, `create()` or `close()`) as the code of the instance that holds `claim`. */
+export function runAsPlugin<T>(claim: PluginCodeClaim, work: () => T): T {
+  return serving.run({ owner: claim }, work);
+}
+
+/** The claim of the plugin whose code is running now, if any. */
+export function pluginInContext(): PluginCodeClaim | undefined {
+  return serving.getStore()?.owner;
+}
 
 /**
  * A linked pair: the plugin's server connects to `pluginSide`, the host's
@@ -43,13 +59,17 @@ const serving = new AsyncLocalStorage<{ link: object; id: RequestId }>();
  * `sendLoggingMessage`) do not. Without it, two sessions calling one shared
  * plugin could not tell whose elicitation is whose.
  */
-export function createInProcessLink(name = 'the plugin'): {
+export function createInProcessLink(
+  name = 'the plugin',
+  owner?: PluginCodeClaim,
+): {
   hostSide: UpstreamChannel;
   pluginSide: PluginSideTransport;
 } {
   let closed = false;
   const link = {};
   const hostSide: UpstreamChannel = {
+    relatesMessages: true,
     async start() {},
     async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');
@@ -76,7 +96,9 @@ export function createInProcessLink(name = 'the plugin'): {
         }
       };
       queueMicrotask(() =>
-        'method' in message && 'id' in message ? serving.run({ link, id: message.id }, deliver) : deliver(),
+        'method' in message && 'id' in message
+          ? serving.run({ link, id: message.id, ...(owner && { owner }) }, deliver)
+          : serving.run(owner ? { owner } : {}, deliver),
       );
     },
     close: closeBoth,
@@ -87,7 +109,8 @@ export function createInProcessLink(name = 'the plugin'): {
       if (closed) throw new Error('the in-process link is closed');
       const store = serving.getStore();
       const related = options?.relatedRequestId ?? ('method' in message && store?.link === link ? store.id : undefined);
-      queueMicrotask(() => hostSide.onmessage?.(message, related));
+      // The host handles it outside the plugin's context: a fault there is not the plugin's.
+      serving.exit(() => queueMicrotask(() => hostSide.onmessage?.(message, related)));
     },
     close: closeBoth,
   };

@@ -7,6 +7,7 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 import type { CallHooks, Handshake, UpstreamPeer } from './upstream-peer.js';
 import { resultProblem } from './result-check.js';
+import { hintOf, type CacheHint } from '../proxy/cache-hints.js';
 
 /** Where a mount's own traffic goes: the host runtime, which outlives generations. */
 export interface MountEvents {
@@ -40,6 +41,8 @@ export function describeMount(spec: PluginSpec): string {
 export interface ListPage {
   items: ListItem[];
   nextCursor?: string;
+  /** The page's caching hint, from a 2026-07-28 upstream. */
+  hint?: CacheHint;
 }
 
 /**
@@ -159,11 +162,14 @@ export class Mount {
       if (!(error instanceof RpcError) || error.message.includes(this.description)) throw error;
       throw new HostError({ where: this.description, what: `failed ${method}: ${error.message}` }, { cause: error });
     }
-    const items = this.checked(method, result)[field];
+    const items = this.checked(method, result)[field] as ListItem[];
     const next = result.nextCursor;
-    return typeof next === 'string' && next !== ''
-      ? { items: items as ListItem[], nextCursor: next }
-      : { items: items as ListItem[] };
+    const hint = hintOf(result);
+    return {
+      items,
+      ...(typeof next === 'string' && next !== '' ? { nextCursor: next } : {}),
+      ...(hint ? { hint } : {}),
+    };
   }
 
   /** Follow a list to its end, refusing a mount that paginates forever. */

@@ -11,6 +11,7 @@ import type { RemoteSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
+import { ErrorCode } from '../rpc-error.js';
 import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
@@ -37,7 +38,8 @@ export class RemoteChannel implements ExplainedChannel {
   onerror?: (error: Error) => void;
 
   private transport?: StreamableHTTPClientTransport | SSEClientTransport;
-  private initializeId?: RequestId;
+  /** The `initialize` or `server/discover` request whose answer connects the channel. */
+  private handshakeId?: RequestId;
   /** Why the server could not be reached or was lost: the last transport failure. */
   private failure?: Outage;
   /** The handshake is done: from now on a server that is gone ends the channel. */
@@ -61,13 +63,22 @@ export class RemoteChannel implements ExplainedChannel {
     if (options?.headers) return withForwardedHeaders.run(options.headers, () => this.send(message));
     const transport = this.transport;
     if (!transport || this.ended) throw new Error(`the connection to ${this.spec.url} is closed.`);
-    const initialize = 'method' in message && message.method === 'initialize' && 'id' in message;
-    if (initialize) this.initializeId = message.id;
+    const method = 'method' in message && 'id' in message ? message.method : undefined;
+    const initialize = method === 'initialize';
+    if (initialize || method === 'server/discover') this.handshakeId = (message as { id: RequestId }).id;
     try {
       await transport.send(message);
     } catch (error) {
       const status = httpStatus(error);
       const legacy = transport instanceof SSEClientTransport;
+      // A handshake refused with a JSON-RPC error in an HTTP 4xx body is an answer, not an outage:
+      // the peer reads it (a server/discover a 2025-era server does not know, an initialize at a
+      // revision a 2026-only server does not speak) and decides what follows.
+      const answered = (initialize || method === 'server/discover') && !legacy && rpcErrorAnswer(error, status, method);
+      if (answered) {
+        this.onmessage?.({ jsonrpc: '2.0', id: (message as { id: RequestId }).id, error: answered });
+        return;
+      }
       if (initialize && !legacy && status !== undefined && status >= 400 && status < 500 && !AUTH.has(status)) {
         this.logger.info(
           `${this.spec.url} answered HTTP ${status} to a Streamable HTTP initialize: trying the legacy HTTP+SSE transport`,
@@ -110,9 +121,9 @@ export class RemoteChannel implements ExplainedChannel {
     next.onmessage = (message) => {
       // Streamable HTTP requests carry the negotiated revision in a header
       // once the handshake is done; the SDK's Client would set it.
-      if ('result' in message && message.id === this.initializeId) {
+      if ('result' in message && message.id === this.handshakeId) {
         this.connected = true;
-        if (next instanceof StreamableHTTPClientTransport) {
+        if (next instanceof StreamableHTTPClientTransport && typeof message.result.protocolVersion === 'string') {
           next.setProtocolVersion(String(message.result.protocolVersion));
         }
       }
@@ -175,7 +186,7 @@ export class RemoteChannel implements ExplainedChannel {
     const sseStatus = httpStatus(sseError);
     return {
       cause: `${this.spec.url} answered the Streamable HTTP initialize with HTTP ${status} (${describeThrown(streamableError)}) and the legacy HTTP+SSE stream with ${sseStatus === undefined ? describeThrown(sseError) : `HTTP ${sseStatus}`}.`,
-      fix: 'check the url in the entry (the MCP endpoint, often /mcp). mcp-host connects with the 2025-era handshake (initialize): a server that serves only the 2026-07-28 revision must keep its legacy fallback on to be mounted.',
+      fix: "check the url in the entry (the MCP endpoint, often /mcp) and the server's own logs.",
     };
   }
 
@@ -213,6 +224,35 @@ function httpStatus(error: unknown): number | undefined {
   // The legacy transport's POST failures carry the status only in their words.
   const match = /\(HTTP (\d{3})\)/.exec(describeThrown(error));
   return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The JSON-RPC error an HTTP 4xx answer to a handshake carries in its body,
+ * as the SDK's own client reads it while negotiating. A `server/discover`
+ * refused without one (a 2025-era server's "no session" 400, a 404 or 405)
+ * is still an answer: this server does not know the method. An `initialize`
+ * refused without one may be a server of the legacy HTTP+SSE transport, so
+ * that is tried instead.
+ */
+function rpcErrorAnswer(
+  error: unknown,
+  status: number | undefined,
+  method: string | undefined,
+): { code: number; message: string; data?: unknown } | undefined {
+  if (status === undefined || status < 400 || status >= 500 || AUTH.has(status)) return undefined;
+  const body = error instanceof SdkHttpError ? (error.data as { text?: unknown } | undefined)?.text : undefined;
+  try {
+    const parsed = JSON.parse(String(body)) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+    if (typeof parsed.error?.code === 'number') {
+      const { code, message, data } = parsed.error;
+      return { code, message: String(message ?? `HTTP ${status}`), ...(data === undefined ? {} : { data }) };
+    }
+  } catch {
+    // not JSON: judged below
+  }
+  return method === 'server/discover'
+    ? { code: ErrorCode.MethodNotFound, message: `HTTP ${status}: ${describeThrown(error)}` }
+    : undefined;
 }
 
 /** fetch() rejects with a TypeError when no response came at all (refused, reset, DNS). */

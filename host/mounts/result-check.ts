@@ -43,6 +43,7 @@ export function resultProblem(method: string, result: unknown, maxBytes: number)
       fix: TOO_BIG_FIX,
     };
   }
+  if ((result as { resultType?: unknown }).resultType === 'input_required') return inputRequiredProblem(method, result);
   const type = RESULT_TYPES[method];
   if (!type) return undefined;
   const outcome = specTypeSchemas[type]['~standard'].validate(result);
@@ -56,4 +57,27 @@ export function resultProblem(method: string, result: unknown, maxBytes: number)
     what: `answered ${method} with a result that is not a valid MCP ${type}: ${path ? `${path}: ` : ''}${first?.message ?? 'invalid'}${more}.`,
     fix: 'fix the plugin: its results must follow the MCP schema.',
   };
+}
+
+/** The methods a 2026-07-28 server may answer with `input_required`. */
+const MULTI_ROUND_TRIP = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/**
+ * An `input_required` answer (a 2026-07-28 upstream's, passed on as it came):
+ * only where the revision allows it, and carrying what a client needs to
+ * continue. Its embedded requests are checked by the SDK as it sends them.
+ */
+export function inputRequiredProblem(method: string, result: unknown): Omit<Problem, 'where'> | undefined {
+  const { inputRequests, requestState } = result as { inputRequests?: unknown; requestState?: unknown };
+  const asks = typeof inputRequests === 'object' && inputRequests !== null && !Array.isArray(inputRequests);
+  let what: string | undefined;
+  if (!MULTI_ROUND_TRIP.has(method))
+    what = `answered ${method} with input_required, which only tools/call, prompts/get and resources/read may answer.`;
+  else if (inputRequests !== undefined && !asks)
+    what = `answered ${method} with input_required whose inputRequests is not an object.`;
+  else if (requestState !== undefined && typeof requestState !== 'string')
+    what = `answered ${method} with input_required whose requestState is not a string.`;
+  else if (!asks && requestState === undefined)
+    what = `answered ${method} with input_required carrying neither inputRequests nor requestState.`;
+  return what ? { what, fix: 'fix the plugin: its results must follow the MCP schema.' } : undefined;
 }

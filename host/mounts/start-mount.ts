@@ -1,16 +1,18 @@
 import type { ResolvedConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
-import { startInProcessMount } from './in-process.js';
+import { InProcessChannel } from './in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
 import { RemoteChannel } from './remote.js';
 import { ChildChannel } from './stdio-child.js';
 import { startSupervisedMount } from './supervisor.js';
 
 /**
- * Start the mount a spec describes, whatever its kind, and drain its lists.
- * An mcp-host plugin that fails is refused; a stdio child or a remote that
- * cannot be reached comes back down, under a supervisor that keeps trying.
+ * Start the mount a spec describes, whatever its kind, and drain its lists,
+ * under a supervisor that brings it back when it is lost (a child exits, a
+ * remote drops, a plugin faults). An mcp-host plugin that fails to start is
+ * refused; a stdio child or a remote that cannot be reached comes back down,
+ * while its supervisor keeps trying.
  */
 export async function startMount(
   spec: PluginSpec,
@@ -22,14 +24,9 @@ export async function startMount(
   const mountLogger = logger.child({ plugin: mountName(spec) });
   switch (spec.kind) {
     case 'in-process': {
-      const mount = await startInProcessMount(spec, importTag, mountLogger, events, config.upstreams.startTimeoutMs);
-      try {
-        await mount.refresh();
-      } catch (error) {
-        await mount.close();
-        throw error;
-      }
-      return mount;
+      const { startTimeoutMs } = config.upstreams;
+      const open = () => new InProcessChannel(spec, importTag, mountLogger, startTimeoutMs);
+      return startSupervisedMount(spec, open, config, mountLogger, events);
     }
     case 'stdio': {
       return startSupervisedMount(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);

@@ -68,7 +68,7 @@ export class ChildChannel implements ExplainedChannel {
   onerror?: (error: Error) => void;
 
   private child?: ChildProcess;
-  private readonly lines: LineSplitter;
+  private lines!: LineSplitter;
   private readonly stderrTail: string[] = [];
   /** Why the child is gone: it could not start, or it exited. */
   private ended?: Outage;
@@ -80,18 +80,27 @@ export class ChildChannel implements ExplainedChannel {
   constructor(
     private readonly spec: StdioSpec,
     private readonly logger: Logger,
-  ) {
-    this.lines = new LineSplitter(spec.maxResultBytes + ENVELOPE_BYTES, {
-      line: (text) => this.parse(text),
-      oversized: (head, tail) => this.dropped(head, tail),
-    });
-  }
+  ) {}
 
   explain(): Outage | undefined {
     return this.ended;
   }
 
+  /** Run the command again once the child that ended is gone: nothing of the old process carries over. */
+  async reopen(): Promise<void> {
+    await this.close();
+    await this.drained;
+    this.ended = undefined;
+    this.closing = undefined;
+    this.stderrTail.length = 0;
+    return this.start();
+  }
+
   start(): Promise<void> {
+    this.lines = new LineSplitter(this.spec.maxResultBytes + ENVELOPE_BYTES, {
+      line: (text) => this.parse(text),
+      oversized: (head, tail) => this.dropped(head, tail),
+    });
     const child = spawn(this.spec.command, this.spec.args, {
       cwd: this.spec.cwd,
       // The SDK's convention: a server sees a safe subset of the host's

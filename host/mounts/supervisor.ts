@@ -1,11 +1,12 @@
 import type { ResolvedConfig } from '../config/types.js';
 import { endSentence, pluginWhere, quotedChoices } from '../config/problem-wording.js';
 import { HostError, describeThrown } from '../errors.js';
-import type { RemoteSpec, StdioSpec } from '../loader/types.js';
+import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { UpstreamChannel } from './channel.js';
-import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
+import { HOST_CLIENT_CAPABILITIES, handshakeVersion, unusableRevision } from './handshake-version.js';
+import { MODERN_REVISION } from '../protocol-versions.js';
 import { Mount, mountName, type MountEvents } from './mount.js';
 import { UpstreamPeer, type Handshake } from './upstream-peer.js';
 
@@ -30,19 +31,23 @@ interface Attempt {
 }
 
 /**
- * Start a mount for an upstream the host does not run in process (a stdio
- * child, a remote server) and keep it connected for as long as it is
- * mounted.
+ * Start a mount and keep it connected for as long as it is mounted: a
+ * stdio child, a remote server, or an mcp-host plugin (whose channel is a
+ * fresh instance of it, so a plugin that faults is re-created like a child
+ * that exited is restarted).
  *
- * Start-up waits for the first connection at most `upstreams.startTimeoutMs`:
- * an upstream that is slow or cannot be reached comes back down, withdrawn
- * from the catalogue, while its supervisor keeps trying, so one upstream
- * never holds up or takes down the others. An upstream that is reached but
- * cannot be mounted (it negotiates a revision outside the host's range, or
- * its lists are malformed) is refused like any broken plugin.
+ * For a child or a remote, start-up waits for the first connection at most
+ * `upstreams.startTimeoutMs`: one that is slow or cannot be reached comes
+ * back down, withdrawn from the catalogue, while its supervisor keeps
+ * trying, so one upstream never holds up or takes down the others. An
+ * upstream that is reached but cannot be mounted (it negotiates a revision
+ * outside the host's range, or its lists are malformed) is refused like any
+ * broken plugin. An mcp-host plugin's first start is all or nothing: its
+ * import and `create()` are bounded by their own timeout, and a plugin that
+ * fails them is refused, never retried.
  */
 export async function startSupervisedMount(
-  spec: StdioSpec | RemoteSpec,
+  spec: PluginSpec,
   open: () => ExplainedChannel,
   config: ResolvedConfig,
   logger: Logger,
@@ -74,7 +79,7 @@ class Supervisor {
   private readonly first: Attempt;
 
   constructor(
-    private readonly spec: StdioSpec | RemoteSpec,
+    private readonly spec: PluginSpec,
     private readonly open: () => ExplainedChannel,
     private readonly config: ResolvedConfig,
     private readonly logger: Logger,
@@ -92,6 +97,16 @@ class Supervisor {
   async start(): Promise<Mount> {
     const attempt = this.first;
     const connecting = this.connect(attempt);
+    if (this.spec.kind === 'in-process') {
+      try {
+        await connecting;
+      } catch (error) {
+        await this.mount.close();
+        throw error;
+      }
+      this.up(attempt);
+      return this.mount;
+    }
     const { startTimeoutMs } = this.config.upstreams;
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
@@ -139,6 +154,8 @@ class Supervisor {
         if (this.mount.peer === peer) this.events.onNotification(this.mount, notification);
       },
       onClose: () => this.lost(attempt),
+      // Calls in flight when the upstream is lost fail saying why.
+      closeReason: () => channel.explain()?.cause,
     });
     const attempt: Attempt = { id, channel, peer };
     return attempt;
@@ -146,10 +163,20 @@ class Supervisor {
 
   /** Handshake, check the negotiated revision, drain the lists: all of it, or the attempt fails and is closed. */
   private async connect(attempt: Attempt): Promise<void> {
-    const asked = handshakeVersion(this.config.protocolVersions);
+    const range = this.config.protocolVersions;
+    const asked = handshakeVersion(range);
     try {
-      const handshake = await attempt.peer.connect(asked, HOST_CLIENT_CAPABILITIES);
-      this.checkRevision(handshake, asked);
+      const handshake = await attempt.peer
+        .negotiate({
+          modern: range.includes(MODERN_REVISION),
+          legacyRevision: asked,
+          capabilities: HOST_CLIENT_CAPABILITIES,
+          silenceMeansLegacy: this.spec.kind !== 'remote',
+        })
+        .catch((error: unknown) => {
+          throw unusableRevision(error, this.spec, range) ?? error;
+        });
+      this.checkRevision(handshake, attempt.peer.speaksModern ? MODERN_REVISION : asked);
       this.mount.handshake = handshake;
       await this.mount.refresh();
     } catch (error) {
@@ -184,7 +211,9 @@ class Supervisor {
     this.mount.state = 'up';
     delete this.mount.outage;
     const { serverInfo, protocolVersion } = this.mount.handshake;
-    this.logger.info(
+    // A plugin's first start is no news (start-up reports the catalogue); its return after a fault is.
+    const level = back || this.spec.kind !== 'in-process' ? 'info' : 'debug';
+    this.logger[level](
       `${back ? 'back up' : 'connected'}: ${serverInfo?.name ?? '?'} ${serverInfo?.version ?? ''} speaking MCP ${protocolVersion}`,
     );
     this.keepPinging(attempt);
@@ -278,7 +307,7 @@ class Supervisor {
 }
 
 /** What a mount that has never connected says about itself: nothing yet. */
-function notConnected(spec: StdioSpec | RemoteSpec): Handshake {
+function notConnected(spec: PluginSpec): Handshake {
   return { protocolVersion: '', capabilities: {}, serverInfo: { name: spec.label, version: '' } };
 }
 

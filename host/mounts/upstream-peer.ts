@@ -1,31 +1,19 @@
-import type {
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  RequestId,
-  ServerCapabilities,
-  Implementation,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import type { UpstreamChannel } from './channel.js';
 import type { ForwardedHeader } from '../config/forward-headers.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
-import { HOST_VERSION } from '../version.js';
 import { describeThrown } from '../errors.js';
 import { kindsChangedBy } from '../catalogue/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
+import { HOST_CLIENT_INFO, discoveredHandshake, modernEnvelope, type Handshake } from './handshake-version.js';
+import { ModernLink, type LinkSide } from './modern-link.js';
 import { recordDroppedNotifications, traceUpstream } from '../telemetry/telemetry.js';
+
+export type { Handshake } from './handshake-version.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
-
-/** What the host learns from an upstream's `initialize` answer. */
-export interface Handshake {
-  protocolVersion: string;
-  capabilities: ServerCapabilities;
-  serverInfo: Implementation;
-  instructions?: string;
-}
 
 /**
  * The hooks of one forwarded request: how the upstream's traffic about that
@@ -44,10 +32,38 @@ export interface CallHooks {
   /** Any other notification the upstream ties to this call (log messages). */
   onNotification?: (notification: JSONRPCNotification) => void;
   /**
+   * Who made the call: calls with the same `client` are one session's. An
+   * upstream that cannot say which call a log message is about (a child, a
+   * remote) has it passed to the client only when it is the one client with
+   * calls in flight. Absent on the host's own requests (lists, subscriptions).
+   */
+  client?: unknown;
+  /**
    * The headers of the client's HTTP request, when it came over HTTP. Only
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */
   clientHeaders?: Headers;
+  /**
+   * Set for a 2026-07-28 client's request: what the client sent that the
+   * SDK lifted out of its params. An upstream that speaks 2026-07-28 too
+   * gets it as it came (the client's capabilities and log level in the
+   * envelope, its input responses, the upstream's own `requestState` it
+   * echoes), and its `input_required` goes back to the client as it came.
+   */
+  modernClient?: ModernClientRound;
+}
+
+/** A 2026-07-28 client's own round of a request (see `CallHooks.modernClient`). */
+export interface ModernClientRound {
+  inputResponses?: Params;
+  capabilities?: Params;
+  logLevel?: string;
+  /**
+   * The `requestState` the client echoes, when the host did not issue it,
+   * and the answer to give if the upstream is on a 2025-era link (so issued
+   * none either).
+   */
+  echoed?: { requestState: string; refusal: Error };
 }
 
 export interface PeerOptions {
@@ -58,10 +74,27 @@ export interface PeerOptions {
   timeoutMs: number;
   /** The client headers this upstream receives with a client's request (the entry's `forwardHeaders`). */
   forwardHeaders?: readonly ForwardedHeader[];
-  /** Notifications tied to no call: list_changed, resource updates, log messages. */
+  /** Notifications tied to no session: list_changed, resource updates, log messages no client can be told. */
   onNotification: (notification: JSONRPCNotification) => void;
   /** The connection ended (the child exited, the remote dropped, close() was called). */
   onClose?: () => void;
+  /** Why the connection ended, when the channel knows (the child's exit, the plugin's fault): told to calls in flight. */
+  closeReason?: () => string | undefined;
+}
+
+/** How to find the revision to speak with an upstream (see `UpstreamPeer.negotiate`). */
+export interface Negotiation {
+  /** Probe for 2026-07-28 with `server/discover` first: the host's range includes it. */
+  modern: boolean;
+  /** The revision an `initialize` asks for. */
+  legacyRevision: string;
+  capabilities: Params;
+  /**
+   * Whether an unanswered probe means a 2025-era server (a pipe: some never
+   * answer a request before `initialize`) or an outage (HTTP: a deployed
+   * server answers).
+   */
+  silenceMeansLegacy: boolean;
 }
 
 interface Pending {
@@ -96,6 +129,10 @@ export class UpstreamPeer {
   /** Requests the upstream made to us that are still being answered: cancelled if it says so. */
   private readonly incoming = new Map<RequestId, AbortController>();
   private closed = false;
+  /** The probe is out: a channel that closes now may be reopened for the `initialize` fallback. */
+  private probing = false;
+  /** Set when the upstream speaks 2026-07-28. */
+  private modern?: ModernLink;
   /** Bounds the log and progress notifications passed on, so a flood cannot bury clients' answers. */
   private readonly chatter = new ChatterLimit((dropped, perSecond) => {
     recordDroppedNotifications(this.options.label, dropped);
@@ -122,20 +159,99 @@ export class UpstreamPeer {
     return this.closed;
   }
 
+  /** Whether this upstream is spoken to in 2026-07-28 (known once connected). */
+  get speaksModern(): boolean {
+    return this.modern !== undefined;
+  }
+
   /** Start the channel and run the `initialize` handshake at `protocolVersion`. */
   async connect(protocolVersion: string, capabilities: Params): Promise<Handshake> {
     await this.channel.start();
-    const result = await this.request('initialize', {
-      protocolVersion,
-      capabilities,
-      clientInfo: { name: 'mcp-host', version: HOST_VERSION },
-    });
+    return this.initialize(protocolVersion, capabilities);
+  }
+
+  /**
+   * Start the channel and settle on the newest revision both sides speak,
+   * the way the SDK's client does with `versionNegotiation: 'auto'`:
+   * `server/discover` first, and a server that offers 2026-07-28 is spoken
+   * to in it; any other answer (an error, an offer without it, a child that
+   * exits on a request before `initialize`, silence on a pipe) falls back to
+   * `initialize`. A child that exited is started again for the fallback.
+   */
+  async negotiate(how: Negotiation): Promise<Handshake> {
+    await this.channel.start();
+    if (how.modern && !this.channel.legacyOnly) {
+      const probed = await this.probe(how);
+      if (probed.handshake) {
+        this.modern = new ModernLink(this.linkSide(), probed.handshake.capabilities);
+        this.modern.listen();
+        return probed.handshake;
+      }
+      this.options.logger.debug(`falling back to initialize: ${probed.why}`);
+    }
+    return this.initialize(how.legacyRevision, how.capabilities);
+  }
+
+  private async probe(how: Negotiation): Promise<{ handshake?: Handshake; why: string }> {
+    this.probing = true;
+    try {
+      const answer = await this.exchange('server/discover', { _meta: modernEnvelope() }, {}, this.options.timeoutMs);
+      const handshake = discoveredHandshake(answer, this.options.label);
+      return handshake
+        ? { handshake, why: 'it offers 2026-07-28' }
+        : { why: `its server/discover offers ${JSON.stringify(answer.supportedVersions)}` };
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      if (this.closed) {
+        // The upstream ended the connection on the probe: a child that exits on a request before
+        // `initialize` is a 2025-era server, started again to be spoken to as one.
+        if (!this.channel.reopen) throw error;
+        this.closed = false;
+        await this.channel.reopen();
+        return { why: 'it closed the connection on server/discover' };
+      }
+      if (error.code === ErrorCode.RequestTimeout) {
+        if (how.silenceMeansLegacy) return { why: 'it did not answer server/discover' };
+        throw error;
+      }
+      // Any answer, even an error that shares the SDKs' "connection closed" code (-32000, as a
+      // 2025-era HTTP server's "Server not initialized" does), means it is not a 2026-07-28 server.
+      // A request that never reached it fails again, and is explained, at `initialize`.
+      return { why: `it answered server/discover with error ${error.code}: ${error.message}` };
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async initialize(protocolVersion: string, capabilities: Params): Promise<Handshake> {
+    const result = await this.request('initialize', { protocolVersion, capabilities, clientInfo: HOST_CLIENT_INFO });
     await this.notify('notifications/initialized');
     return result as unknown as Handshake;
   }
 
-  /** Forward one request; resolves with the upstream's result as it came. */
+  /** What the 2026-07-28 link uses of this peer. */
+  private linkSide(): LinkSide {
+    return {
+      exchange: (method, params, hooks, timeoutMs) => this.exchange(method, params, hooks, timeoutMs),
+      send: (message) => this.channel.send(message),
+      newId: () => this.nextId++,
+      label: this.options.label,
+      logger: this.options.logger,
+    };
+  }
+
+  /**
+   * Forward one request; resolves with the upstream's result as it came
+   * (from a 2026-07-28 upstream, once the input it asked for is given).
+   */
   request(method: string, params?: Params, hooks: CallHooks = {}, timeoutMs = this.options.timeoutMs): Promise<Result> {
+    if (this.modern) return this.modern.request(method, params, hooks, timeoutMs);
+    if (hooks.modernClient?.echoed) return Promise.reject(hooks.modernClient.echoed.refusal);
+    return this.exchange(method, params, hooks, timeoutMs);
+  }
+
+  /** Send one request and wait for its answer; to a 2026-07-28 upstream it carries the envelope. */
+  private exchange(method: string, params: Params | undefined, hooks: CallHooks, timeoutMs: number): Promise<Result> {
     if (this.closed) {
       return Promise.reject(new RpcError(ErrorCode.ConnectionClosed, `mount "${this.options.label}" is not connected`));
     }
@@ -177,6 +293,7 @@ export class UpstreamPeer {
     };
     this.pending.set(id, pending);
     this.armTimeout(pending);
+    if (this.modern) sentParams = enveloped(sentParams, hooks.modernClient);
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
     const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
     this.channel.send(message, headers && { headers }).catch((error: unknown) => {
@@ -187,12 +304,14 @@ export class UpstreamPeer {
 
   async notify(method: string, params?: Params): Promise<void> {
     if (this.closed) return;
-    await this.channel.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+    const sent = this.modern ? enveloped(params) : params;
+    await this.channel.send({ jsonrpc: '2.0', method, ...(sent ? { params: sent } : {}) });
   }
 
   /** Close the connection; unanswered calls fail with a message naming the mount. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.modern?.close();
     await this.channel.close();
     this.closedByChannel();
   }
@@ -257,6 +376,7 @@ export class UpstreamPeer {
     // An error without an id (the upstream could not parse what we sent)
     // belongs to no call; the call it was meant for times out.
     if (!('id' in message) || message.id === undefined) return;
+    if (this.modern?.takeAnswer(message)) return;
     if ('error' in message) {
       const { code, message: text, data } = message.error;
       this.settle(message.id as RequestId, (p) => p.reject(new RpcError(code, text, data)));
@@ -280,14 +400,34 @@ export class UpstreamPeer {
       this.incoming.get(params?.requestId as RequestId)?.abort(params?.reason);
       return;
     }
+    if (this.modern?.isBookkeeping(notification)) return;
     if (notification.method === 'notifications/message' && !this.chatter.take()) return;
     // A change to the mount's catalogue concerns every session, whichever
     // call it happened during (a tool that registers another).
     const mountWide =
       kindsChangedBy(notification.method).length > 0 || notification.method === 'notifications/resources/updated';
-    const owner = related !== undefined && !mountWide ? this.pending.get(related) : undefined;
+    const owner = mountWide ? undefined : this.callConcerned(notification, related);
     if (owner?.hooks.onNotification) owner.hooks.onNotification(notification);
     else this.options.onNotification(notification);
+  }
+
+  /**
+   * The call a notification is about: the one the link names; or, for a log
+   * message over a transport that names none (a child, a remote), a call of
+   * the one client with calls in flight here. With two clients' calls in
+   * flight nothing says whose it is, and a guess could show one client's
+   * data to another, so there is no owner (the host logs it instead).
+   */
+  private callConcerned(notification: JSONRPCNotification, related?: RequestId): Pending | undefined {
+    if (related !== undefined) return this.pending.get(related);
+    if (this.channel.relatesMessages || notification.method !== 'notifications/message') return undefined;
+    let sole: Pending | undefined;
+    for (const pending of this.pending.values()) {
+      if (pending.hooks.client === undefined) continue;
+      if (sole && sole.hooks.client !== pending.hooks.client) return undefined;
+      sole = pending;
+    }
+    return sole;
   }
 
   /**
@@ -354,19 +494,32 @@ export class UpstreamPeer {
   private closedByChannel(): void {
     if (this.closed) return;
     this.closed = true;
+    const reason = this.pending.size > 0 ? this.options.closeReason?.() : undefined;
     for (const id of [...this.pending.keys()]) {
       this.settle(id, (p) =>
         p.reject(
           new RpcError(
             ErrorCode.ConnectionClosed,
-            `mount "${this.options.label}" closed the connection before answering ${p.method}`,
+            `mount "${this.options.label}" closed the connection before answering ${p.method}${reason ? `: ${reason}` : ''}`,
           ),
         ),
       );
     }
     for (const abort of this.incoming.values()) abort.abort('the upstream connection closed');
-    this.options.onClose?.();
+    this.modern?.close();
+    // A child that exits on the probe is started again for `initialize`: not the end of the mount.
+    if (!this.probing) this.options.onClose?.();
   }
+}
+
+/**
+ * Params with the 2026-07-28 envelope in their `_meta`: the host's, with a
+ * 2026-07-28 client's own capabilities and log level when the request is
+ * that client's (so the upstream asks only what the client can answer, and
+ * logs only what it asked for).
+ */
+function enveloped(params: Params | undefined, client?: ModernClientRound): Params {
+  return { ...params, _meta: { ...(params?._meta as Params | undefined), ...modernEnvelope(client) } };
 }
 
 /** The client's headers an upstream may see: only those its entry forwards, under the names the entry gives. */

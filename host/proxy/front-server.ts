@@ -25,7 +25,10 @@ type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Rec
  * client connected before a reload that adds, say, the first prompts
  * plugin learns of prompts when it reconnects.
  */
-export function createFrontSession(runtime: HostRuntime, options: { longLived: boolean }): FrontSession {
+export function createFrontSession(
+  runtime: HostRuntime,
+  options: { longLived: boolean; reachable?: boolean },
+): FrontSession {
   const generation = runtime.current;
   const { config } = generation;
   const capabilities = generation.capabilities();
@@ -44,8 +47,11 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
       ((request: { params?: Params }, ctx: ServerContext) =>
         traceServed(method, request.params, ctx, server, () => handler(request, ctx).catch(toProtocolError))) as never,
     );
-  const list = (kind: ListKind) => async (request: { params?: Params }) =>
-    asListResult(kind, await listPage(runtime.current, kind, request.params?.cursor as string | undefined));
+  const list = (kind: ListKind) => async (request: { params?: Params }) => {
+    const page = await listPage(runtime.current, kind, request.params?.cursor as string | undefined);
+    // A 2026-07-28 client is told how long the composed page may be reused (cache-hints.ts).
+    return { ...asListResult(kind, page), ...(servesModernEra(server) ? page.hint : {}) };
+  };
 
   if (capabilities.tools) {
     // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
@@ -96,7 +102,7 @@ export function createFrontSession(runtime: HostRuntime, options: { longLived: b
   }
 
   if (options.longLived) {
-    runtime.addSession(session);
+    runtime.addSession(session, options.reachable ?? true);
     const sessionEnded = traceSession(server);
     const previousOnClose = server.onclose;
     server.onclose = () => {

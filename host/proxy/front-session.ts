@@ -1,5 +1,4 @@
 import { Server } from '@modelcontextprotocol/server';
-import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
 import type { ChangedList } from '../catalogue/list-kinds.js';
@@ -12,9 +11,9 @@ import type { ChangedList } from '../catalogue/list-kinds.js';
 export interface SessionNotifier {
   /** The resource URIs this notifier is subscribed to through the runtime. */
   readonly subscriptions: Set<string>;
-  listChanged(lists: ReadonlySet<ChangedList>): void;
+  /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
+  listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
-  log(params: LoggingMessageNotification['params']): void;
 }
 
 /**
@@ -30,25 +29,28 @@ export class FrontSession implements SessionNotifier {
     private readonly logger: Logger,
   ) {}
 
-  /** Tell this client its lists changed: once per list. */
-  listChanged(lists: ReadonlySet<ChangedList>): void {
-    if (lists.has('tools')) this.send(() => this.server.sendToolListChanged());
-    if (lists.has('prompts')) this.send(() => this.server.sendPromptListChanged());
-    if (lists.has('resources')) this.send(() => this.server.sendResourceListChanged());
+  /**
+   * Tell this client its lists changed: once per list. A client hears only of
+   * the lists its session advertised (capabilities are fixed when it starts),
+   * so those are the ones sent, and returned.
+   */
+  listChanged(lists: ReadonlySet<ChangedList>): ChangedList[] {
+    const advertised = this.server.getCapabilities();
+    const sent = [...lists].filter((list) => advertised[list] !== undefined);
+    for (const list of sent) {
+      this.send(() =>
+        list === 'tools'
+          ? this.server.sendToolListChanged()
+          : list === 'prompts'
+            ? this.server.sendPromptListChanged()
+            : this.server.sendResourceListChanged(),
+      );
+    }
+    return sent;
   }
 
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void {
     if (this.subscriptions.has(params.uri)) this.send(() => this.server.sendResourceUpdated(params));
-  }
-
-  /**
-   * A plugin's log message, filtered by the level this client set. The SDK
-   * files that level under the transport's session id (an HTTP session's;
-   * none over stdio), so the filter is asked under the same id: without it
-   * an HTTP client's `logging/setLevel` would not hold for these messages.
-   */
-  log(params: LoggingMessageNotification['params']): void {
-    this.send(() => this.server.sendLoggingMessage(params, this.server.transport?.sessionId));
   }
 
   private send(action: () => Promise<void>): void {

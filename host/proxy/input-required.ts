@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
   createRequestStateCodec,
   inputRequired,
   type ClientCapabilities,
@@ -10,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import type { Logger } from '../log.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { CallHooks, ModernClientRound } from '../mounts/upstream-peer.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { callHooksFor, clientHeadersOf } from './call-hooks.js';
@@ -102,11 +103,15 @@ class WaitingCalls {
     try {
       payload = await this.codec.verify(String(state), ctx);
     } catch (error) {
-      throw new RpcError(
+      // Not the host's own: a 2026-07-28 upstream's, which goes back to it as it came (it checks its
+      // own state); an upstream on a 2025-era link issued none, so there it is refused with this.
+      const refusal = new RpcError(
         ErrorCode.InvalidParams,
         `Invalid or expired requestState (${describeThrown(error)}): this mcp-host process did not issue it to this client for a ${method}, or it is older than ${RETRY_WINDOW_MS / 1000} s. ${restart}`,
         { reason: 'invalid_request_state' },
       );
+      const echoed = { requestState: String(state), refusal };
+      return forward({ ...callHooksFor(ctx, params), modernClient: { ...modernRoundOf(ctx), echoed } });
     }
     const call = this.calls.get(payload.call);
     if (!call || call.round !== payload.round) {
@@ -181,6 +186,8 @@ class Continuation {
       onNotification: (notification) => this.caller?.onNotification?.(notification),
       // The upstream call is made once, for the first request: its headers are the ones forwarded.
       ...clientHeadersOf(ctx),
+      // A 2026-07-28 upstream answers this client as it came; on a 2025-era link the rounds are the host's.
+      modernClient: modernRoundOf(ctx),
     };
   }
 
@@ -313,6 +320,22 @@ class Continuation {
     );
     this.cancel.abort();
   }
+}
+
+/**
+ * What a 2026-07-28 client sent with this request that its SDK lifted out
+ * of the params, for an upstream that speaks 2026-07-28 too.
+ */
+function modernRoundOf(ctx: ServerContext): ModernClientRound {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Params;
+  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
+  const logLevel = envelope[LOG_LEVEL_META_KEY];
+  const inputResponses = ctx.mcpReq.inputResponses as Params | undefined;
+  return {
+    ...(inputResponses ? { inputResponses } : {}),
+    ...(isPlainObject(capabilities) ? { capabilities } : {}),
+    ...(typeof logLevel === 'string' ? { logLevel } : {}),
+  };
 }
 
 /**

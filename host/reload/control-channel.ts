@@ -30,6 +30,8 @@ export interface HostReply {
 
 /** What a request may be at most: anything longer is not the command. */
 const MAX_REQUEST_BYTES = 4096;
+/** How long a connection may take to send its command: one that sends nothing is not kept. */
+const COMMAND_TIMEOUT_MS = 5_000;
 
 /** The directory holding this user's control sockets, created private if missing. */
 function controlDirectory(): string {
@@ -83,13 +85,24 @@ export async function openControlChannel(
   // The directory already keeps other users out; the mode says so on the socket too.
   chmodSync(path, 0o600);
   server.on('error', (error) => logger.warn({ err: error }, 'control channel error'));
-  return { path, close: () => closeServer(server, path) };
+  // However the process ends (a fatal error's exit 1 included), its socket
+  // goes with it; only a SIGKILL leaves one, which `mcp-host reload` removes.
+  const removeAtExit = () => removeQuietly(path);
+  process.once('exit', removeAtExit);
+  return {
+    path,
+    close: async () => {
+      process.off('exit', removeAtExit);
+      await closeServer(server, path);
+    },
+  };
 }
 
 function serve(socket: Socket, configFile: string, reloader: Reloader, logger: Logger): void {
   let buffered = '';
   socket.setEncoding('utf8');
   socket.on('error', (error) => logger.debug({ err: error }, 'control channel connection error'));
+  socket.setTimeout(COMMAND_TIMEOUT_MS, () => socket.destroy());
   socket.on('data', (chunk: string) => {
     buffered += chunk;
     if (buffered.length > MAX_REQUEST_BYTES) {
@@ -99,6 +112,8 @@ function serve(socket: Socket, configFile: string, reloader: Reloader, logger: L
     const newline = buffered.indexOf('\n');
     if (newline < 0) return;
     socket.pause();
+    // The command is in: a reload may take longer than the wait for it.
+    socket.setTimeout(0);
     let command: unknown;
     try {
       command = (JSON.parse(buffered.slice(0, newline)) as { command?: unknown }).command;

@@ -8,7 +8,7 @@ import { pluginChanges, type CatalogueDiff } from './catalogue-diff.js';
 
 /** A CatalogueDiff as it travels to `mcp-host reload`: plain JSON. */
 export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
-  /** The `list_changed` notifications each connected client was sent. */
+  /** The lists whose `list_changed` at least one connected client was sent (a client hears only of lists it was offered). */
   notified: ChangedList[];
 }
 
@@ -110,14 +110,18 @@ export class Reloader {
       });
       // buildGeneration never throws after starting mounts it keeps, so
       // from here the swap is one synchronous step.
-      const { changedLists, ...diff } = this.runtime.swap(generation)!;
+      const { changedLists, notified, ...diff } = this.runtime.swap(generation)!;
       const ms = elapsed();
       logger.info(
         `reloaded (${trigger}) in ${ms} ms: generation ${id} is live; ${summarize(diff.plugins)}; ` +
-          (changedLists.size > 0 ? `notified ${[...changedLists].join(', ')} list_changed` : 'clients see no change'),
+          (changedLists.size === 0
+            ? 'clients see no change'
+            : notified.size > 0
+              ? `notified ${[...notified].join(', ')} list_changed`
+              : 'no connected client could be notified'),
       );
       const warnings = generation.warnings();
-      return { ok: true, generation: id, diff: { ...diff, notified: [...changedLists] }, ms, warnings };
+      return { ok: true, generation: id, diff: { ...diff, notified: [...notified] }, ms, warnings };
     } catch (error) {
       const problems = problemsOf(error, configPath);
       logger.error(

@@ -9,13 +9,11 @@ import {
 } from '@modelcontextprotocol/server';
 import type { HttpAuthConfig } from '../config/types.js';
 import { HostError } from '../errors.js';
+import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
 
-/** The environment variable holding the accepted bearer tokens, comma-separated, unless `http.auth.tokensEnv` names another. */
-export const TOKENS_ENV = 'MCP_HOST_HTTP_TOKENS';
-
-/** The tokens named by an environment variable, comma-separated (empty entries ignored). */
-export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env, name = TOKENS_ENV): string[] {
-  return (env[name] ?? '')
+/** The tokens named by an environment variable, comma-separated (empty entries ignored); the variable is withheld from plugins. */
+export function tokensFromEnv(name = TOKENS_ENV): string[] {
+  return (takeSecretEnv(name) ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token.length > 0);
@@ -27,27 +25,67 @@ export interface BearerTokens {
   source: string;
 }
 
+/** The shortest token accepted: anything shorter could be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
+
+const MAKE_A_TOKEN = 'make one with `openssl rand -hex 32`';
+
 /**
- * The tokens the config's `http.auth` and the environment give. With no
- * `http.auth`, MCP_HOST_HTTP_TOKENS alone decides (none: no auth). With it,
- * auth was asked for, so finding no token is an error: serving the endpoint
- * open because a variable was not exported would be the wrong way to fail.
+ * The tokens the config's `http.auth` and the environment give, refusing
+ * every way auth could be silently weaker than the operator meant: a token
+ * variable that is set but holds no token, a token shorter than
+ * MIN_TOKEN_LENGTH, auth asked for with no token, and an endpoint bound
+ * beyond loopback with no token unless `http.auth: 'none'` says so.
+ *
+ * The variable is removed from `env` once read, so plugin code running in
+ * the host's process cannot read the host's secrets from it.
  */
 export function bearerTokensOf(
-  auth: HttpAuthConfig | undefined,
+  auth: HttpAuthConfig | 'none' | undefined,
+  bind: { host: string; loopback: boolean },
   where: string,
-  env: NodeJS.ProcessEnv = process.env,
 ): BearerTokens {
-  const name = auth?.tokensEnv ?? TOKENS_ENV;
+  const name = (auth !== 'none' && auth?.tokensEnv) || TOKENS_ENV;
+  const isSet = takeSecretEnv(name) !== undefined;
+  const fromEnv = tokensFromEnv(name);
+  const refuse = (what: string, fix: string): never => {
+    throw new HostError({ where, what, fix });
+  };
+  if (auth === 'none') {
+    if (isSet) {
+      refuse(
+        `is 'none' (no auth), but ${name} is set in the environment.`,
+        `remove http.auth: 'none' to require those tokens, or unset ${name}.`,
+      );
+    }
+    return { tokens: [], source: name };
+  }
+  if (isSet && fromEnv.length === 0) {
+    refuse(
+      `${name} is set but holds no token (it is empty or only commas and spaces), so the endpoint would be served open.`,
+      `put one or more comma-separated tokens in ${name} (${MAKE_A_TOKEN}), or unset it.`,
+    );
+  }
   const listed = auth?.tokens ?? [];
-  const tokens = [...listed, ...tokensFromEnv(env, name)];
+  const tokens = [...listed, ...fromEnv];
   const source = listed.length > 0 ? `http.auth.tokens and ${name}` : name;
+  if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
+    refuse(
+      `a token in ${source} is shorter than ${MIN_TOKEN_LENGTH} characters, short enough to guess.`,
+      `use tokens of at least ${MIN_TOKEN_LENGTH} characters (${MAKE_A_TOKEN}).`,
+    );
+  }
   if (auth && tokens.length === 0) {
-    throw new HostError({
-      where,
-      what: `asks for bearer-token auth, but there is no token: ${auth.tokens ? 'http.auth.tokens is empty and ' : ''}${name} is unset or empty.`,
-      fix: `set ${name} to one or more comma-separated tokens in the host's environment, or list them in http.auth.tokens.`,
-    });
+    refuse(
+      `asks for bearer-token auth, but there is no token: ${auth.tokens ? 'http.auth.tokens is empty and ' : ''}${name} is unset or empty.`,
+      `set ${name} to one or more comma-separated tokens in the host's environment, or list them in http.auth.tokens.`,
+    );
+  }
+  if (tokens.length === 0 && !bind.loopback) {
+    refuse(
+      `the endpoint would be bound to ${bind.host}, reachable beyond this machine, with no auth.`,
+      `set ${name} to a token (${MAKE_A_TOKEN}), or set http.auth: 'none' in the config if an authenticating proxy guards it, or bind 127.0.0.1.`,
+    );
   }
   return { tokens, source };
 }
@@ -61,12 +99,14 @@ export function bearerTokensOf(
  * The token is checked before the body is read, and compared in constant
  * time against every accepted token (digests of equal length, no early
  * exit), so neither timing nor length tells a caller how close it came. The
- * token is the host's business only: it is never passed on to plugins.
+ * token is the host's business only: it is never passed on to plugins. What
+ * is passed on, as `clientId`, is which token it was (`token-2`): a session
+ * belongs to the token that opened it.
  */
 export function bearerGate(
   tokens: readonly string[],
   source = TOKENS_ENV,
-): (req: IncomingMessage) => Promise<Response | undefined> {
+): (req: IncomingMessage) => Promise<{ challenge: Response } | { authInfo: AuthInfo }> {
   const accepted = tokens.map(digest);
   const verifier = {
     verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -94,10 +134,9 @@ export function bearerGate(
   };
   return async (req) => {
     try {
-      await verifyBearerToken(req.headers.authorization, { verifier });
-      return undefined;
+      return { authInfo: await verifyBearerToken(req.headers.authorization, { verifier }) };
     } catch (error) {
-      return bearerAuthChallengeResponse(error);
+      return { challenge: bearerAuthChallengeResponse(error) };
     }
   };
 }

@@ -65,3 +65,59 @@ export function onBodyEnd(response: Response, onEnd: () => void, signal?: AbortS
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
+
+const STREAM_OPENED = new TextEncoder().encode(': stream open\n\n');
+
+/**
+ * The same response, holding at most `maxBytes` its client has not read.
+ * The SDK's transports enqueue a stream's events as they happen, whether
+ * or not the client reads them; the Node adapter stops reading the stream
+ * while the socket is backed up, so a client that never reads would grow
+ * the host without end. Here the stream is read as it is written, into a
+ * queue of bounded size: over the bound the stream is ended (`onOverflow`
+ * says so), its queue dropped, and the client may reconnect (a GET or
+ * listen stream) or retry. A JSON answer is whole already and passes as it is.
+ */
+export function capQueuedBytes(response: Response, maxBytes: number, onOverflow: () => void): Response {
+  if (response.body === null || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Node sends a response's headers with its first bytes, and a
+        // notification stream may carry none for a long while (its client
+        // cannot tell it is listening): an SSE comment opens every stream.
+        controller.enqueue(STREAM_OPENED);
+        void (async () => {
+          try {
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) return controller.close();
+              controller.enqueue(value);
+              if ((controller.desiredSize ?? 0) < 0) {
+                onOverflow();
+                controller.error(new Error('the client left too much of this stream unread'));
+                await reader.cancel('the client left too much of this stream unread');
+                return;
+              }
+            }
+          } catch (error) {
+            // The consumer cancelled (the client went away), or the source failed.
+            try {
+              controller.error(error);
+            } catch {
+              // Already closed or errored.
+            }
+          }
+        })();
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: maxBytes }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}

@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { AddressInfo, Socket } from 'node:net';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { HostRuntime } from '../runtime.js';
 import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
-import { TOKENS_ENV, bearerGate } from './http-auth.js';
-import { jsonRpcErrorResponse, sendResponse } from './http-responses.js';
+import { bearerGate } from './http-auth.js';
+import { capQueuedBytes, jsonRpcErrorResponse, sendResponse } from './http-responses.js';
+import { isLoopback } from './listen-address.js';
+import type { Logger } from '../log.js';
+import type { HttpConfig } from '../config/types.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
 import { healthResponse, isHealthPath } from './health.js';
@@ -14,7 +17,8 @@ import { healthResponse, isHealthPath } from './health.js';
 /** Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404. */
 export const MCP_PATH = '/mcp';
 
-export interface HttpServeOptions {
+/** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
+export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
   /** The address to bind; the config's default is 127.0.0.1, never the network unless asked. */
   host: string;
   /** 0 picks a free port (the bound URL says which). */
@@ -32,6 +36,16 @@ export interface HttpServeOptions {
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
 }
+
+/** Every limit's default: safe for one host on a small machine, each raised by its config key. */
+export const HTTP_LIMIT_DEFAULTS = {
+  maxSessions: 1000,
+  maxSessionsPerToken: 100,
+  maxListenStreams: 1000,
+  maxConnections: 2000,
+  bodyTimeoutMs: 30_000,
+  maxStreamQueueBytes: 16 * 1024 * 1024,
+} as const;
 
 export interface HttpService {
   /** The endpoint's URL, with the port actually bound. */
@@ -64,25 +78,42 @@ const REFUSAL_DRAIN_MS = 10_000;
  */
 export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOptions): Promise<HttpService> {
   const maxRequestBodySize = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
+  const limits = { ...HTTP_LIMIT_DEFAULTS, ...definedOf(options) };
   const checkRebinding = rebindingGuard(options);
   const checkToken = options.bearerTokens?.length ? bearerGate(options.bearerTokens, options.tokenSource) : undefined;
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
+    maxSessions: limits.maxSessions,
+    maxSessionsPerToken: limits.maxSessionsPerToken,
   });
-  const modern = createModernEndpoint(runtime, maxRequestBodySize);
-  const serveMcp = toNodeHandler(
-    {
-      fetch: async (request) =>
-        (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
-          ? legacy.handle(request)
-          : modern.fetch(request),
-    },
-    {
-      maxRequestBodySize,
-      onerror: (error) => runtime.logger.warn({ err: error }, 'an HTTP request failed inside the MCP handler'),
-    },
-  );
+  const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });
+  const adapterOptions = {
+    maxRequestBodySize,
+    onerror: (error: Error) => runtime.logger.warn({ err: error }, 'an HTTP request failed inside the MCP handler'),
+  };
+  // One adapter per request, so that a stream over its queue bound can cut
+  // its own connection: ending the response would wait for the very client
+  // that does not read.
+  const serveMcp = (req: IncomingMessage, res: ServerResponse) =>
+    toNodeHandler(
+      {
+        fetch: async (request, extra) =>
+          capQueuedBytes(
+            (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
+              ? await legacy.handle(request, extra?.authInfo?.clientId)
+              : await modern.fetch(request, extra?.authInfo),
+            limits.maxStreamQueueBytes,
+            () => {
+              runtime.logger.warn(
+                `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
+              );
+              res.destroy();
+            },
+          ),
+      },
+      adapterOptions,
+    )(req, res);
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = pathOf(req.url);
@@ -94,7 +125,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
           Response.json({ error: 'method_not_allowed' }, { status: 405, headers: { allow: 'GET' } }),
         );
       }
-      const detailed = checkRebinding(req) === undefined && (await checkToken?.(req)) === undefined;
+      const detailed = checkRebinding(req) === undefined && (!checkToken || 'authInfo' in (await checkToken(req)));
       return sendResponse(res, healthResponse(runtime, path, detailed));
     }
     const rebinding = checkRebinding(req);
@@ -109,11 +140,16 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         ),
       );
     }
-    const challenge = await checkToken?.(req);
-    if (challenge) return refuse(req, res, challenge);
-    // The token is the host's, checked and dropped here: no plugin can be
-    // handed it, not even one whose entry forwards Authorization.
-    if (checkToken) delete req.headers.authorization;
+    if (checkToken) {
+      const verdict = await checkToken(req);
+      if ('challenge' in verdict) return refuse(req, res, verdict.challenge);
+      // Which token it was travels on (the adapter hands `req.auth` to the
+      // handler), so a session answers only the token that opened it. The
+      // token itself is the host's, checked and dropped here: no plugin can
+      // be handed it, not even one whose entry forwards Authorization.
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = verdict.authInfo;
+      delete req.headers.authorization;
+    }
     // A declared length over the bound is refused here, without the SDK
     // adapter's `Connection: close`: a client still uploading would get a
     // reset instead of this answer. (A chunked body over the bound is
@@ -129,11 +165,15 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         ),
       );
     }
+    if (!req.complete) bodyDeadline(req, res, limits.bodyTimeoutMs, runtime.logger);
     await serveMcp(req, res);
   };
 
   const server = createServer((req, res) => {
+    if (refusedSockets.has(req.socket)) return;
     route(req, res).catch((error: unknown) => {
+      // A body cut off at its deadline was answered already; the adapter's failure to read it is that.
+      if (cutOff.has(req)) return;
       runtime.logger.error({ err: error }, `could not answer ${req.method} ${req.url}`);
       if (!res.headersSent) {
         // The cause stays in the host's log: a network client learns nothing of the host's insides.
@@ -144,6 +184,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       } else res.destroy();
     });
   });
+  capConnections(server, limits.maxConnections, runtime.logger);
   try {
     await listen(server, options.host, options.port);
   } catch (error) {
@@ -153,9 +194,8 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}${MCP_PATH}`;
   if (!isLoopback(options.host) && !options.bearerTokens?.length) {
-    runtime.logger.warn(
-      `${url} is reachable beyond this machine and requires no token; set ${TOKENS_ENV} to require one (or http.auth in the config)`,
-    );
+    // Only http.auth: 'none' gets here (start refuses otherwise): said once, as the operator's choice.
+    runtime.logger.info(`${url} is reachable beyond this machine with no auth of its own (http.auth: 'none')`);
   }
 
   return {
@@ -172,8 +212,71 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   };
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+/** The options given, without the keys given as undefined (so a default is not overwritten by one). */
+function definedOf<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** Connections answered at once with 503 and closed (http.maxConnections): their requests are never served. */
+const refusedSockets = new WeakSet<Socket>();
+/** Requests whose body missed its deadline (http.bodyTimeoutMs), answered 408 already. */
+const cutOff = new WeakSet<IncomingMessage>();
+
+/**
+ * At most `max` connections open at once. Node's own `server.maxConnections`
+ * drops the next one without a word; here it is told which limit it hit.
+ */
+function capConnections(server: Server, max: number, logger: Logger): void {
+  let open = 0;
+  let reported = 0;
+  server.on('connection', (socket: Socket) => {
+    if (open >= max) {
+      refusedSockets.add(socket);
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: `Service Unavailable: mcp-host has ${max} connections open, its limit (http.maxConnections); retry later, or raise http.maxConnections in the host config`,
+        },
+        id: null,
+      });
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      // At most one line a second, however hard the limit is hit.
+      if (Date.now() - reported > 1000) {
+        reported = Date.now();
+        logger.warn(`refused a connection: ${max} are open (http.maxConnections)`);
+      }
+      return;
+    }
+    open += 1;
+    socket.once('close', () => (open -= 1));
+  });
+}
+
+/**
+ * A request body must arrive whole within `timeoutMs`: one trickled in
+ * slowly would otherwise hold its connection and its buffer until Node's
+ * own 300 s request timeout. Late, it is answered 408 naming the key, and
+ * its connection is closed.
+ */
+function bodyDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: number, logger: Logger): void {
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    cutOff.add(req);
+    logger.info(`cut off a request whose body took over ${timeoutMs} ms to arrive (http.bodyTimeoutMs)`);
+    const message = `Request Timeout: the request body did not arrive within ${timeoutMs} ms (http.bodyTimeoutMs); send it faster, or raise http.bodyTimeoutMs in the host config`;
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    res.shouldKeepAlive = false;
+    void sendResponse(res, jsonRpcErrorResponse(408, -32000, message)).finally(() => req.socket.destroySoon());
+  }, timeoutMs);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
 }
 
 /**

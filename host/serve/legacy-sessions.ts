@@ -7,16 +7,24 @@ import {
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
+import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
   /** A session with no open exchange (not even its GET stream) for this long is ended. */
   idleTimeoutMs: number;
+  /** Sessions open at once (`http.maxSessions`). */
+  maxSessions: number;
+  /** Sessions one bearer token may hold open at once (`http.maxSessionsPerToken`). */
+  maxSessionsPerToken: number;
 }
 
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
+  front: FrontSession;
+  /** Which bearer token opened it (`token-N`), when the host checks tokens: only that one may use it. */
+  owner: string | undefined;
   /** HTTP exchanges still streaming: calls in flight, the GET notification stream. */
   open: number;
   /** When the last exchange began or ended. */
@@ -36,6 +44,9 @@ interface LegacySession {
  */
 export class LegacySessions {
   private readonly sessions = new Map<string, LegacySession>();
+  /** Sessions each token holds, and initializes under way (so a burst cannot overshoot the caps). */
+  private readonly perToken = new Map<string | undefined, number>();
+  private opening = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -46,10 +57,11 @@ export class LegacySessions {
     this.sweeper.unref();
   }
 
-  async handle(request: Request): Promise<Response> {
+  /** `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens. */
+  async handle(request: Request, owner?: string): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
-      if (request.method === 'POST') return this.open(request);
+      if (request.method === 'POST') return this.open(request, owner);
       return jsonRpcErrorResponse(
         400,
         -32000,
@@ -57,7 +69,9 @@ export class LegacySessions {
       );
     }
     const session = this.sessions.get(id);
-    if (!session) {
+    // Another token's session is answered as if it did not exist: a
+    // session id is not a credential, and its existence is not told.
+    if (!session || session.owner !== owner) {
       // The spec's answer for an ended or unknown session: 404 tells the
       // client to start a new one.
       return jsonRpcErrorResponse(
@@ -67,7 +81,19 @@ export class LegacySessions {
       );
     }
     session.lastActive = Date.now();
-    return tracked(session, request, await session.transport.handleRequest(request));
+    const batch = await refusedBatch(session, request);
+    if (batch) return batch;
+    const response = await session.transport.handleRequest(request);
+    // The GET stream is where a broadcast (list_changed) can reach this
+    // session: only while it is open does the runtime count the session in.
+    const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
+    if (stream) this.runtime.setReachable(session.front, true);
+    return tracked(
+      session,
+      request,
+      response,
+      stream ? () => this.runtime.setReachable(session.front, false) : undefined,
+    );
   }
 
   /** End every session (shutdown): their front servers leave the runtime as they close. */
@@ -82,29 +108,78 @@ export class LegacySessions {
    * A POST without a session: an `initialize` opens one. Anything else gets
    * the transport's own 400 and the would-be session is dropped at once.
    */
-  private async open(request: Request): Promise<Response> {
-    const front = createFrontSession(this.runtime, { longLived: true });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      maxRequestBodySize: this.options.maxRequestBodySize,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, session);
-      },
-    });
-    const session: LegacySession = { transport, open: 0, lastActive: Date.now() };
-    // DELETE, idle expiry, shutdown: the session leaves the map however it
-    // ends (the front server leaves the runtime through its own onclose).
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+  private async open(request: Request, owner: string | undefined): Promise<Response> {
+    const full = this.fullFor(owner);
+    if (full) return full;
+    this.opening += 1;
+    this.count(owner, +1);
+    let counted = true;
+    const uncount = () => {
+      if (counted) this.count(owner, -1);
+      counted = false;
     };
-    transport.onmessage = cancelOnDisconnect(transport);
-    await front.server.connect(transport);
-    const response = await transport.handleRequest(request);
-    if (transport.sessionId === undefined) {
-      await front.server.close();
-      return response;
+    try {
+      // Not reachable by broadcasts until it opens its GET stream.
+      const front = createFrontSession(this.runtime, { longLived: true, reachable: false });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        maxRequestBodySize: this.options.maxRequestBodySize,
+        onsessioninitialized: (id) => {
+          this.sessions.set(id, session);
+        },
+      });
+      const session: LegacySession = { transport, front, owner, open: 0, lastActive: Date.now() };
+      // DELETE, idle expiry, shutdown: the session leaves the map however it
+      // ends (the front server leaves the runtime through its own onclose).
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined && this.sessions.delete(transport.sessionId)) uncount();
+      };
+      transport.onmessage = cancelOnDisconnect(transport);
+      await front.server.connect(transport);
+      const response = await transport.handleRequest(request);
+      if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
+        uncount();
+        await front.server.close();
+        return response;
+      }
+      return tracked(session, request, response);
+    } catch (error) {
+      uncount();
+      throw error;
+    } finally {
+      this.opening -= 1;
     }
-    return tracked(session, request, response);
+  }
+
+  /** The refusal of one more session, when the host or this token holds all it may. */
+  private fullFor(owner: string | undefined): Response | undefined {
+    const { maxSessions, maxSessionsPerToken } = this.options;
+    if (this.sessions.size + this.opening >= maxSessions) {
+      this.runtime.logger.warn(`refused a new HTTP session: ${maxSessions} are open (http.maxSessions)`);
+      return jsonRpcErrorResponse(
+        503,
+        -32000,
+        `Service Unavailable: mcp-host has ${maxSessions} sessions open, its limit (http.maxSessions); end sessions no longer used (DELETE with their Mcp-Session-Id), retry later, or raise http.maxSessions in the host config`,
+      );
+    }
+    if (owner !== undefined && (this.perToken.get(owner) ?? 0) >= maxSessionsPerToken) {
+      this.runtime.logger.warn(
+        `refused a new HTTP session: ${owner} holds ${maxSessionsPerToken} (http.maxSessionsPerToken)`,
+      );
+      return jsonRpcErrorResponse(
+        429,
+        -32000,
+        `Too Many Requests: this bearer token holds ${maxSessionsPerToken} sessions open, its limit (http.maxSessionsPerToken); end sessions no longer used (DELETE with their Mcp-Session-Id), or raise http.maxSessionsPerToken in the host config`,
+      );
+    }
+    return undefined;
+  }
+
+  private count(owner: string | undefined, by: number): void {
+    if (owner === undefined) return;
+    const count = (this.perToken.get(owner) ?? 0) + by;
+    if (count > 0) this.perToken.set(owner, count);
+    else this.perToken.delete(owner);
   }
 
   private endIdle(): void {
@@ -118,15 +193,39 @@ export class LegacySessions {
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */
-function tracked(session: LegacySession, request: Request, response: Response): Response {
+function tracked(session: LegacySession, request: Request, response: Response, ended?: () => void): Response {
   session.open += 1;
   return onBodyEnd(
     response,
     () => {
       session.open -= 1;
       session.lastActive = Date.now();
+      ended?.();
     },
     request.signal,
+  );
+}
+
+/** The revision that dropped JSON-RPC batches from MCP. */
+const FIRST_REVISION_WITHOUT_BATCHES = '2025-06-18';
+
+/**
+ * A batch (a JSON array body) on a session whose revision has none is
+ * refused, as over stdio: the SDK's transport would otherwise serve it.
+ */
+async function refusedBatch(session: LegacySession, request: Request): Promise<Response | undefined> {
+  if (request.method !== 'POST') return undefined;
+  const revision = session.front.server.getNegotiatedProtocolVersion();
+  if (revision === undefined || revision < FIRST_REVISION_WITHOUT_BATCHES) return undefined;
+  const body = await request
+    .clone()
+    .text()
+    .catch(() => '');
+  if (!body.trimStart().startsWith('[')) return undefined;
+  return jsonRpcErrorResponse(
+    400,
+    -32600,
+    `Invalid Request: this session speaks MCP ${revision}, which has no JSON-RPC batches; send one message per request`,
   );
 }
 

@@ -20,3 +20,8 @@ export function parseListenAddress(text: string): ListenAddress {
   const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
   return host === undefined ? { port } : { host, port };
 }
+
+/** Whether binding `host` keeps the endpoint on this machine. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}

@@ -1,11 +1,11 @@
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
-import { onBodyEnd } from './http-responses.js';
+import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
 
 export interface ModernEndpoint {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, authInfo?: AuthInfo): Promise<Response>;
   /** Close the open `subscriptions/listen` streams and in-flight exchanges; leave the runtime. */
   close(): Promise<void>;
 }
@@ -18,7 +18,10 @@ export interface ModernEndpoint {
  * with the runtime for the whole endpoint: the handler fans each change out
  * to the streams that asked for it.
  */
-export function createModernEndpoint(runtime: HostRuntime, maxRequestBodySize: number): ModernEndpoint {
+export function createModernEndpoint(
+  runtime: HostRuntime,
+  { maxRequestBodySize, maxListenStreams }: { maxRequestBodySize: number; maxListenStreams: number },
+): ModernEndpoint {
   const handler = createMcpHandler(() => createFrontSession(runtime, { longLived: false }).server, {
     // 2025-era traffic never reaches this handler: the HTTP server routes it
     // to the sessionful legacy leg first.
@@ -28,29 +31,45 @@ export function createModernEndpoint(runtime: HostRuntime, maxRequestBodySize: n
   });
   const notifier: SessionNotifier = {
     subscriptions: new Set(),
+    // The handler passes each change to the open listen streams that asked for it.
     listChanged(lists) {
       if (lists.has('tools')) handler.notify.toolsChanged();
       if (lists.has('prompts')) handler.notify.promptsChanged();
       if (lists.has('resources')) handler.notify.resourcesChanged();
+      return [...lists];
     },
     resourceUpdated({ uri }) {
       handler.notify.resourceUpdated(uri);
     },
-    // A 2026-07-28 client has no session to receive a log message on: the
-    // messages a plugin ties to a call travel on that call's response.
-    log() {},
   };
   runtime.addSession(notifier);
   const watched = new WatchedResources(runtime, notifier);
+  let listenStreams = 0;
 
   return {
-    async fetch(request) {
-      const uris = await listenedResources(request);
-      const response = await handler.fetch(request);
-      // Only an opened stream holds subscriptions (a refusal is a JSON answer).
-      if (uris.length === 0 || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
+    async fetch(request, authInfo) {
+      const listen = isListenRequest(request);
+      if (listen && listenStreams >= maxListenStreams) {
+        return jsonRpcErrorResponse(
+          503,
+          -32000,
+          `Service Unavailable: mcp-host has ${maxListenStreams} subscriptions/listen streams open, its limit (http.maxListenStreams); close one, retry later, or raise http.maxListenStreams in the host config`,
+        );
+      }
+      const uris = listen ? await listenedResources(request) : [];
+      const response = await handler.fetch(request, authInfo && { authInfo });
+      // Only an opened stream counts and holds subscriptions (a refusal is a JSON answer).
+      if (!listen || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
+      listenStreams += 1;
       for (const uri of uris) watched.hold(uri);
-      return onBodyEnd(response, () => uris.forEach((uri) => watched.release(uri)), request.signal);
+      return onBodyEnd(
+        response,
+        () => {
+          listenStreams -= 1;
+          uris.forEach((uri) => watched.release(uri));
+        },
+        request.signal,
+      );
     },
     async close() {
       runtime.removeSession(notifier);
@@ -60,12 +79,16 @@ export function createModernEndpoint(runtime: HostRuntime, maxRequestBodySize: n
 }
 
 /**
- * The resource URIs a `subscriptions/listen` request asks updates for. The
- * SDK's handler refuses a request whose `Mcp-Method` header disagrees with
- * its body, so the header says which bodies are worth reading.
+ * Whether a request is a `subscriptions/listen`. The SDK's handler refuses
+ * a request whose `Mcp-Method` header disagrees with its body, so the
+ * header says which bodies are worth reading.
  */
+function isListenRequest(request: Request): boolean {
+  return request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen';
+}
+
+/** The resource URIs a `subscriptions/listen` request asks updates for. */
 async function listenedResources(request: Request): Promise<string[]> {
-  if (request.method !== 'POST' || request.headers.get('mcp-method') !== 'subscriptions/listen') return [];
   const body = (await request
     .clone()
     .json()

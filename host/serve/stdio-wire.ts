@@ -38,6 +38,8 @@ export class StdioWire implements Transport {
 
   private readonly lines: LineSplitter;
   private closed = false;
+  /** Input paused until stdout drains. */
+  private held = false;
 
   constructor(
     private readonly stdin: Readable = process.stdin,
@@ -61,21 +63,29 @@ export class StdioWire implements Transport {
     this.stdout.on('error', this.broken);
   }
 
+  /**
+   * Backpressure: while stdout is backed up (a client that stops reading
+   * its answers) the host stops reading stdin, so it takes no new request
+   * whose answer would only queue; it reads again once stdout drains. A
+   * client that keeps sending then blocks on its own full pipe, and the
+   * host's memory holds one read's worth of requests, not all of them.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
-    return new Promise((resolve, reject) => {
-      // Backpressure: a slow client holds the writer, never the host's memory.
-      if (this.stdout.write(serializeMessage(message))) resolve();
-      else {
-        const settle = (error?: Error) => {
-          this.stdout.off('drain', settle);
-          this.stdout.off('error', settle);
-          if (error) reject(error);
-          else resolve();
-        };
-        this.stdout.once('drain', settle);
-        this.stdout.once('error', settle);
-      }
+    if (this.stdout.write(serializeMessage(message))) return Promise.resolve();
+    this.holdInput();
+    // Resolved at once: the SDK awaits each send, and a sender held until
+    // the drain would keep its answer (and its request) alive meanwhile.
+    return Promise.resolve();
+  }
+
+  private holdInput(): void {
+    if (this.held) return;
+    this.held = true;
+    this.stdin.pause();
+    this.stdout.once('drain', () => {
+      this.held = false;
+      if (!this.closed) this.stdin.resume();
     });
   }
 

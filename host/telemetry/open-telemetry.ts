@@ -286,8 +286,8 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       else tracer.startSpan(`mcp-host mount ${mount.state}`, { attributes }).end();
     },
 
-    listChangedSent(lists: ReadonlySet<ChangedList>, sessions: number) {
-      for (const list of lists) listChanged.add(sessions, { [HOST_ATTR.list]: list });
+    listChangedSent(lists: readonly ChangedList[]) {
+      for (const list of lists) listChanged.add(1, { [HOST_ATTR.list]: list });
     },
 
     notificationsDropped(mount: string, count: number) {

@@ -48,7 +48,8 @@ export interface Instrumentation {
   sessionOpened(server: Server): () => void;
   reloaded(outcome: ReloadOutcome): void;
   mountStateChanged(mount: Mount): void;
-  listChangedSent(lists: ReadonlySet<ChangedList>, sessions: number): void;
+  /** One session was told that these lists changed. */
+  listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
   shutdown(): Promise<void>;
 }
@@ -126,8 +127,9 @@ export function mountKindOf(name: string): string | undefined {
   return mountKinds.get(name);
 }
 
-export function recordListChanged(lists: ReadonlySet<ChangedList>, sessions: number): void {
-  if (lists.size > 0) active?.listChangedSent(lists, sessions);
+/** One session was told that these lists changed. */
+export function recordListChanged(lists: readonly ChangedList[]): void {
+  if (lists.length > 0) active?.listChangedSent(lists);
 }
 
 /** Log and progress notifications a mount sent over the chatter limit, dropped. */

@@ -6,9 +6,18 @@
 // mcp-host, and any difference is the host's.
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { completable, fromJsonSchema, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+import {
+  completable,
+  fromJsonSchema,
+  inputRequired,
+  inputResponse,
+  McpServer,
+  ResourceTemplate,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { RED_PIXEL_PNG, SILENT_WAV } from './media.js';
+import { registerInputRequiredTools, sampledText, STATE_CODEC } from './input-required.js';
+import { registerStatelessDiagnostics } from './stateless.js';
 
 const { name: PACKAGE_NAME, version: VERSION } = createRequire(import.meta.url)('./package.json');
 
@@ -39,19 +48,23 @@ function checkOptions(options) {
 }
 
 /**
- * An `elicitation/create` on behalf of the call being served, answered as
+ * An `elicitation/create` for the call being served, answered as
  * `<label>: action=..., content={...}`, the text the elicitation scenarios
- * describe.
+ * describe. Asked the 2026-07-28 way, by returning `inputRequired(...)`: the
+ * SDK's legacy shim puts the same question to a 2025-era client mid-call.
  * @param {ServerContext} ctx
  * @param {string} label
  * @param {{ message: string, properties: Record<string, object>, required?: string[] }} form
  */
-async function elicit(ctx, label, { message, properties, required }) {
-  const result = await ctx.mcpReq.elicitInput({
-    message,
-    requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) },
-  });
-  return { content: [text(`${label}: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`)] };
+function elicit(ctx, label, { message, properties, required }) {
+  const answer = inputResponse(ctx.mcpReq.inputResponses, 'answer');
+  if (answer.kind !== 'elicit') {
+    const requestedSchema = { type: 'object', properties, ...(required ? { required } : {}) };
+    return inputRequired({
+      inputRequests: { answer: { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } } },
+    });
+  }
+  return { content: [text(`${label}: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
 }
 
 /** @param {McpServer} server */
@@ -178,12 +191,17 @@ function registerClientRequestTools(server) {
       inputSchema: { prompt: z.string().describe('The prompt to send to the LLM') },
     },
     async ({ prompt }, ctx) => {
-      const result = await ctx.mcpReq.requestSampling({
-        messages: [{ role: 'user', content: text(prompt) }],
-        maxTokens: 100,
-      });
-      const reply = Array.isArray(result.content) ? result.content : [result.content];
-      const answer = reply.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('');
+      const answer = sampledText(ctx.mcpReq.inputResponses?.completion);
+      if (answer === undefined) {
+        return inputRequired({
+          inputRequests: {
+            completion: inputRequired.createMessage({
+              messages: [{ role: 'user', content: text(prompt) }],
+              maxTokens: 100,
+            }),
+          },
+        });
+      }
       return { content: [text(`LLM response: ${answer}`)] };
     },
   );
@@ -392,11 +410,17 @@ export default {
     checkOptions(options);
     const server = new McpServer(
       { name: 'mcp-host-conformance', version: VERSION },
-      { capabilities: { logging: {}, completions: {}, resources: { subscribe: true } } },
+      {
+        capabilities: { logging: {}, completions: {}, resources: { subscribe: true } },
+        // Every requestState this server issues is signed; one it did not issue is refused before any handler runs.
+        requestState: { verify: STATE_CODEC.verify },
+      },
     );
     registerContentTools(server);
     registerStreamingTools(server);
     registerClientRequestTools(server);
+    registerInputRequiredTools(server);
+    registerStatelessDiagnostics(server);
     registerResources(server, logger);
     registerPrompts(server);
     return server;

@@ -53,10 +53,15 @@ export interface StartOptions {
   clientOptions?: ClientOptions;
 }
 
-export async function startStdioHost(t: Teardown, configFile: string, options: StartOptions = {}): Promise<StdioHost> {
+/** With `configFile` undefined the host finds its config itself, searching from `options.cwd`, as `npm start` does. */
+export async function startStdioHost(
+  t: Teardown,
+  configFile: string | undefined,
+  options: StartOptions = {},
+): Promise<StdioHost> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'start', '--config', configFile, ...(options.args ?? [])],
+    args: [CLI, 'start', ...(configFile === undefined ? [] : ['--config', configFile]), ...(options.args ?? [])],
     env: {
       ...(options.inheritEnv === false ? {} : process.env),
       MCP_HOST_LOG_LEVEL: 'debug',

@@ -70,6 +70,11 @@ export function makeWorkspace(test?: { teardown(fn: () => void): void }): Worksp
   };
 }
 
+/** The version in the repository's package.json: what the host must report as its own. */
+export const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
 function findRepoRoot(from: string): string {
   for (let dir = from; dirname(dir) !== dir; dir = dirname(dir)) {
     const packageJson = join(dir, 'package.json');

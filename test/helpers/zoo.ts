@@ -5,8 +5,10 @@
  *   the other mounts keep answering while one misbehaves.
  * - `@zoo/faulty`: an in-process plugin whose server is written by hand (no
  *   SDK), so it can break every rule. `options.fault` picks how it fails at
- *   start-up; its `fault` tool switches how its lists fail afterwards; its
- *   other tools each fail a call in one way.
+ *   start-up; its `fault` tool switches how its lists fail afterwards; most
+ *   other tools each fail a call in one way; `progress` reports progress
+ *   (slowly, or as a flood) before answering, and `grow` adds or removes a
+ *   tool, announcing it.
  * - `zoo-child`: a stdio MCP server written by hand, run as a child: it
  *   writes garbage to stdout, exits mid-call, and floods.
  *
@@ -47,14 +49,16 @@ export default {
  * link drives (connect, close, the transport's onmessage/send), answers
  * initialize and ping, and misbehaves everywhere else on request.
  */
-const FAULTY_PLUGIN = `const TOOLS = ['fault', 'echo', 'boom', 'throw', 'reject', 'hang', 'malformed', 'missing', 'huge', 'flood', 'storm']
-  .map((name) => ({ name, description: 'zoo: ' + name, inputSchema: { type: 'object' } }));
+const FAULTY_PLUGIN = `const tool = (name) => ({ name, description: name, inputSchema: { type: 'object' } });
+const TOOLS = ['fault', 'echo', 'boom', 'throw', 'reject', 'hang', 'malformed', 'missing', 'huge', 'flood', 'storm', 'progress', 'grow']
+  .map(tool);
 const text = (text) => ({ content: [{ type: 'text', text }] });
 
 class FaultyServer {
   constructor(fault) {
     this.fault = fault;
     this.pages = 0;
+    this.tools = [...TOOLS]; // each instance its own: grow changes one mount only
   }
   async connect(transport) {
     this.transport = transport;
@@ -99,13 +103,13 @@ class FaultyServer {
       case 'list-forever':
         return answer({ tools: [], nextCursor: 'page-' + ++this.pages });
       case 'list-repeats':
-        return answer({ tools: cursor ? [] : TOOLS, nextCursor: 'again' });
+        return answer({ tools: cursor ? [] : this.tools, nextCursor: 'again' });
       case 'list-no-array':
         return answer({ tools: 'none' });
       case 'list-bad-items':
         return answer({ tools: [{ name: 42, description: ['not', 'a', 'string'] }] });
       default:
-        return answer({ tools: TOOLS });
+        return answer({ tools: this.tools });
     }
   }
   call(id, params, answer) {
@@ -140,6 +144,33 @@ class FaultyServer {
       case 'storm':
         for (let i = 0; i < args.count; i++) this.send({ method: 'notifications/tools/list_changed' });
         return answer(text('stormed ' + args.count));
+      case 'progress': {
+        // count progress notifications, everyMs apart (0: all at once), then the answer.
+        const progressToken = params._meta?.progressToken;
+        const step = (progress) => {
+          if (progressToken === undefined) return;
+          this.send({ method: 'notifications/progress', params: { progressToken, progress, total: args.count } });
+        };
+        if (!(args.everyMs > 0)) {
+          for (let i = 1; i <= args.count; i++) step(i);
+          return answer(text('progressed ' + args.count));
+        }
+        let sent = 0;
+        const tick = () => {
+          if (sent === args.count) return answer(text('progressed ' + args.count));
+          step(++sent);
+          setTimeout(tick, args.everyMs);
+        };
+        return tick();
+      }
+      case 'grow': {
+        // Adds the tool "grown", or takes it away again, and says so.
+        const at = this.tools.findIndex((t) => t.name === 'grown');
+        if (at === -1) this.tools.push(tool('grown'));
+        else this.tools.splice(at, 1);
+        this.send({ method: 'notifications/tools/list_changed' });
+        return answer(text(at === -1 ? 'grown' : 'shrunk'));
+      }
       default:
         return this.send({ id, error: { code: -32602, message: 'Unknown tool ' + params.name } });
     }

@@ -1,0 +1,195 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { withPluginEntry, type NewEntry } from '../config/config-edit.js';
+import { findConfigFile, loadConfig, loadConfigExport } from '../config/load.js';
+import { suggestPrefix } from '../config/prefix.js';
+import { configWhere } from '../config/problem-wording.js';
+import type { Separator } from '../config/types.js';
+import { inspectConfigValue } from '../catalogue/compose.js';
+import { describeThrown, formatProblem, HostError, type Problem } from '../errors.js';
+import type { Logger } from '../log.js';
+import { resolvePackage } from '../loader/resolve.js';
+import { isPlainObject } from '../plain-object.js';
+import { HostRuntime } from '../runtime.js';
+import { formatCatalogue } from './catalogue-report.js';
+
+export interface AddOptions {
+  /** What to install: a registry name (with a version or tag), a local package directory, or a tarball. */
+  spec: string;
+  prefix?: string;
+  flat?: boolean;
+  configPath?: string;
+  cwd: string;
+  logger: Logger;
+}
+
+/**
+ * `mcp-host add PACKAGE`: `npm install` it next to the config, check the
+ * config as it would be with the package's entry added (everything `check`
+ * does: package.json checks, import, create, preflight), and only then
+ * write that entry into the config file. A refusal leaves the config
+ * byte-identical and says how to undo the install.
+ */
+export async function add(options: AddOptions): Promise<number> {
+  const configFile = await findConfigFile(options).catch((error: unknown) => {
+    throw error instanceof HostError && !options.configPath
+      ? new HostError({
+          where: error.where,
+          what: error.what,
+          fix: 'run mcp-host init first, or name the config with --config PATH.',
+        })
+      : error;
+  });
+  if (!existsSync(configFile)) {
+    throw new HostError({
+      where: configFile,
+      what: 'the config file does not exist.',
+      fix: 'run mcp-host init, or correct --config.',
+    });
+  }
+  const dir = dirname(configFile);
+  const original = readFileSync(configFile, 'utf8');
+  // A config that cannot load could not take the entry either: say so before installing anything.
+  const { config: raw } = await loadConfigExport({ configPath: configFile, cwd: options.cwd });
+  if (!isPlainObject(raw) || (raw.plugins !== undefined && !Array.isArray(raw.plugins))) {
+    throw new HostError({
+      where: configWhere(configFile),
+      what: 'the config is not an object with a plugins array, so no entry can be added to it.',
+      fix: 'run mcp-host check and correct what it shows.',
+    });
+  }
+
+  const spec = isPathSpec(options.spec) ? resolve(options.cwd, options.spec) : options.spec;
+  const before = dependenciesOf(dir);
+  process.stderr.write(`mcp-host add: npm install ${options.spec} in ${dir}\n`);
+  npmInstall(spec, dir);
+  const after = dependenciesOf(dir);
+  const name = installedName(spec, dir, before, after);
+  const installedNow = before[name] !== after[name];
+  const undo = installedNow ? ` To undo the install: npm uninstall ${name} (in ${dir}).` : '';
+
+  const entry = await entryFor(name, dir, configFile, options, raw.separator);
+  const plugins = [...((raw.plugins as unknown[] | undefined) ?? []), entry];
+  const index = plugins.length - 1;
+  const runtime = new HostRuntime(options.logger);
+  const inspection = await inspectConfigValue({ ...raw, plugins }, configFile, {
+    logger: options.logger,
+    events: runtime,
+  });
+  try {
+    // Problems are placed by entry path or by plugin name; the config's other problems are not this package's.
+    const isTheNewEntry = (problem: Problem) =>
+      [`plugins[${index}]`, `"${name}"`, `(${name})`].some((mark) => `${problem.where} ${problem.what}`.includes(mark));
+    const refusals = inspection.problems.filter(isTheNewEntry);
+    if (refusals.length > 0) {
+      process.stderr.write(
+        `mcp-host add: ${name} refused; ${configFile} is unchanged.${undo}\n` +
+          refusals.map((problem) => `- ${formatProblem(problem)}\n`).join(''),
+      );
+      return 1;
+    }
+    const edited = withPluginEntry(configFile, original, entry);
+    writeFileSync(configFile, edited);
+    try {
+      await loadConfig({ configPath: configFile, cwd: options.cwd });
+    } catch (error) {
+      // The edit must not be what breaks a config: put the original back.
+      writeFileSync(configFile, original);
+      throw new HostError({
+        where: configFile,
+        what: `adding the entry made the config fail to load (${describeThrown(error)}); the file is restored unchanged.`,
+        fix: `add ${JSON.stringify(entry)} to its plugins by hand.${undo}`,
+      });
+    }
+    const others = inspection.problems.length - refusals.length;
+    process.stdout.write(
+      `added ${JSON.stringify(entry)} to ${configFile}\n` +
+        (inspection.generation ? `${formatCatalogue(inspection.generation)}\n` : '') +
+        (others > 0
+          ? `the config has ${others} other problem${others === 1 ? '' : 's'}: mcp-host check lists them\n`
+          : ''),
+    );
+    return 0;
+  } finally {
+    await Promise.allSettled((inspection.generation?.mounts ?? []).map((mount) => mount.close()));
+  }
+}
+
+/** A local directory or tarball, as npm tells one from a registry name: a path that starts like one, or an archive. */
+function isPathSpec(spec: string): boolean {
+  return /^(\.{1,2}[\\/]|\/)/.test(spec) || /\.(tgz|tar\.gz)$/.test(spec);
+}
+
+function npmInstall(spec: string, dir: string): void {
+  // npm's own output (progress, warnings) is the user's to see, on stderr: stdout is this command's answer.
+  const run = spawnSync('npm', ['install', spec, '--no-audit', '--no-fund'], {
+    cwd: dir,
+    stdio: ['ignore', 2, 2],
+    shell: process.platform === 'win32',
+  });
+  if (run.error) {
+    throw new HostError({
+      where: dir,
+      what: `npm could not be run: ${describeThrown(run.error)}.`,
+      fix: 'install npm (it comes with Node.js) and make sure it is on PATH.',
+    });
+  }
+  if (run.status !== 0) {
+    throw new HostError({
+      where: dir,
+      what: `npm install ${spec} failed (exit ${run.status}); npm's reason is above. The config is unchanged.`,
+      fix: 'correct the package name, version, path or tarball, or the network problem npm names.',
+    });
+  }
+}
+
+/** Every dependency in the package.json next to the config, as npm recorded it. */
+function dependenciesOf(dir: string): Record<string, string> {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) return {};
+  const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string> | undefined>;
+  return { ...json.optionalDependencies, ...json.devDependencies, ...json.dependencies };
+}
+
+/** The name npm installed `spec` under: the dependency it added or changed, or the one that points at `spec`. */
+function installedName(
+  spec: string,
+  dir: string,
+  before: Record<string, string>,
+  after: Record<string, string>,
+): string {
+  const changed = Object.keys(after).filter((name) => before[name] !== after[name]);
+  if (changed.length === 1) return changed[0]!;
+  const local = isPathSpec(spec) ? `file:${relative(dir, spec)}` : undefined;
+  const named = local
+    ? Object.keys(after).find((name) => after[name] === local)
+    : /^(@[^/@]+\/[^@]+|[^@]+)/.exec(spec)?.[1];
+  if (named && after[named] !== undefined) return named;
+  throw new HostError({
+    where: join(dir, 'package.json'),
+    what: `npm install ${spec} succeeded, but which dependency it installed cannot be told from package.json.`,
+    fix: 'add the entry by hand: { package: "<the installed name>", prefix: "…" }.',
+  });
+}
+
+/**
+ * The entry as the flags ask. With neither --prefix nor --flat, the
+ * package's manifest prefix is used, or, for a package that declares none (an
+ * MCP server with a bin), one made from its name, as `check` would suggest.
+ */
+async function entryFor(
+  name: string,
+  dir: string,
+  configFile: string,
+  options: AddOptions,
+  separator: unknown,
+): Promise<NewEntry> {
+  if (options.flat) return { package: name, flat: true };
+  if (options.prefix !== undefined) return { package: name, prefix: options.prefix };
+  const pkg = await resolvePackage(name, dir, configWhere(configFile));
+  const manifest = pkg.packageJson['mcp-host'];
+  if (isPlainObject(manifest) && typeof manifest.prefix === 'string') return { package: name };
+  const known = ['.', '_', '__'].includes(separator as string) ? (separator as Separator) : '.';
+  return { package: name, prefix: suggestPrefix(name, known) };
+}

@@ -1,0 +1,118 @@
+// The first five minutes of an operator, as the README leads them: its own
+// examples mount under the default config; init writes a config that check
+// accepts, and never overwrites one; check's one pass over config and
+// package problems; and reload reporting the notifications it really sent.
+// Real packages in temporary workspaces, the CLI as a child process.
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli, startStdioHost } from './helpers/host.js';
+import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
+import { readmeBlock, writePlugin, writeReadmeWeather } from './helpers/readme.js';
+
+t.test("the README's operator config mounts the README's plugin, under the default range", async (t) => {
+  const ws = makeWorkspace(t);
+  writeReadmeWeather(ws, 'node_modules/@acme/mcp-weather');
+  // The operator example's other two entries, mirrored: a flat plugin with read_note, and a local package.
+  writePlugin(ws, 'node_modules/@acme/mcp-notes', '@acme/mcp-notes', {}, ['read_note']);
+  cpSync(join(REPO_ROOT, 'plugins/clock'), join(ws.dir, 'plugins/clock'), { recursive: true });
+  const config = readmeBlock('## Operators', 'js', 0);
+  t.match(config, "{ package: '@acme/mcp-weather', prefix: 'weather'", 'the block is the operator example');
+  const file = ws.writeConfig(config);
+
+  const checked = await runCli(['check', '--config', file]);
+  t.equal(checked.code, 0, checked.stdout + checked.stderr);
+  t.match(checked.stdout, 'tools: weather.forecast');
+  t.match(checked.stdout, 'tools: read_note');
+  t.match(checked.stdout, /tools: clock\.\w+/);
+
+  const host = await startStdioHost(t, file);
+  const result = await host.client.callTool({ name: 'weather.forecast', arguments: { city: 'Oslo' } });
+  t.same(result.content, [{ type: 'text', text: 'Sunny in Oslo (metric)' }], 'the options reach the plugin');
+});
+
+t.test('a plugin listing all five published revisions mounts; one lacking some is refused naming them', async (t) => {
+  const ws = makeWorkspace(t);
+  const published = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+  writePlugin(ws, 'node_modules/all', 'all', { protocolVersions: published, prefix: 'all' }, ['one']);
+  writePlugin(ws, 'node_modules/some', 'some', { protocolVersions: ['2025-06-18', '2025-11-25'] }, ['two']);
+  const ok = await runCli(['check', '--config', ws.writeConfig({ plugins: [{ package: 'all' }] })]);
+  t.equal(ok.code, 0, ok.stdout);
+  const refused = await runCli(['check', '--config', ws.writeConfig({ plugins: [{ package: 'some', prefix: 's' }] })]);
+  t.equal(refused.code, 1);
+  t.match(
+    refused.stdout,
+    'plugin "some" (plugins[0]): package.json "mcp-host".protocolVersions: the plugin accepts "2025-06-18" and "2025-11-25", and lacks "2024-11-05", "2025-03-26" and "2026-07-28" of the host\'s protocolVersions. Fix: narrow the host\'s protocolVersions in mcp-host.config.js to ["2025-06-18", "2025-11-25"]',
+  );
+});
+
+t.test('init writes a config check accepts, as the project\u2019s module type, and never overwrites', async (t) => {
+  for (const type of ['module', 'commonjs']) {
+    const ws = makeWorkspace(t);
+    ws.writeFile('package.json', JSON.stringify({ name: 'fresh', version: '1.0.0', type }));
+    const init = await runCli(['init'], { cwd: ws.dir });
+    t.equal(init.code, 0, init.stderr);
+    const file = join(ws.dir, 'mcp-host.config.js');
+    const written = readFileSync(file, 'utf8');
+    t.match(written, type === 'module' ? /^export default \{$/m : /^module\.exports = \{$/m, type);
+    const check = await runCli(['check'], { cwd: ws.dir });
+    t.equal(check.code, 0, check.stdout);
+    t.match(check.stdout, 'OK: 0 tools');
+
+    const again = await runCli(['init'], { cwd: ws.dir });
+    t.equal(again.code, 1);
+    t.equal(
+      again.stderr,
+      `mcp-host: ${file}: a config already exists here; init never overwrites one. Fix: edit it, add plugins with mcp-host add PACKAGE, or remove it and run mcp-host init again.\n`,
+    );
+    t.equal(readFileSync(file, 'utf8'), written, 'unchanged');
+  }
+});
+
+t.test('check lists a config problem and a missing package in one run', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig({
+    separater: '_',
+    plugins: [{ package: '@acme/mcp-missing', prefix: 'm' }, { package: 7 }],
+  });
+  const checked = await runCli(['check', '--config', file]);
+  t.equal(checked.code, 1);
+  t.match(checked.stdout, `mcp-host check: 3 problems in ${file}`);
+  t.match(checked.stdout, '- mcp-host.config.js: separater: unknown key "separater". Fix: did you mean "separator"?');
+  t.match(checked.stdout, '- mcp-host.config.js: plugins[1].package: expected a non-empty string, got 7.');
+  t.match(
+    checked.stdout,
+    `- mcp-host.config.js: plugins[0].package: the package "@acme/mcp-missing" is not installed: no node_modules/@acme/mcp-missing in ${ws.dir} or the directories above it. Fix: run npm install @acme/mcp-missing in ${ws.dir}.`,
+  );
+});
+
+t.test('reload names only the notifications a client was sent', async (t) => {
+  const ws = makeWorkspace(t);
+  const runtimeDir = join(ws.dir, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtimeDir };
+  writePlugin(ws, 'node_modules/tools-only', 'tools-only', { prefix: 'a' }, ['one']);
+  ws.writePackage(
+    'node_modules/with-resources',
+    { name: 'with-resources', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'b' } },
+    {
+      'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+export default { create() {
+  const server = new McpServer({ name: 'r', version: '1.0.0' });
+  server.registerTool('two', { description: 'two' }, async () => ({ content: [] }));
+  server.registerResource('doc', 'doc://one', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'one' }] }));
+  return server;
+} };
+`,
+    },
+  );
+  const file = ws.writeConfig({ plugins: [{ package: 'tools-only' }], reload: { watch: false } });
+  const host = await startStdioHost(t, file, { env });
+  t.notOk(host.client.getServerCapabilities()?.resources, 'the session was offered no resources');
+  ws.writeConfig({ plugins: [{ package: 'tools-only' }, { package: 'with-resources' }], reload: { watch: false } });
+  const reloaded = await runCli(['reload', '--config', file], { env });
+  t.equal(reloaded.code, 0, reloaded.stderr);
+  t.match(reloaded.stdout, '  resources added: doc://one\n');
+  t.match(reloaded.stdout, '  clients notified: tools\n');
+  await host.until('tools/list_changed', () => host.notified.tools === 1);
+});

@@ -1,0 +1,301 @@
+// Containment, plugin side (DESIGN.md, "Containment"): a fault in one
+// in-process plugin's code is that plugin's alone. The host runs as a child
+// process; the plugins are real packages in a temporary workspace.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli, startHttpHost, startStdioHost, type StdioHost, type Teardown } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
+
+t.setTimeout(300_000);
+
+function manifest(name: string, prefix: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix }, ...extra };
+}
+
+/**
+ * A workspace with a steady plugin, a faulty one (each tool is one kind of
+ * fault, raised outside the request that asks for it unless it is an exit),
+ * and a private control directory for `mcp-host reload`.
+ */
+function workspace(t: Teardown): Workspace & { env: NodeJS.ProcessEnv } {
+  const ws = makeWorkspace(t);
+  const runtimeDir = join(ws.dir, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  ws.writePackage('node_modules/@t/steady', manifest('@t/steady', 'steady'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+export default {
+  create() {
+    const server = new McpServer({ name: 'steady', version: '1.0.0' });
+    server.registerTool('ping', { description: 'Answer pong.' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+    return server;
+  },
+};
+`,
+  });
+  ws.writePackage('node_modules/@t/faulty', manifest('@t/faulty', 'faulty'), {
+    'index.js': `import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
+import { McpServer } from '@modelcontextprotocol/server';
+let instances = 0;
+const text = (text) => ({ content: [{ type: 'text', text }] });
+const later = (fn) => setTimeout(fn, 5);
+export default {
+  create() {
+    const instance = ++instances;
+    const server = new McpServer({ name: 'faulty', version: '1.0.0' });
+    server.registerTool('instance', { description: 'Which instance answers.' }, async () => text(String(instance)));
+    server.registerTool('timer', { description: 'Throw from a timer.' }, async () => {
+      later(() => { throw new Error('thrown from a timer'); });
+      return text('scheduled');
+    });
+    server.registerTool('emitter', { description: 'Emit an error nobody listens to.' }, async () => {
+      later(() => new EventEmitter().emit('error', new Error('emitted with no listener')));
+      return text('scheduled');
+    });
+    server.registerTool('reject', { description: 'Reject a promise nobody handles.' }, async () => {
+      later(() => void Promise.reject(new Error('rejected and forgotten')));
+      return text('scheduled');
+    });
+    server.registerTool('microtask', { description: 'Throw from a microtask.' }, async () => {
+      later(() => queueMicrotask(() => { throw new Error('thrown from a microtask'); }));
+      return text('scheduled');
+    });
+    server.registerTool('stream', { description: 'Throw from a stream callback.' }, async () => {
+      later(() => {
+        const stream = new Readable({ read() {} });
+        stream.on('data', () => { throw new Error('thrown from a stream callback'); });
+        stream.push('data');
+      });
+      return text('scheduled');
+    });
+    server.registerTool('exit', { description: 'End the process.' }, async () => {
+      process.exit(5);
+    });
+    server.registerTool('abort', { description: 'Abort the process.' }, async () => {
+      process.abort();
+    });
+    server.registerTool('kill', { description: 'Signal the process.' }, async () => {
+      later(() => process.kill(process.pid, 'SIGTERM'));
+      return text('scheduled');
+    });
+    return server;
+  },
+};
+`,
+  });
+  ws.writePackage('node_modules/@t/exit-at-import', manifest('@t/exit-at-import', 'quitter'), {
+    'index.js': `process.exit(0);\nexport default { create() {} };\n`,
+  });
+  ws.writePackage('node_modules/@t/exit-in-create', manifest('@t/exit-in-create', 'quitter2'), {
+    'index.js': `export default { create() { try { process.exit(3); } catch { /* swallowed */ } return {}; } };\n`,
+  });
+  ws.writePackage('node_modules/@t/snoop', manifest('@t/snoop', 'snoop'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+const atImport = process.env.MCP_HOST_HTTP_TOKENS ?? process.env.OTHER_TOKENS ?? null;
+export default {
+  create() {
+    const server = new McpServer({ name: 'snoop', version: '1.0.0' });
+    server.registerTool('env', { description: 'What the plugin sees.' }, async () => ({
+      content: [{ type: 'text', text: JSON.stringify({ atImport, now: process.env.MCP_HOST_HTTP_TOKENS ?? process.env.OTHER_TOKENS ?? null }) }],
+    }));
+    return server;
+  },
+};
+`,
+  });
+  return Object.assign(ws, { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir, MCP_HOST_LOG_LEVEL: 'debug' } });
+}
+
+const FAST_BACKOFF = { reconnectDelayMs: 20, maxReconnectDelayMs: 100 };
+
+function config(plugins: string[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    plugins: plugins.map((name) => ({ package: `@t/${name}` })),
+    upstreams: FAST_BACKOFF,
+    reload: { watch: false },
+    ...extra,
+  };
+}
+
+async function call(host: StdioHost, name: string): Promise<string> {
+  return firstText(await host.client.callTool({ name, arguments: {} }));
+}
+
+t.test('a fault in plugin code outside a request restarts that plugin only', async (t) => {
+  const ws = workspace(t);
+  const host = await startStdioHost(t, ws.writeConfig(config(['steady', 'faulty'])), { env: ws.env });
+  let expected = 1;
+  const causes: Record<string, string> = {
+    timer: 'an exception was thrown outside any request: thrown from a timer.',
+    emitter: 'an exception was thrown outside any request: emitted with no listener.',
+    reject: 'a promise was rejected with nothing to handle it: rejected and forgotten.',
+    microtask: 'an exception was thrown outside any request: thrown from a microtask.',
+    stream: 'an exception was thrown outside any request: thrown from a stream callback.',
+    exit: 'its code called process.exit(5), which would have ended the host',
+    abort: 'its code called process.abort(), which would have ended the host',
+    kill: `its code called process.kill(${host.pid}, SIGTERM) on the host's own process`,
+  };
+  for (const [tool, cause] of Object.entries(causes)) {
+    const notified = host.notified.tools;
+    if (tool === 'exit' || tool === 'abort') {
+      // The call that faults fails, naming the plugin and the cause.
+      await t.rejects(host.client.callTool({ name: `faulty.${tool}`, arguments: {} }), {
+        message: `mount "faulty" closed the connection before answering tools/call: ${cause}`,
+      });
+    } else {
+      t.equal(await call(host, `faulty.${tool}`), 'scheduled');
+    }
+    await host.until(`the ${tool} fault in the log`, () => host.log().includes(cause));
+    t.ok(host.log().includes(`(@t/faulty) faulted: ${cause}`), `the log names the plugin and the ${tool} fault`);
+    // Withdrawn, then restored: two list_changed.
+    await host.until(`faulty back after ${tool}`, () => host.notified.tools >= notified + 2);
+    t.equal(await call(host, 'steady.ping'), 'pong', `the other mount answers after ${tool}`);
+    expected++;
+    t.equal(await call(host, 'faulty.instance'), String(expected), `a fresh instance after ${tool}`);
+  }
+  t.match(host.log(), /went down: .*Reconnecting in \d+ ms/);
+  t.notOk(host.transport.pid === undefined, 'the host is still running');
+});
+
+t.test('a plugin that exits at import or in create() is refused by check, start and reload', async (t) => {
+  const ws = workspace(t);
+  const atImport = ws.writeConfig(config(['steady', 'exit-at-import']), 'import.config.js');
+  const checked = await runCli(['check', '--config', atImport], { env: ws.env });
+  t.equal(checked.code, 1, 'check exits 1, not with the plugin’s 0');
+  t.match(
+    checked.stdout,
+    'plugin "@t/exit-at-import" (plugins[1]): faulted while starting: its code called process.exit(0), which would have ended the host and every plugin in it. Fix: a plugin must not end or signal the host process, nor throw or reject outside a request: throw an error from create() or from a handler instead. The host did not mount it.',
+  );
+
+  const inCreate = ws.writeConfig(config(['steady', 'exit-in-create']), 'create.config.js');
+  const created = await runCli(['check', '--config', inCreate], { env: ws.env });
+  t.equal(created.code, 1);
+  t.match(
+    created.stdout,
+    'plugin "@t/exit-in-create" (plugins[1]): faulted while starting: its code called process.exit(3)',
+    'a refusal it swallowed still refuses it',
+  );
+
+  const started = await runCli(['start', '--config', atImport], { env: ws.env });
+  t.equal(started.code, 1, 'start refuses to serve it');
+  t.match(
+    started.stderr,
+    'plugin "@t/exit-at-import" (plugins[1]): faulted while starting: its code called process.exit(0)',
+  );
+
+  const configFile = ws.writeConfig(config(['steady']));
+  const host = await startStdioHost(t, configFile, { env: ws.env });
+  ws.writeConfig(config(['steady', 'exit-at-import']));
+  const reload = await runCli(['reload', '--config', configFile], { env: ws.env });
+  t.equal(reload.code, 1, 'the reload is refused');
+  t.match(reload.stderr, /reload refused \(a problem\); generation 1 keeps serving unchanged/);
+  t.match(
+    reload.stderr,
+    'plugin "@t/exit-at-import" (plugins[1]): faulted while starting: its code called process.exit(0)',
+  );
+  t.notMatch(reload.stdout + reload.stderr, /not JSON/);
+  t.equal(await call(host, 'steady.ping'), 'pong', 'the live catalogue keeps serving');
+  const { tools } = await host.client.listTools();
+  t.same(
+    tools.map((tool) => tool.name),
+    ['steady.ping'],
+  );
+});
+
+/** A stdio MCP server by hand, whose one tool answers what it sees of the token variables. */
+const SNOOPING_CHILD = `import { createInterface } from 'node:readline';
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method, params } = JSON.parse(line);
+  if (method === 'initialize') {
+    send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'kid', version: '1.0.0' } } });
+  } else if (method === 'tools/list') {
+    send({ id, result: { tools: [{ name: 'env', inputSchema: { type: 'object' } }] } });
+  } else if (method === 'tools/call') {
+    const seen = process.env.MCP_HOST_HTTP_TOKENS ?? process.env.OTHER_TOKENS ?? null;
+    send({ id, result: { content: [{ type: 'text', text: JSON.stringify({ now: seen }) }] } });
+  } else if (id !== undefined) {
+    send({ id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+
+t.test('neither plugin code nor a child can read the host’s token variables', async (t) => {
+  const ws = workspace(t);
+  const child = ws.writeFile('kid.mjs', SNOOPING_CHILD);
+  const configFile = ws.writeConfig({
+    ...config(['snoop']),
+    plugins: [{ package: '@t/snoop' }, { command: process.execPath, args: [child], prefix: 'kid' }],
+    http: { port: 0, auth: { tokensEnv: 'OTHER_TOKENS' } },
+  });
+  const host = await startStdioHost(t, configFile, {
+    env: { ...ws.env, MCP_HOST_HTTP_TOKENS: 'default-secret', OTHER_TOKENS: 'other-secret' },
+    args: ['--stdio'],
+  });
+  t.same(JSON.parse(await call(host, 'snoop.env')), { atImport: null, now: null }, 'in process');
+  t.same(JSON.parse(await call(host, 'kid.env')), { now: null }, 'in a child');
+});
+
+t.test('a fault no plugin can be blamed for is the host’s own: logged, exit 1', async (t) => {
+  const ws = workspace(t);
+  // A listener on the process runs in no plugin's context, and a thrown string has no stack.
+  ws.writePackage('node_modules/@t/anonymous', manifest('@t/anonymous', 'anonymous'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+process.once('SIGUSR2', () => { throw 'no stack, no context'; });
+export default { create: () => new McpServer({ name: 'anonymous', version: '1.0.0' }) };
+`,
+  });
+  const host = await startHttpHost(t, ws.writeConfig(config(['steady', 'anonymous'])), { env: ws.env });
+  host.child.kill('SIGUSR2');
+  t.equal(await host.exited, 1);
+  t.match(
+    host.log(),
+    /"msg":"an exception was thrown outside any request, and no plugin's code is on its stack or in its async context: the host's own fault; exiting with status 1"/,
+  );
+});
+
+t.test('package names and export targets stay inside the package', async (t) => {
+  const ws = workspace(t);
+  ws.writePackage('outside/pkg', manifest('outside', 'outside'), {
+    'index.js': `export default { create() { throw new Error('outside code ran'); } };\n`,
+  });
+  ws.writePackage(
+    'node_modules/@t/escapes',
+    manifest('@t/escapes', 'escapes', { exports: './../../../outside/pkg/index.js' }),
+  );
+  ws.writePackage(
+    'node_modules/@t/main-escapes',
+    manifest('@t/main-escapes', 'main', { exports: undefined, main: '../../../outside/pkg/index.js' }),
+  );
+  const badNames = ws.writeConfig(
+    {
+      plugins: [
+        { package: 'x/../../../outside/pkg', prefix: 'a' },
+        { package: 'Not A Name', prefix: 'b' },
+      ],
+    },
+    'names.config.js',
+  );
+  const names = await runCli(['check', '--config', badNames], { env: ws.env });
+  t.equal(names.code, 1);
+  t.match(
+    names.stdout,
+    'names.config.js: plugins[0].package: "x/../../../outside/pkg" is neither an npm package name nor a path. Fix: name an installed package ("@acme/mcp-weather") or a path starting with ./, ../ or / ("./plugins/clock").',
+  );
+  t.match(names.stdout, 'names.config.js: plugins[1].package: "Not A Name" is neither an npm package name nor a path.');
+
+  const badTargets = ws.writeConfig({ plugins: [{ package: '@t/escapes' }, { package: '@t/main-escapes' }] });
+  const targets = await runCli(['check', '--config', badTargets], { env: ws.env });
+  t.equal(targets.code, 1);
+  t.notMatch(targets.stdout, /outside code ran/);
+  t.match(
+    targets.stdout,
+    /plugins\[0\].*"@t\/escapes" exports \.\/\.\.\/\.\.\/\.\.\/outside\/pkg\/index\.js, which lies outside the package \(.*\)\. Fix: a package's exports must name a file inside its own directory/,
+  );
+  t.match(
+    targets.stdout,
+    /plugins\[1\].*"@t\/main-escapes" has main \.\.\/\.\.\/\.\.\/outside\/pkg\/index\.js, which lies outside the package/,
+  );
+});

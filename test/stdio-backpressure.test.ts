@@ -1,0 +1,63 @@
+// Stdio backpressure (DESIGN.md, "Containment"): a client that stops
+// reading the host's stdout while it keeps sending cannot grow the host; the
+// host stops reading stdin until stdout drains, and loses nothing. The host
+// is a child process driven over its raw pipes. STDIO_FLOOD_REQUESTS sets
+// how many requests are sent (default 200,000).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { CLI, until } from './helpers/host.js';
+import { makeWorkspace } from './helpers/packages.js';
+
+t.test('a stdio client that stops reading cannot grow the host', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = ws.writeConfig({ reload: { watch: false }, plugins: [] });
+  const requests = Number(process.env.STDIO_FLOOD_REQUESTS ?? 200_000);
+  const child = spawn(process.execPath, [CLI, 'start', '--config', config], {
+    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'warn' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  let answers = 0;
+  let partial = '';
+  const countAnswers = (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    answers += lines.length;
+  };
+  child.stdout.on('data', countAnswers);
+  const line = (message: object) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+  child.stdin.write(
+    line({
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stops-reading', version: '1' } },
+    }),
+  );
+  await until('the initialize answer', () => answers === 1, 20_000);
+  child.stdin.write(line({ method: 'notifications/initialized' }));
+  // From here on the client reads nothing while it sends every request.
+  child.stdout.off('data', countAnswers);
+  child.stdout.pause();
+  const rssOf = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+  const chunk = Array.from({ length: 1000 }, (_, i) => line({ id: i + 1, method: 'ping' })).join('');
+  for (let sent = 0; sent < requests; sent += 1000) child.stdin.write(chunk);
+  // The host stops reading once its stdout is backed up: what it has not
+  // read stays in this process (and the pipe), so its own memory levels off.
+  let peak = 0;
+  let unread = child.stdin.writableLength;
+  let steady = 0;
+  while (steady < 10) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    peak = Math.max(peak, rssOf());
+    steady = child.stdin.writableLength === unread ? steady + 1 : 0;
+    unread = child.stdin.writableLength;
+    if (unread === 0) break;
+  }
+  t.ok(unread > 0, `the host stopped reading with ${(unread / 1024 / 1024).toFixed(1)} MiB unread`);
+  t.ok(peak < 200, `host RSS peaked at ${peak.toFixed(0)} MiB while its client did not read`);
+  // Reading again, every request is answered: nothing was dropped.
+  child.stdout.on('data', countAnswers);
+  child.stdout.resume();
+  await until(`all ${requests} answers`, () => answers === requests + 1, 60_000);
+});
