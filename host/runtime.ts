@@ -9,6 +9,7 @@ import { describeThrown, formatProblem } from './errors.js';
 import { driftProblem } from './pins/drift.js';
 import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
+import { recordListChanged, recordMountState } from './telemetry/telemetry.js';
 
 /**
  * The running host: the live generation, the connected sessions, and the
@@ -93,7 +94,11 @@ export class HostRuntime implements MountEvents {
   broadcastListChanged(lists: ReadonlySet<ChangedList>): Set<ChangedList> {
     const sent = new Set<ChangedList>();
     if (lists.size === 0) return sent;
-    for (const session of this.reachable) for (const list of session.listChanged(lists)) sent.add(list);
+    for (const session of this.reachable) {
+      const told = session.listChanged(lists);
+      recordListChanged(told);
+      for (const list of told) sent.add(list);
+    }
     return sent;
   }
 
@@ -138,6 +143,7 @@ export class HostRuntime implements MountEvents {
   onStateChange(mount: Mount): void {
     const generation = this.live;
     if (!generation?.mounts.includes(mount)) return;
+    recordMountState(mount);
     generation.reindex();
     const lists = new Set<ChangedList>();
     for (const kind of ALL_LIST_KINDS) {

@@ -260,7 +260,7 @@ t.test('top-level fields: every problem is reported, not the first', async (t) =
       'mcp-host.config.js: protocolVersions[0]: "2025-11-26" is not an MCP revision mcp-host knows. Fix: did you mean "2025-11-25"?',
       'mcp-host.config.js: protocolVersions[1]: 3 is not an MCP revision mcp-host knows. Fix: use one of "2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25" or "2026-07-28".',
       'mcp-host.config.js: plugin: unknown key "plugin". Fix: did you mean "plugins"?',
-      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "isolation", "shortenNames", "pins", "plugins", "http", "reload", "upstreams" and "log".',
+      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "isolation", "shortenNames", "pins", "plugins", "http", "reload", "upstreams", "log" and "telemetry".',
       'mcp-host.config.js: tasks: "tasks" (task support) is a dispatcher-level setting that mcp-host does not offer yet. Fix: remove it; the dispatcher-level settings the host config offers are "pageSize", "http" and "log".',
       'mcp-host.config.js: http.port: expected an integer from 0 to 65535, got 70000. Fix: e.g. port: 3000 (0 picks a free port).',
       'mcp-host.config.js: http.hots: unknown key "hots". Fix: did you mean "host"?',
@@ -569,4 +569,22 @@ t.test('findConfigFile names the file loadConfig would load, without running it'
   const pkg = makeWorkspace(t);
   pkg.writeFile('package.json', JSON.stringify({ name: 'x', 'mcp-host': { plugins: [] } }));
   t.equal(await findConfigFile({ cwd: pkg.dir }), join(pkg.dir, 'package.json'));
+});
+
+t.test('the telemetry section: each key checked, named, with an example', async (t) => {
+  t.same(
+    refusals({
+      plugins: [],
+      telemetry: { enabled: 'yes', endpoint: 'collector:4318', serviceName: '', recordArguments: 1, sample: 0.1 },
+    }),
+    [
+      'mcp-host.config.js: telemetry.enabled: expected true or false, got "yes". Fix: e.g. enabled: true.',
+      'mcp-host.config.js: telemetry.endpoint: expected an http:// or https:// URL, got "collector:4318". Fix: e.g. endpoint: "http://localhost:4318".',
+      'mcp-host.config.js: telemetry.serviceName: expected a non-empty string, got "". Fix: e.g. serviceName: "mcp-host".',
+      'mcp-host.config.js: telemetry.recordArguments: expected true or false, got 1. Fix: e.g. recordArguments: false (true puts tool arguments and results on spans).',
+      'mcp-host.config.js: telemetry.sample: unknown key "sample". Fix: remove it; the keys allowed here are "enabled", "endpoint", "serviceName" and "recordArguments".',
+    ],
+  );
+  t.same(validateConfig({ plugins: [], telemetry: { enabled: true } }, FILE).telemetry, { enabled: true });
+  t.equal(validateConfig({ plugins: [] }, FILE).telemetry, undefined, 'no section, no telemetry key');
 });

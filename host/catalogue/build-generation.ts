@@ -4,7 +4,8 @@ import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { codeIdentity } from '../loader/code-identity.js';
 import { startMount } from '../mounts/start-mount.js';
-import type { Mount, MountEvents } from '../mounts/mount.js';
+import { recordMountKind } from '../telemetry/telemetry.js';
+import { mountName, type Mount, type MountEvents } from '../mounts/mount.js';
 import { Generation } from './generation.js';
 import { configWhere, pluginWhere } from '../config/problem-wording.js';
 import type { Lock } from '../pins/lock.js';
@@ -47,6 +48,7 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
         return kept;
       }
       try {
+        recordMountKind(mountName(spec), spec.kind);
         const mount = await startMount(spec, await codeIdentity(spec), logger, events, config);
         started.push(mount);
         return mount;

@@ -10,6 +10,7 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
+import { recordReload, startTelemetry, stopTelemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
   configPath?: string;
@@ -35,12 +36,14 @@ export async function start(options: StartOptions): Promise<number> {
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
+  await startTelemetry(config.telemetry, runtime, options.logger);
   // Armed before serving: a client that is connected can rely on reloads.
   const reloading = await startReloading(runtime, {
     configFile: config.file,
     cwd: options.cwd,
     logger: options.logger,
   });
+  reloading.reloader.onSettled(recordReload);
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
   const service = httpOptions
     ? await (await import('../serve/http.js')).serveOverHttp(runtime, httpOptions)
@@ -58,6 +61,7 @@ export async function start(options: StartOptions): Promise<number> {
   await reloading.close();
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();
+  await stopTelemetry();
   return 0;
 }
 

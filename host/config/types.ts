@@ -183,6 +183,19 @@ export interface HostConfig {
   reload?: ReloadConfig;
   upstreams?: UpstreamsConfig;
   log?: { level?: LogLevel };
+  telemetry?: TelemetryConfig;
+}
+
+/** OpenTelemetry export (host/telemetry/): off unless this section or the standard OTEL_* environment asks. */
+export interface TelemetryConfig {
+  /** true: export even with no OTEL_* variable set; false: never, whatever the environment says. */
+  enabled?: boolean;
+  /** The OTLP/HTTP base URL (`/v1/traces`, `/v1/metrics` are added), when no OTEL_EXPORTER_OTLP_*ENDPOINT is set. Default http://localhost:4318. */
+  endpoint?: string;
+  /** service.name, when OTEL_SERVICE_NAME is not set. Default "mcp-host". */
+  serviceName?: string;
+  /** Put tool arguments and results on spans (gen_ai.tool.call.arguments/result). Default false. */
+  recordArguments?: boolean;
 }
 
 /** A config after validation, with every default filled in. */
@@ -206,4 +219,5 @@ export interface ResolvedConfig {
   reload: Required<ReloadConfig>;
   upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };
+  telemetry?: TelemetryConfig;
 }

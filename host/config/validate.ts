@@ -33,6 +33,7 @@ import type {
   ResolvedConfig,
   ResourceCuration,
   Separator,
+  TelemetryConfig,
   UpstreamsConfig,
   UrlPluginEntry,
 } from './types.js';
@@ -168,6 +169,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
       heartbeatTimeoutMs: upstreams?.heartbeatTimeoutMs ?? DEFAULTS.upstreams.heartbeatTimeoutMs,
     },
     log: { level: log?.level ?? DEFAULTS.logLevel },
+    ...(config.telemetry && { telemetry: config.telemetry }),
   };
 }
 
@@ -344,6 +346,12 @@ const anIsolation = field(
   oneOf(ISOLATIONS),
   '"worker" (its own thread and memory limit) or "none" (the host\'s thread)',
 );
+const TELEMETRY_FIELDS: Record<keyof TelemetryConfig, Check> = {
+  enabled: field(aBoolean, 'true'),
+  endpoint: field(anHttpUrl, '"http://localhost:4318"'),
+  serviceName: field(aNonEmptyString, '"mcp-host"'),
+  recordArguments: field(aBoolean, 'false (true puts tool arguments and results on spans)'),
+};
 
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
@@ -378,6 +386,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   reload: section(RELOAD_FIELDS, '{ watch: true }'),
   upstreams: section(UPSTREAMS_FIELDS, `{ startTimeoutMs: ${DEFAULTS.upstreams.startTimeoutMs} }`),
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
+  telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

@@ -8,6 +8,7 @@ import { kindsChangedBy } from '../catalogue/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
 import { HOST_CLIENT_INFO, discoveredHandshake, modernEnvelope, type Handshake } from './handshake-version.js';
 import { ModernLink, type LinkSide } from './modern-link.js';
+import { recordDroppedNotifications, traceUpstream } from '../telemetry/telemetry.js';
 
 export type { Handshake } from './handshake-version.js';
 
@@ -133,11 +134,12 @@ export class UpstreamPeer {
   /** Set when the upstream speaks 2026-07-28. */
   private modern?: ModernLink;
   /** Bounds the log and progress notifications passed on, so a flood cannot bury clients' answers. */
-  private readonly chatter = new ChatterLimit((dropped, perSecond) =>
+  private readonly chatter = new ChatterLimit((dropped, perSecond) => {
+    recordDroppedNotifications(this.options.label, dropped);
     this.options.logger.warn(
       `mount "${this.options.label}" sent log and progress notifications faster than ${perSecond} a second: dropped ${dropped} of them`,
-    ),
-  );
+    );
+  });
 
   constructor(
     private readonly channel: UpstreamChannel,
@@ -255,6 +257,9 @@ export class UpstreamPeer {
     }
     if (hooks.signal?.aborted) return Promise.reject(new RpcError(ErrorCode.InternalError, 'request cancelled'));
     const id = this.nextId++;
+    // With telemetry on, the request carries its client span's context in _meta, and its hooks stay in the trace.
+    const traced = traceUpstream({ mount: this.options.label, method, id, params, hooks });
+    if (traced) ({ params, hooks } = traced);
     let sentParams = params;
     const pending: Pending = {
       id,
@@ -294,7 +299,7 @@ export class UpstreamPeer {
     this.channel.send(message, headers && { headers }).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });
-    return promise;
+    return traced ? traced.follow(promise) : promise;
   }
 
   async notify(method: string, params?: Params): Promise<void> {

@@ -10,6 +10,7 @@ import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
 import { FrontSession } from './front-session.js';
+import { traceServed, traceSession } from '../telemetry/telemetry.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
@@ -55,11 +56,15 @@ export function createFrontSession(
       ? server.setRequestHandler(
           method,
           PARAMS_AS_SENT as never,
-          ((params: Params, ctx: ServerContext) => handler({ params }, ctx).catch(toProtocolError)) as never,
+          ((params: Params, ctx: ServerContext) =>
+            traceServed(method, params, ctx, server, () => handler({ params }, ctx).catch(toProtocolError))) as never,
         )
       : server.setRequestHandler(
           method as 'tools/list',
-          ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
+          ((request: { params?: Params }, ctx: ServerContext) =>
+            traceServed(method, request.params, ctx, server, () =>
+              handler(request, ctx).catch(toProtocolError),
+            )) as never,
         );
   const list = (kind: ListKind) => async (request: { params?: Params }) => {
     const page = await listPage(runtime.current, kind, request.params?.cursor as string | undefined);
@@ -117,9 +122,11 @@ export function createFrontSession(
 
   if (options.longLived) {
     runtime.addSession(session, options.reachable ?? true);
+    const sessionEnded = traceSession(server);
     const previousOnClose = server.onclose;
     server.onclose = () => {
       previousOnClose?.();
+      sessionEnded?.();
       runtime.removeSession(session);
     };
   }

@@ -1,0 +1,138 @@
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { TelemetryConfig } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { ReloadOutcome } from '../reload/reloader.js';
+import type { Mount } from '../mounts/mount.js';
+import type { HostRuntime } from '../runtime.js';
+import { telemetrySettings } from './settings.js';
+
+type Params = Record<string, unknown>;
+
+/** A request the host makes of a mount, as its client span sees it. */
+export interface UpstreamRequest {
+  /** The mount's name (the peer's label). */
+  mount: string;
+  method: string;
+  id: number;
+  params: Params | undefined;
+  hooks: CallHooks;
+}
+
+/** What a traced upstream request sends instead, and how its answer ends the span. */
+export interface TracedUpstreamRequest {
+  /** The params with the client span's context in `_meta`. */
+  params: Params;
+  /** The hooks, wrapped so that progress and mid-call requests stay in the trace. */
+  hooks: CallHooks;
+  follow(answer: Promise<Params>): Promise<Params>;
+}
+
+/**
+ * The host's instrumentation, as the rest of the host calls it. Only
+ * `open-telemetry.ts` implements it, and only that module imports the
+ * OpenTelemetry SDK: it is loaded when telemetry is switched on, so a host
+ * with telemetry off loads no OpenTelemetry code at all.
+ */
+export interface Instrumentation {
+  serve(
+    method: string,
+    params: Params | undefined,
+    ctx: ServerContext,
+    server: Server,
+    work: () => Promise<Params>,
+  ): Promise<Params>;
+  upstream(request: UpstreamRequest): TracedUpstreamRequest;
+  /** A long-lived client session opened; the returned function records its end. */
+  sessionOpened(server: Server): () => void;
+  reloaded(outcome: ReloadOutcome): void;
+  mountStateChanged(mount: Mount): void;
+  /** One session was told that these lists changed. */
+  listChangedSent(lists: readonly ChangedList[]): void;
+  notificationsDropped(mount: string, dropped: number): void;
+  shutdown(): Promise<void>;
+}
+
+let active: Instrumentation | undefined;
+
+/**
+ * Switch telemetry on when the config's `telemetry` section or the standard
+ * OTEL_* environment asks for it (settings.ts); otherwise do nothing, and
+ * load nothing.
+ */
+export async function startTelemetry(
+  config: TelemetryConfig | undefined,
+  runtime: HostRuntime,
+  logger: Logger,
+): Promise<void> {
+  const settings = telemetrySettings(config, process.env);
+  if (!settings || active) return;
+  const { startOpenTelemetry } = await import('./open-telemetry.js');
+  active = startOpenTelemetry(settings, runtime, logger);
+  logger.info(
+    `telemetry on: traces ${settings.traces}, metrics ${settings.metrics}, service.name "${settings.serviceName}"`,
+  );
+}
+
+/** Export what is still buffered and stop (shutdown). */
+export async function stopTelemetry(): Promise<void> {
+  const stopping = active;
+  active = undefined;
+  await stopping?.shutdown();
+}
+
+/** Serve one client request under a server span (or just serve it, with telemetry off). */
+export function traceServed(
+  method: string,
+  params: Params | undefined,
+  ctx: ServerContext,
+  server: Server,
+  work: () => Promise<Params>,
+): Promise<Params> {
+  return active ? active.serve(method, params, ctx, server, work) : work();
+}
+
+/** A request to a mount under a client span: undefined with telemetry off (send it as it is). */
+export function traceUpstream(request: UpstreamRequest): TracedUpstreamRequest | undefined {
+  return active?.upstream(request);
+}
+
+/** A long-lived session opened: what to call when it closes, with telemetry on. */
+export function traceSession(server: Server): (() => void) | undefined {
+  return active?.sessionOpened(server);
+}
+
+export function recordReload(outcome: ReloadOutcome): void {
+  active?.reloaded(outcome);
+}
+
+export function recordMountState(mount: Mount): void {
+  active?.mountStateChanged(mount);
+}
+
+/**
+ * Each mount's kind by name, for the spans of its requests: the peer that
+ * sends them knows only the name. Kept with telemetry off too (one map
+ * entry per mount), since mounts start before telemetry is switched on.
+ */
+const mountKinds = new Map<string, string>();
+
+/** A mount is being started: its requests' spans will name its kind. */
+export function recordMountKind(name: string, kind: string): void {
+  mountKinds.set(name, kind);
+}
+
+export function mountKindOf(name: string): string | undefined {
+  return mountKinds.get(name);
+}
+
+/** One session was told that these lists changed. */
+export function recordListChanged(lists: readonly ChangedList[]): void {
+  if (lists.length > 0) active?.listChangedSent(lists);
+}
+
+/** Log and progress notifications a mount sent over the chatter limit, dropped. */
+export function recordDroppedNotifications(mount: string, dropped: number): void {
+  active?.notificationsDropped(mount, dropped);
+}
