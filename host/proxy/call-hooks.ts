@@ -17,6 +17,7 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
     // own client: two of them are never assumed to be one session's.
     client: ctx.sessionId ?? ctx,
     ...clientHeadersOf(ctx),
+    ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
     ...(progressToken === undefined
       ? {}
       : {

@@ -9,6 +9,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import { SessionEventStore } from './session-event-store.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -18,11 +19,20 @@ export interface LegacySessionOptions {
   maxSessions: number;
   /** Sessions one bearer token may hold open at once (`http.maxSessionsPerToken`). */
   maxSessionsPerToken: number;
+  /** Bytes of SSE events each session keeps for clients resuming with `Last-Event-ID` (`http.eventStoreBytes`). */
+  eventStoreBytes: number;
 }
+
+/**
+ * How long a client whose stream the host closed (a plugin asked to, mid-call)
+ * waits before reconnecting: the SSE `retry` field the priming event carries.
+ */
+const RECONNECT_AFTER_MS = 500;
 
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   front: FrontSession;
+  events: SessionEventStore;
   /** Which bearer token opened it (`token-N`), when the host checks tokens: only that one may use it. */
   owner: string | undefined;
   /** HTTP exchanges still streaming: calls in flight, the GET notification stream. */
@@ -81,6 +91,8 @@ export class LegacySessions {
       );
     }
     session.lastActive = Date.now();
+    const missed = resumedTooLate(session, request);
+    if (missed) return missed;
     const batch = await refusedBatch(session, request);
     if (batch) return batch;
     const response = await session.transport.handleRequest(request);
@@ -121,14 +133,22 @@ export class LegacySessions {
     try {
       // Not reachable by broadcasts until it opens its GET stream.
       const front = createFrontSession(this.runtime, { longLived: true, reachable: false });
+      const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) =>
+        this.runtime.logger.warn(
+          `HTTP session ${transport.sessionId}: dropped its ${dropped} oldest SSE events over ${this.options.eventStoreBytes} bytes (http.eventStoreBytes); a client resuming before them is refused`,
+        ),
+      );
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         maxRequestBodySize: this.options.maxRequestBodySize,
+        // Resumable streams (2025-11-25): event ids, a priming event, Last-Event-ID replay.
+        eventStore: events,
+        retryInterval: RECONNECT_AFTER_MS,
         onsessioninitialized: (id) => {
           this.sessions.set(id, session);
         },
       });
-      const session: LegacySession = { transport, front, owner, open: 0, lastActive: Date.now() };
+      const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
       transport.onclose = () => {
@@ -203,6 +223,21 @@ function tracked(session: LegacySession, request: Request, response: Response, e
       ended?.();
     },
     request.signal,
+  );
+}
+
+/**
+ * A GET resuming after an event the session no longer holds is refused with
+ * why: the transport would answer a bare "Invalid event ID format".
+ */
+function resumedTooLate(session: LegacySession, request: Request): Response | undefined {
+  const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
+  const missed = lastEventId === null ? undefined : session.events.missed(lastEventId);
+  if (missed === undefined) return undefined;
+  return jsonRpcErrorResponse(
+    400,
+    -32000,
+    `Bad Request: cannot resume: ${missed}. Open a new GET stream without Last-Event-ID and list again what may have changed, or raise http.eventStoreBytes in the host config`,
   );
 }
 
