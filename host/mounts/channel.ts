@@ -49,4 +49,5 @@ export interface SendOptions {
   headers?: Record<string, string>;
   /** Closes the client's SSE stream of this request (see `CallHooks.closeSSE`); only in process can a plugin ask. */
   closeSSE?: () => void;
+  closeStandaloneSSE?: () => void;
 }

@@ -137,12 +137,13 @@ export function createInProcessLink(
  * v2 gives handlers `ctx.http.req` (a fetch Request), v1 gives them
  * `extra.requestInfo.headers`. Each SDK ignores the other's field. There is
  * no real URL to give: the plugin is not being reached over HTTP, and the
- * reserved `.invalid` name says so. Both SDKs take `closeSSEStream` from the
- * same place (v2 as `ctx.http.closeSSE`, v1 as `extra.closeSSEStream`).
+ * reserved `.invalid` name says so. Both SDKs take `closeSSEStream` and
+ * `closeStandaloneSSEStream` from the same place (v2 offers them as
+ * `ctx.http.closeSSE` and `closeStandaloneSSE`).
  */
 function asHttpRequestInfo(options: SendOptions | undefined): object | undefined {
-  const { headers, closeSSE } = options ?? {};
-  const closing = closeSSE && { closeSSEStream: closeSSE };
+  const { headers, closeSSE, closeStandaloneSSE } = options ?? {};
+  const closing = closeSSE && { closeSSEStream: closeSSE, closeStandaloneSSEStream: closeStandaloneSSE };
   if (!headers) return closing;
   // v1's headers are Node's: a plain object keyed in lower case.
   const nodeHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));

@@ -48,6 +48,8 @@ export interface CallHooks {
    * answer there. Offered to an in-process plugin as its own SDK offers it.
    */
   closeSSE?: () => void;
+  /** The same for the client's GET notification stream. */
+  closeStandaloneSSE?: () => void;
   /**
    * Set for a 2026-07-28 client's request: what the client sent that the
    * SDK lifted out of its params. An upstream that speaks 2026-07-28 too
@@ -297,7 +299,8 @@ export class UpstreamPeer {
     if (this.modern) sentParams = enveloped(sentParams, hooks.modernClient);
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
     const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
-    const options = { ...(headers && { headers }), ...(hooks.closeSSE && { closeSSE: hooks.closeSSE }) };
+    const { closeSSE, closeStandaloneSSE } = hooks;
+    const options = { ...(headers && { headers }), closeSSE, closeStandaloneSSE };
     this.channel.send(message, options).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });

@@ -18,6 +18,7 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
     client: ctx.sessionId ?? ctx,
     ...clientHeadersOf(ctx),
     ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
+    ...(ctx.http?.closeStandaloneSSE && { closeStandaloneSSE: ctx.http.closeStandaloneSSE }),
     ...(progressToken === undefined
       ? {}
       : {

@@ -97,15 +97,13 @@ export class LegacySessions {
     if (batch) return batch;
     const response = await session.transport.handleRequest(request);
     // The GET stream is where a broadcast (list_changed) can reach this
-    // session: only while it is open does the runtime count the session in.
+    // session: a session that never opened one costs a broadcast nothing.
+    // Once it has, it stays counted in when the stream drops: what it misses
+    // meanwhile is kept (bounded) for its client to resume with Last-Event-ID.
     const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
-    if (stream) this.runtime.setReachable(session.front, true);
-    return tracked(
-      session,
-      request,
-      response,
-      stream ? () => this.runtime.setReachable(session.front, false) : undefined,
-    );
+    if (!stream) return tracked(session, request, response);
+    this.runtime.setReachable(session.front, true);
+    return tracked(session, request, await primedGetStream(session, request, response));
   }
 
   /** End every session (shutdown): their front servers leave the runtime as they close. */
@@ -213,14 +211,13 @@ export class LegacySessions {
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */
-function tracked(session: LegacySession, request: Request, response: Response, ended?: () => void): Response {
+function tracked(session: LegacySession, request: Request, response: Response): Response {
   session.open += 1;
   return onBodyEnd(
     response,
     () => {
       session.open -= 1;
       session.lastActive = Date.now();
-      ended?.();
     },
     request.signal,
   );
@@ -239,6 +236,35 @@ function resumedTooLate(session: LegacySession, request: Request): Response | un
     -32000,
     `Bad Request: cannot resume: ${missed}. Open a new GET stream without Last-Event-ID and list again what may have changed, or raise http.eventStoreBytes in the host config`,
   );
+}
+
+/** The SDK transport's name for a session's GET stream in its event store. */
+const GET_STREAM_ID = '_GET_stream';
+/** The first revision whose clients take an SSE event with empty data (a priming event). */
+const FIRST_REVISION_WITH_PRIMING = '2025-11-25';
+
+/**
+ * A new GET stream, opened by a priming event (an id, the retry interval,
+ * no data) as the SDK opens a call's SSE answer: without an id, a client
+ * whose GET stream drops before its first notification could not resume,
+ * and would lose what was sent until it reconnected. A resumed stream (the
+ * request names Last-Event-ID) is the transport's replay, left as it is.
+ */
+async function primedGetStream(session: LegacySession, request: Request, response: Response): Promise<Response> {
+  const revision = session.front.server.getNegotiatedProtocolVersion();
+  if (request.headers.has('last-event-id') || revision === undefined || revision < FIRST_REVISION_WITH_PRIMING) {
+    return response;
+  }
+  const eventId = await session.events.storeEvent(GET_STREAM_ID, {} as JSONRPCMessage);
+  const priming = new TextEncoder().encode(`id: ${eventId}\nretry: ${RECONNECT_AFTER_MS}\ndata: \n\n`);
+  const primed = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        controller.enqueue(priming);
+      },
+    }),
+  );
+  return new Response(primed, { status: response.status, headers: response.headers });
 }
 
 /** The revision that dropped JSON-RPC batches from MCP. */
