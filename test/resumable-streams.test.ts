@@ -53,19 +53,17 @@ export default {
 };
 `;
 
+const RESUMABLE_MANIFEST = {
+  name: '@t/resumable',
+  version: '1.0.0',
+  type: 'module',
+  exports: './index.js',
+  'mcp-host': { prefix: 'resumable' },
+};
+
 async function startHost(t: Test, http: Record<string, unknown> = {}) {
   const ws = makeWorkspace(t);
-  ws.writePackage(
-    'node_modules/@t/resumable',
-    {
-      name: '@t/resumable',
-      version: '1.0.0',
-      type: 'module',
-      exports: './index.js',
-      'mcp-host': { prefix: 'resumable' },
-    },
-    { 'index.js': RESUMABLE_PLUGIN },
-  );
+  ws.writePackage('node_modules/@t/resumable', RESUMABLE_MANIFEST, { 'index.js': RESUMABLE_PLUGIN });
   const config = ws.writeConfig({
     reload: { watch: false },
     http: { port: 0, ...http },
