@@ -87,7 +87,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
     maxSessions: limits.maxSessions,
     maxSessionsPerToken: limits.maxSessionsPerToken,
-    // A replay is one stream's queue: a store larger than the queue bound could never be replayed whole.
+    // A replay is enqueued at once, as one stream's queue: a store over the queue bound could not be replayed whole.
     eventStoreBytes: Math.min(limits.eventStoreBytes, limits.maxStreamQueueBytes),
   });
   const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });

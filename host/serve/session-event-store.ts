@@ -8,10 +8,9 @@ interface StoredEvent {
 
 /**
  * One 2025-era session's SSE events, kept so a client that lost a stream
- * (its connection dropped, the host closed it for an unread queue or a
- * plugin asked to close it mid-call) can reconnect with `Last-Event-ID` and
- * get what it missed: the SDK's transport stores every event it sends here
- * and replays from here.
+ * (its connection dropped, or a plugin asked to close it mid-call) can
+ * reconnect with `Last-Event-ID` and get what it missed: the SDK's
+ * transport stores every event it sends here and replays from here.
  *
  * Bounded in bytes (`http.eventStoreBytes`): over the bound the oldest
  * events are dropped, and `onDrop` says so once per session. A client
