@@ -182,7 +182,7 @@ async function routedCall(url: string, args: Record<string, unknown>, paramHeade
   const text = await response.text();
   return {
     status: response.status,
-    body: JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as Record<string, unknown>,
+    body: JSON.parse(/^data: (.+)$/m.exec(text)?.[1] ?? text) as Record<string, unknown>,
   };
 }
 
