@@ -55,7 +55,6 @@ export async function connectPluginServer(
   return { modern, close: () => handle.close() };
 }
 
-/** SDK v2's servers (McpServer wraps one) know the era they serve; v1's do not. */
 /**
  * `serveStdio` hands each message to the server without the extra the link
  * delivered it with (a pipe has none): the server gets it back, so a
@@ -77,6 +76,7 @@ function withDeliveredExtras(
   return server;
 }
 
+/** SDK v2's servers (McpServer wraps one) know the era they serve; v1's do not. */
 function isSdkV2(server: PluginServer): boolean {
   const inner = (server as { server?: unknown }).server ?? server;
   return typeof (inner as { getNegotiatedProtocolVersion?: unknown }).getNegotiatedProtocolVersion === 'function';
