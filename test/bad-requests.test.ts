@@ -304,7 +304,7 @@ function classify(line: string): { request?: unknown; cancels?: unknown; parseEr
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** A POST's status and JSON-RPC body (from JSON or from the SSE stream's first message). */
+/** A POST's status and JSON-RPC body (from JSON or from the SSE stream's first message, past its priming event). */
 async function post(
   url: string,
   body: string,
@@ -312,7 +312,7 @@ async function post(
 ): Promise<{ status: number; headers: Headers; body: Message | undefined }> {
   const response = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
   const text = await response.text();
-  const data = /^data: (.*)$/m.exec(text)?.[1];
+  const data = /^data: (.+)$/m.exec(text)?.[1];
   const json = data ?? text;
   return { status: response.status, headers: response.headers, body: json ? (JSON.parse(json) as Message) : undefined };
 }

@@ -158,6 +158,10 @@ t.test('http auth, body limit and session idle timeout are kept, and checked', a
     'mcp-host.config.js: http.maxBodyBytes: expected a positive integer, got 0. Fix: e.g. maxBodyBytes: 1048576 (1 MiB).',
     'mcp-host.config.js: http.sessionIdleTimeoutMs: expected a positive integer, got 1.5. Fix: e.g. sessionIdleTimeoutMs: 600000 (10 minutes).',
   ]);
+  t.same(refusals({ plugins: [], http: { port: 0, eventStoreBytes: 1048576 } }), []);
+  t.same(refusals({ plugins: [], http: { port: 0, eventStoreBytes: -1 } }), [
+    'mcp-host.config.js: http.eventStoreBytes: expected a positive integer, got -1. Fix: e.g. eventStoreBytes: 1048576 (1 MiB).',
+  ]);
   t.same(refusals({ plugins: [], http: { port: 0, auth: { token: 'x' } } }), [
     'mcp-host.config.js: http.auth.token: unknown key "token". Fix: did you mean "tokens"?',
   ]);

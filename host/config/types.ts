@@ -121,6 +121,8 @@ export interface HttpConfig {
   bodyTimeoutMs?: number;
   /** Bytes an SSE stream may hold unread by its client; over it the stream is closed. Default 16 MiB. */
   maxStreamQueueBytes?: number;
+  /** Bytes of SSE events a 2025-era session keeps for `Last-Event-ID` resumption (at most maxStreamQueueBytes). Default 1 MiB. */
+  eventStoreBytes?: number;
 }
 
 /**

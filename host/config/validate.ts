@@ -326,6 +326,7 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   maxConnections: field(aPositiveInteger, '2000'),
   bodyTimeoutMs: field(aPositiveInteger, '30000 (30 seconds)'),
   maxStreamQueueBytes: field(aPositiveInteger, '16777216 (16 MiB)'),
+  eventStoreBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
 };
 
 const RELOAD_FIELDS: Record<keyof ReloadConfig, Check> = {

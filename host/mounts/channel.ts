@@ -47,4 +47,7 @@ export interface UpstreamChannel {
 export interface SendOptions {
   /** Client headers to send with this message, by the names the upstream gets. */
   headers?: Record<string, string>;
+  /** Closes the client's SSE stream of this request (see `CallHooks.closeSSE`); only in process can a plugin ask. */
+  closeSSE?: () => void;
+  closeStandaloneSSE?: () => void;
 }

@@ -19,6 +19,12 @@ interface PluginSideTransport {
   onmessage?: (message: JSONRPCMessage, extra?: unknown) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  /**
+   * What was delivered with `message` besides it (its forwarded headers,
+   * `closeSSEStream`), for an entry that passes messages on without their
+   * extra (plugin-era.ts).
+   */
+  extraOf(message: JSONRPCMessage): object | undefined;
 }
 
 /**
@@ -68,12 +74,14 @@ export function createInProcessLink(
 } {
   let closed = false;
   const link = {};
+  const extras = new WeakMap<JSONRPCMessage, object>();
   const hostSide: UpstreamChannel = {
     relatesMessages: true,
     async start() {},
     async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');
-      const extra = options?.headers && asHttpRequestInfo(options.headers);
+      const extra = asHttpRequestInfo(options);
+      if (extra) extras.set(message, extra);
       // A plugin that throws while receiving (a hand-written server, a bug
       // the SDK does not catch) would otherwise throw out of a microtask and
       // take the whole host down: its request is answered with the error.
@@ -113,6 +121,7 @@ export function createInProcessLink(
       serving.exit(() => queueMicrotask(() => hostSide.onmessage?.(message, related)));
     },
     close: closeBoth,
+    extraOf: (message) => extras.get(message),
   };
   async function closeBoth(): Promise<void> {
     if (closed) return;
@@ -128,10 +137,19 @@ export function createInProcessLink(
  * v2 gives handlers `ctx.http.req` (a fetch Request), v1 gives them
  * `extra.requestInfo.headers`. Each SDK ignores the other's field. There is
  * no real URL to give: the plugin is not being reached over HTTP, and the
- * reserved `.invalid` name says so.
+ * reserved `.invalid` name says so. Both SDKs take `closeSSEStream` and
+ * `closeStandaloneSSEStream` from the same place (v2 offers them as
+ * `ctx.http.closeSSE` and `closeStandaloneSSE`).
  */
-function asHttpRequestInfo(headers: NonNullable<SendOptions['headers']>): object {
+function asHttpRequestInfo(options: SendOptions | undefined): object | undefined {
+  const { headers, closeSSE, closeStandaloneSSE } = options ?? {};
+  const closing = closeSSE && { closeSSEStream: closeSSE, closeStandaloneSSEStream: closeStandaloneSSE };
+  if (!headers) return closing;
   // v1's headers are Node's: a plain object keyed in lower case.
   const nodeHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  return { request: new Request('http://mcp-host.invalid/', { headers }), requestInfo: { headers: nodeHeaders } };
+  return {
+    request: new Request('http://mcp-host.invalid/', { headers }),
+    requestInfo: { headers: nodeHeaders },
+    ...closing,
+  };
 }

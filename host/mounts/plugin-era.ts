@@ -1,4 +1,5 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { PluginServer } from '../plugin.js';
 import { MODERN_REVISION } from '../protocol-versions.js';
 
@@ -34,7 +35,7 @@ export interface PluginConnection {
  */
 export async function connectPluginServer(
   server: PluginServer,
-  pluginSide: object,
+  pluginSide: { extraOf(message: JSONRPCMessage): object | undefined },
   accepted: readonly string[] | undefined,
 ): Promise<PluginConnection> {
   const modern = isSdkV2(server) && accepted?.includes(MODERN_REVISION) === true;
@@ -47,11 +48,32 @@ export async function connectPluginServer(
     () => {
       if (served) throw new Error('the plugin server is already connected');
       served = true;
-      return server as never;
+      return withDeliveredExtras(server, pluginSide.extraOf) as never;
     },
     { transport: pluginSide as never },
   );
   return { modern, close: () => handle.close() };
+}
+
+/**
+ * `serveStdio` hands each message to the server without the extra the link
+ * delivered it with (a pipe has none): the server gets it back, so a
+ * handler finds the client's forwarded headers and `ctx.http.closeSSE`
+ * as it does on the 2025-era link. The server is the one `create()` made,
+ * connected once: its `connect` is wrapped to wrap the channel's dispatch.
+ */
+function withDeliveredExtras(
+  server: PluginServer,
+  extraOf: (message: JSONRPCMessage) => object | undefined,
+): PluginServer {
+  const connectable = server as unknown as { connect(transport: Transport): Promise<void> };
+  const connect = connectable.connect.bind(connectable);
+  connectable.connect = async (transport) => {
+    await connect(transport);
+    const dispatch = transport.onmessage;
+    transport.onmessage = (message, extra) => dispatch?.(message, { ...extraOf(message), ...extra });
+  };
+  return server;
 }
 
 /** SDK v2's servers (McpServer wraps one) know the era they serve; v1's do not. */

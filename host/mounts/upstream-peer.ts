@@ -44,6 +44,14 @@ export interface CallHooks {
    */
   clientHeaders?: Headers;
   /**
+   * Closes the client's SSE stream of this call (a resumable 2025-era HTTP
+   * session's): the client reconnects with `Last-Event-ID` and gets the
+   * answer there. Offered to an in-process plugin as its own SDK offers it.
+   */
+  closeSSE?: () => void;
+  /** The same for the client's GET notification stream. */
+  closeStandaloneSSE?: () => void;
+  /**
    * Set for a 2026-07-28 client's request: what the client sent that the
    * SDK lifted out of its params. An upstream that speaks 2026-07-28 too
    * gets it as it came (the client's capabilities and log level in the
@@ -296,7 +304,9 @@ export class UpstreamPeer {
     if (this.modern) sentParams = enveloped(sentParams, hooks.modernClient);
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
     const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
-    this.channel.send(message, headers && { headers }).catch((error: unknown) => {
+    const { closeSSE, closeStandaloneSSE } = hooks;
+    const options = { ...(headers && { headers }), closeSSE, closeStandaloneSSE };
+    this.channel.send(message, options).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });
     return traced ? traced.follow(promise) : promise;

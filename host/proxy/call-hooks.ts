@@ -17,6 +17,8 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
     // own client: two of them are never assumed to be one session's.
     client: ctx.sessionId ?? ctx,
     ...clientHeadersOf(ctx),
+    ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
+    ...(ctx.http?.closeStandaloneSSE && { closeStandaloneSSE: ctx.http.closeStandaloneSSE }),
     ...(progressToken === undefined
       ? {}
       : {

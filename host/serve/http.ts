@@ -45,6 +45,7 @@ export const HTTP_LIMIT_DEFAULTS = {
   maxConnections: 2000,
   bodyTimeoutMs: 30_000,
   maxStreamQueueBytes: 16 * 1024 * 1024,
+  eventStoreBytes: 1024 * 1024,
 } as const;
 
 export interface HttpService {
@@ -86,6 +87,8 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
     maxSessions: limits.maxSessions,
     maxSessionsPerToken: limits.maxSessionsPerToken,
+    // A replay is enqueued at once, as one stream's queue: a store over the queue bound could not be replayed whole.
+    eventStoreBytes: Math.min(limits.eventStoreBytes, limits.maxStreamQueueBytes),
   });
   const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });
   const adapterOptions = {

@@ -9,6 +9,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import { SessionEventStore } from './session-event-store.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -18,11 +19,20 @@ export interface LegacySessionOptions {
   maxSessions: number;
   /** Sessions one bearer token may hold open at once (`http.maxSessionsPerToken`). */
   maxSessionsPerToken: number;
+  /** Bytes of SSE events each session keeps for clients resuming with `Last-Event-ID` (`http.eventStoreBytes`). */
+  eventStoreBytes: number;
 }
+
+/**
+ * How long a client whose stream the host closed (a plugin asked to, mid-call)
+ * waits before reconnecting: the SSE `retry` field the priming event carries.
+ */
+const RECONNECT_AFTER_MS = 500;
 
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   front: FrontSession;
+  events: SessionEventStore;
   /** Which bearer token opened it (`token-N`), when the host checks tokens: only that one may use it. */
   owner: string | undefined;
   /** HTTP exchanges still streaming: calls in flight, the GET notification stream. */
@@ -81,19 +91,19 @@ export class LegacySessions {
       );
     }
     session.lastActive = Date.now();
+    const missed = resumedTooLate(session, request);
+    if (missed) return missed;
     const batch = await refusedBatch(session, request);
     if (batch) return batch;
     const response = await session.transport.handleRequest(request);
     // The GET stream is where a broadcast (list_changed) can reach this
-    // session: only while it is open does the runtime count the session in.
+    // session: a session that never opened one costs a broadcast nothing.
+    // Once it has, it stays counted in when the stream drops: what it misses
+    // meanwhile is kept (bounded) for its client to resume with Last-Event-ID.
     const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
-    if (stream) this.runtime.setReachable(session.front, true);
-    return tracked(
-      session,
-      request,
-      response,
-      stream ? () => this.runtime.setReachable(session.front, false) : undefined,
-    );
+    if (!stream) return tracked(session, request, response);
+    this.runtime.setReachable(session.front, true);
+    return tracked(session, request, await primedGetStream(session, request, response));
   }
 
   /** End every session (shutdown): their front servers leave the runtime as they close. */
@@ -121,14 +131,22 @@ export class LegacySessions {
     try {
       // Not reachable by broadcasts until it opens its GET stream.
       const front = createFrontSession(this.runtime, { longLived: true, reachable: false });
+      const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) =>
+        this.runtime.logger.warn(
+          `HTTP session ${transport.sessionId}: dropped its ${dropped} oldest SSE events over ${this.options.eventStoreBytes} bytes (http.eventStoreBytes); a client resuming before them is refused`,
+        ),
+      );
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         maxRequestBodySize: this.options.maxRequestBodySize,
+        // Resumable streams (2025-11-25): event ids, a priming event, Last-Event-ID replay.
+        eventStore: events,
+        retryInterval: RECONNECT_AFTER_MS,
         onsessioninitialized: (id) => {
           this.sessions.set(id, session);
         },
       });
-      const session: LegacySession = { transport, front, owner, open: 0, lastActive: Date.now() };
+      const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
       transport.onclose = () => {
@@ -193,17 +211,60 @@ export class LegacySessions {
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */
-function tracked(session: LegacySession, request: Request, response: Response, ended?: () => void): Response {
+function tracked(session: LegacySession, request: Request, response: Response): Response {
   session.open += 1;
   return onBodyEnd(
     response,
     () => {
       session.open -= 1;
       session.lastActive = Date.now();
-      ended?.();
     },
     request.signal,
   );
+}
+
+/**
+ * A GET resuming after an event the session no longer holds is refused with
+ * why: the transport would answer a bare "Invalid event ID format".
+ */
+function resumedTooLate(session: LegacySession, request: Request): Response | undefined {
+  const lastEventId = request.method === 'GET' ? request.headers.get('last-event-id') : null;
+  const missed = lastEventId === null ? undefined : session.events.missed(lastEventId);
+  if (missed === undefined) return undefined;
+  return jsonRpcErrorResponse(
+    400,
+    -32000,
+    `Bad Request: cannot resume: ${missed}. Open a new GET stream without Last-Event-ID and list again what may have changed, or raise http.eventStoreBytes in the host config`,
+  );
+}
+
+/** The SDK transport's name for a session's GET stream in its event store. */
+const GET_STREAM_ID = '_GET_stream';
+/** The first revision whose clients take an SSE event with empty data (a priming event). */
+const FIRST_REVISION_WITH_PRIMING = '2025-11-25';
+
+/**
+ * A new GET stream, opened by a priming event (an id, the retry interval,
+ * no data) as the SDK opens a call's SSE answer: without an id, a client
+ * whose GET stream drops before its first notification could not resume,
+ * and would lose what was sent until it reconnected. A resumed stream (the
+ * request names Last-Event-ID) is the transport's replay, left as it is.
+ */
+async function primedGetStream(session: LegacySession, request: Request, response: Response): Promise<Response> {
+  const revision = session.front.server.getNegotiatedProtocolVersion();
+  if (request.headers.has('last-event-id') || revision === undefined || revision < FIRST_REVISION_WITH_PRIMING) {
+    return response;
+  }
+  const eventId = await session.events.storeEvent(GET_STREAM_ID, {} as JSONRPCMessage);
+  const priming = new TextEncoder().encode(`id: ${eventId}\nretry: ${RECONNECT_AFTER_MS}\ndata: \n\n`);
+  const primed = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        controller.enqueue(priming);
+      },
+    }),
+  );
+  return new Response(primed, { status: response.status, headers: response.headers });
 }
 
 /** The revision that dropped JSON-RPC batches from MCP. */

@@ -3,6 +3,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 
 export interface ModernEndpoint {
   fetch(request: Request, authInfo?: AuthInfo): Promise<Response>;
@@ -56,6 +57,8 @@ export function createModernEndpoint(
           `Service Unavailable: mcp-host has ${maxListenStreams} subscriptions/listen streams open, its limit (http.maxListenStreams); close one, retry later, or raise http.maxListenStreams in the host config`,
         );
       }
+      const refusal = await paramHeadersRefusal(runtime, request);
+      if (refusal) return refusal;
       const uris = listen ? await listenedResources(request) : [];
       const response = await handler.fetch(request, authInfo && { authInfo });
       // Only an opened stream counts and holds subscriptions (a refusal is a JSON answer).
@@ -85,6 +88,25 @@ export function createModernEndpoint(
  */
 function isListenRequest(request: Request): boolean {
   return request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen';
+}
+
+/**
+ * SEP-2243: a `tools/call` for a composed tool whose input schema marks
+ * arguments with `x-mcp-header` is refused unless its `Mcp-Param-*` headers
+ * carry those arguments (param-headers.ts). The host checks, as the SDK
+ * does for tools it registers itself, because intermediaries route on the
+ * headers and must see what the plugin will act on.
+ */
+async function paramHeadersRefusal(runtime: HostRuntime, request: Request): Promise<Response | undefined> {
+  if (request.method !== 'POST' || request.headers.get('mcp-method') !== 'tools/call') return undefined;
+  const body = (await request
+    .clone()
+    .json()
+    .catch(() => undefined)) as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
+  const tool = runtime.current.index.owners.tools.get(body.params.name)?.served;
+  const params = headerParamsOf(tool?.inputSchema);
+  return params.length > 0 ? paramHeaderRefusal(params, body.params.arguments, request.headers, body.id) : undefined;
 }
 
 /** The resource URIs a `subscriptions/listen` request asks updates for. */

@@ -135,6 +135,19 @@ function registerContentTools(server) {
     },
     async (args) => ({ content: [text(`Received: ${JSON.stringify(args)}`)] }),
   );
+  server.registerTool(
+    'test_custom_header',
+    {
+      description:
+        'Echoes its region, which clients mirror into the Mcp-Param-Region header (x-mcp-header, SEP-2243) so that intermediaries can route on it.',
+      inputSchema: fromJsonSchema({
+        type: 'object',
+        properties: { region: { type: 'string', description: 'Where to run', 'x-mcp-header': 'Region' } },
+        required: ['region'],
+      }),
+    },
+    async ({ region }) => ({ content: [text(`Region: ${region}`)] }),
+  );
 }
 
 /** @param {McpServer} server */

@@ -1,0 +1,94 @@
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+
+interface StoredEvent {
+  streamId: StreamId;
+  message: JSONRPCMessage;
+  bytes: number;
+}
+
+/**
+ * One 2025-era session's SSE events, kept so a client that lost a stream
+ * (its connection dropped, or a plugin asked to close it mid-call) can
+ * reconnect with `Last-Event-ID` and get what it missed: the SDK's
+ * transport stores every event it sends here and replays from here.
+ *
+ * Bounded in bytes (`http.eventStoreBytes`): over the bound the oldest
+ * events are dropped, and `onDrop` says so once per session. A client
+ * asking to resume after a dropped event is refused by the session
+ * (`missed`), since replaying with a silent gap would lose messages
+ * without anyone knowing.
+ *
+ * Event ids are `<stream>_<n>`, `n` counting up over the session: an id
+ * alone tells its stream, and whether it was dropped or never issued.
+ */
+export class SessionEventStore implements EventStore {
+  private readonly events = new Map<EventId, StoredEvent>();
+  private bytes = 0;
+  private next = 1;
+  /** The count of the oldest event still held; anything this session issued below it was dropped. */
+  private oldest = 1;
+  private toldDrop = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onDrop: (dropped: number) => void,
+  ) {}
+
+  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    const eventId = `${streamId}_${this.next++}`;
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    this.events.set(eventId, { streamId, message, bytes });
+    this.bytes += bytes;
+    this.dropOverBound();
+    return eventId;
+  }
+
+  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return this.events.get(eventId)?.streamId;
+  }
+
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
+    const last = this.events.get(lastEventId);
+    if (!last) throw new Error(`no event ${lastEventId} is held to resume after`);
+    let after = false;
+    for (const [eventId, event] of this.events) {
+      if (after && event.streamId === last.streamId && Object.keys(event.message).length > 0) {
+        await send(eventId, event.message);
+      }
+      if (eventId === lastEventId) after = true;
+    }
+    return last.streamId;
+  }
+
+  /**
+   * Why a resumption after `eventId` cannot be served, or undefined when it
+   * can (or the id is not this store's: the transport answers those).
+   */
+  missed(eventId: string): string | undefined {
+    if (this.events.has(eventId)) return undefined;
+    const count = Number(/_(\d+)$/.exec(eventId)?.[1]);
+    if (!Number.isInteger(count) || count >= this.oldest || count >= this.next) return undefined;
+    return `the events after ${eventId} are no longer held: this session keeps its last ${this.maxBytes} bytes of events (http.eventStoreBytes), and older ones were dropped`;
+  }
+
+  private dropOverBound(): void {
+    let dropped = 0;
+    // The newest event stays even when it alone is over the bound: a client may resume after it.
+    while (this.bytes > this.maxBytes && this.events.size > 1) {
+      const [eventId, event] = this.events.entries().next().value as [EventId, StoredEvent];
+      this.events.delete(eventId);
+      this.bytes -= event.bytes;
+      dropped += 1;
+    }
+    if (dropped === 0) return;
+    const [oldestId] = this.events.keys();
+    this.oldest = Number(/_(\d+)$/.exec(oldestId!)?.[1]);
+    if (!this.toldDrop) {
+      this.toldDrop = true;
+      this.onDrop(dropped);
+    }
+  }
+}
