@@ -52,6 +52,8 @@ export interface SoakOptions {
 export interface SoakReport {
   options: Omit<SoakOptions, 'log'>;
   reloads: { total: number; added: number; removed: number; upgraded: number; refused: number };
+  /** Why each refused reload was refused, as the host logged it. */
+  refusals: string[];
   kills: number;
   /** Faults of `faulty` the host logged (and recovered from). */
   faults: number;
@@ -371,6 +373,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       faultEveryMs: options.faultEveryMs,
     },
     reloads: { total: 0, added: 0, removed: 0, upgraded: 0, refused: 0 },
+    refusals: [],
     kills: 0,
     faults: 0,
     calls: 0,
@@ -481,7 +484,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     latencies.sort((a, b) => a - b);
     report.latencyMs = { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) };
     report.notifications = clients.reduce((sum, client) => sum + client.notifications, 0);
-    report.reloads.refused = host.log().split('reload refused').length - 1;
+    report.refusals = host
+      .log()
+      .split('\n')
+      .filter((line) => line.includes('reload refused'))
+      .map((line) => String((JSON.parse(line) as { msg?: unknown }).msg));
+    report.reloads.refused = report.refusals.length;
     return report;
   } finally {
     await Promise.allSettled(clients.map((client) => client.client.close()));
@@ -508,6 +516,7 @@ export function formatSoak(report: SoakReport): { text: string; ok: boolean } {
   const lines = [
     `mcp-host soak: ${options.seconds} s, ${options.clients} clients over Streamable HTTP`,
     `  reloads: ${reloads.total} (every ${options.reloadEveryMs} ms: ${reloads.added} added extra, ${reloads.removed} removed it, ${reloads.upgraded} upgraded churn), ${reloads.refused} refused`,
+    ...report.refusals.map((why) => `    refused: ${why.replaceAll('\n', ' ')}`),
     `  child killed: ${report.kills} times (every ${options.killEveryMs} ms)`,
     `  faulty faulted: ${report.faults} times (${options.faultEveryMs} ms after each instance was created), and was re-created each time`,
     `  calls: ${report.calls} made, ${unexpected} failed unexpectedly, ${failed(report.expectedFailures)} failed as expected (to a removed or killed mount)`,

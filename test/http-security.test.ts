@@ -114,6 +114,7 @@ t.test('/healthz and /readyz: the status for anyone, per-mount details for who m
   const ws = makeWorkspace(t);
   const config = writeConfig(ws, { auth: { tokens: ['probe-token-0123456789'] } }, [
     { package: '@zoo/good' },
+    { package: '@zoo/good', prefix: 'isolated', isolation: 'worker' },
     { command: 'zoo-no-such-command', prefix: 'missing' },
   ]);
   const host = await startHost(t, config);
@@ -140,7 +141,8 @@ t.test('/healthz and /readyz: the status for anyone, per-mount details for who m
     ready: false,
     generation: 1,
     mounts: [
-      { name: 'good', plugin: '@zoo/good', kind: 'in-process', state: 'up' },
+      { name: 'good', plugin: '@zoo/good', kind: 'in-process', isolation: 'none', state: 'up' },
+      { name: 'isolated', plugin: '@zoo/good', kind: 'in-process', isolation: 'worker', state: 'up' },
       {
         name: 'missing',
         plugin: 'zoo-no-such-command',

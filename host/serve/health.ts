@@ -13,7 +13,7 @@ export function isHealthPath(path: string): boolean {
  * The answer to a health probe. Probes come from load balancers and
  * orchestrators, which name the host by its address and often cannot send
  * a token, so the status (200, or 503 when a mount is down) is anyone's;
- * the details (each mount's name, kind and state, and why one is down) say
+ * the details (each mount's name, kind (and isolation, for a plugin) and state, and why one is down) say
  * what the host runs, so only a request that `/mcp` would accept gets them.
  */
 export function healthResponse(runtime: HostRuntime, path: string, detailed: boolean): Response {
@@ -30,6 +30,7 @@ export function healthResponse(runtime: HostRuntime, path: string, detailed: boo
         name: mount.name,
         plugin: mount.spec.label,
         kind: mount.spec.kind,
+        ...(mount.spec.kind === 'in-process' && { isolation: mount.spec.isolation }),
         state: mount.state,
         ...(mount.outage && !mount.isUp && { cause: mount.outage.cause, fix: mount.outage.fix }),
       })),
