@@ -69,6 +69,7 @@ t.test('mounted flat, the catalogue has every name the suite asks for', async (t
   t.same(tools.map((tool) => tool.name).sort(), [
     'json_schema_2020_12_tool',
     'test_audio_content',
+    'test_custom_header',
     'test_elicitation',
     'test_elicitation_sep1034_defaults',
     'test_elicitation_sep1330_enums',

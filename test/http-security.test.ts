@@ -166,7 +166,7 @@ t.test('/readyz is 200 when every mount is up', async (t) => {
     body: {
       ready: true,
       generation: 1,
-      mounts: [{ name: 'good', plugin: '@zoo/good', kind: 'in-process', state: 'up' }],
+      mounts: [{ name: 'good', plugin: '@zoo/good', kind: 'in-process', isolation: 'none', state: 'up' }],
     },
   });
 });

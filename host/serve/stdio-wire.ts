@@ -68,10 +68,18 @@ export class StdioWire implements Transport {
   }
 
   /**
-   * The first line of a turn of the event loop is written at once (a lone
-   * answer waits for nothing); the lines after it in that turn are written
-   * together at its end. Each write to the pipe is a system call that wakes
-   * the client, and ten concurrent calls' answers mostly come in one turn.
+   * Answers are batched: the first line of a turn of the event loop is
+   * written at once (a lone answer waits for nothing); the answers after it
+   * in that turn are written together at its end. Each write to the pipe is
+   * a system call that wakes the client, and ten concurrent calls' answers
+   * mostly come in one turn.
+   *
+   * A notification or request is never batched with the answer after it: it
+   * goes out at once (behind what is queued, so order holds), and an answer
+   * sent in the same turn waits for the next. The SDK's client handles a
+   * notification a microtask after reading it but settles an answer at once,
+   * dropping that call's progress handler: a call's last progress written in
+   * one piece with its result would never reach the caller.
    *
    * Backpressure: while stdout is backed up (a client that stops reading
    * its answers) the host stops reading stdin, so it takes no new request
@@ -82,17 +90,27 @@ export class StdioWire implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
     const line = serializeMessage(message);
-    // Behind lines still queued, in order: a call's progress before its result.
-    if (this.turnWritten || this.queued.length > 0) {
+    if ('method' in message) {
+      this.flush();
+      this.writeNow(line);
+    } else if (this.turnWritten || this.queued.length > 0) {
+      // Behind lines still queued, in order: a call's progress before its result.
       if (this.queued.push(line) === 1) setImmediate(this.flush);
     } else {
-      this.turnWritten = true;
-      setImmediate(this.endTurn);
-      if (!this.stdout.write(line)) this.holdInput();
+      this.writeNow(line);
     }
     // Resolved at once: the SDK awaits each send, and a sender held until
     // the drain would keep its answer (and its request) alive meanwhile.
     return Promise.resolve();
+  }
+
+  /** Write `line` now, and mark this turn as written: answers after it in the turn are batched. */
+  private writeNow(line: string): void {
+    if (!this.turnWritten) {
+      this.turnWritten = true;
+      setImmediate(this.endTurn);
+    }
+    if (!this.stdout.write(line)) this.holdInput();
   }
 
   private readonly endTurn = (): void => {
