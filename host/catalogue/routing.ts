@@ -84,8 +84,9 @@ function loneFlatOwner(generation: Generation, kind: 'tools' | 'prompts', compos
   );
   if (flat.length !== 1 || claimed || (generation.lock && generation.config.pins === 'refuse')) return undefined;
   const [mount] = flat as [Mount];
-  if (!(mount.provides(kind) || !mount.isUp)) return undefined;
-  return generation.viewOf(mount).curation.definesNames(kind) ? undefined : mount;
+  // As for a prefixed name: a mount that is down may never have said what it provides, and is refused naming its state.
+  const mayServe = mount.provides(kind) || !mount.isUp;
+  return mayServe && !generation.viewOf(mount).curation.definesNames(kind) ? mount : undefined;
 }
 
 function capitalized(word: string): string {
