@@ -114,11 +114,34 @@ export default {
 };
 `;
 
+/** A low-level v2 server that answers tool and prompt names it does not list itself, as a conformance target does. */
+const LENIENT = `
+import { Server } from '@modelcontextprotocol/server';
+
+export default {
+  create() {
+    const server = new Server({ name: 'lenient', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {} } });
+    server.setRequestHandler('tools/list', async () => ({ tools: [{ name: 'known', inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler('tools/call', async (request) =>
+      request.params.name === 'known'
+        ? { content: [{ type: 'text', text: 'known ran' }] }
+        : { content: [{ type: 'text', text: 'no such tool: ' + request.params.name }], isError: true },
+    );
+    server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+    server.setRequestHandler('prompts/get', async (request) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: 'lenient prompt ' + request.params.name } }],
+    }));
+    return server;
+  },
+};
+`;
+
 function writePlugins(ws: Workspace): string {
   const markers = ws.writeFile('markers/.keep', '');
   ws.writePackage('node_modules/@t/alpha', manifest('@t/alpha', { prefix: 'alpha' }), { 'index.js': ALPHA });
   ws.writePackage('node_modules/@t/beta', manifest('@t/beta'), { 'index.js': BETA });
   ws.writePackage('node_modules/@t/pager', manifest('@t/pager', { prefix: 'pager' }), { 'index.js': PAGER });
+  ws.writePackage('node_modules/@t/lenient', manifest('@t/lenient'), { 'index.js': LENIENT });
   return join(markers, '..');
 }
 
@@ -195,16 +218,20 @@ t.test('a composed catalogue over stdio', async (t) => {
     t.same(failed.content, [{ type: 'text', text: 'it failed' }]);
   });
 
-  t.test('a flat name routes to the flat mount that lists it; an unknown one is refused', async (t) => {
-    const result = await client.callTool({ name: 'shout', arguments: { text: 'hi' } });
-    t.same(result.content, [{ type: 'text', text: 'HI' }]);
-    const paged = await client.callTool({ name: 'pager.t5', arguments: {} });
-    t.same(paged.content, [{ type: 'text', text: 'called t5' }]);
-    await t.rejects(client.callTool({ name: 'whisper', arguments: {} }), {
-      code: -32602,
-      message: /Unknown tool "whisper": no mounted plugin serves it/,
-    });
-  });
+  t.test(
+    "a flat name routes to the flat mount that lists it; an unknown one gets the lone flat mount's own answer",
+    async (t) => {
+      const result = await client.callTool({ name: 'shout', arguments: { text: 'hi' } });
+      t.same(result.content, [{ type: 'text', text: 'HI' }]);
+      const paged = await client.callTool({ name: 'pager.t5', arguments: {} });
+      t.same(paged.content, [{ type: 'text', text: 'called t5' }]);
+      // beta is the only flat mount, so "whisper" reaches it unchanged and the SDK v1 server answers as it would directly.
+      t.match(await client.callTool({ name: 'whisper', arguments: {} }), {
+        isError: true,
+        content: [{ type: 'text', text: /Tool whisper not found/ }],
+      });
+    },
+  );
 
   t.test('resources/read falls through on "not found" only', async (t) => {
     const owned = await client.readResource({ uri: 'shared://a' });
@@ -353,4 +380,61 @@ t.test('mcp-host list prints the catalogue by mount', async (t) => {
     ['alpha', '@t/beta', 'pager'],
   );
   t.equal(parsed.mounts[2]!.tools.length, 7, 'a paginating mount is listed whole');
+});
+
+t.test('an unlisted flat name goes to a lone flat mount unchanged, and only then', async (t) => {
+  const ws = makeWorkspace(t);
+  writePlugins(ws);
+  const unknown = (name: string) => ({
+    code: -32602,
+    message: `Unknown tool "${name}": no mounted plugin serves it. Fix: use a name from tools/list.`,
+  });
+
+  t.test('the lone flat mount answers for a name it does not list, as it would directly', async (t) => {
+    const { client } = await startStdioHost(
+      t,
+      ws.writeConfig({ plugins: [{ package: '@t/lenient', flat: true }, { package: '@t/pager' }] }),
+    );
+    t.same(await client.callTool({ name: 'test_simple_text', arguments: {} }), {
+      content: [{ type: 'text', text: 'no such tool: test_simple_text' }],
+      isError: true,
+    });
+    const prompt = await client.getPrompt({ name: 'unlisted' });
+    t.same(prompt.messages[0]?.content, { type: 'text', text: 'lenient prompt unlisted' });
+    const prefixed = await client.callTool({ name: 'pager.nope', arguments: {} });
+    t.same(prefixed.content, [{ type: 'text', text: 'called nope' }], 'a prefix still claims its names');
+  });
+
+  t.test('two flat mounts: no single candidate, so the name is unknown', async (t) => {
+    const { client } = await startStdioHost(
+      t,
+      ws.writeConfig({
+        plugins: [
+          { package: '@t/lenient', flat: true },
+          { package: '@t/beta', flat: true },
+        ],
+      }),
+    );
+    await t.rejects(client.callTool({ name: 'test_simple_text', arguments: {} }), unknown('test_simple_text'));
+  });
+
+  t.test('tools curation on the lone flat mount says which names exist', async (t) => {
+    const { client } = await startStdioHost(
+      t,
+      ws.writeConfig({ plugins: [{ package: '@t/lenient', flat: true, tools: { exclude: ['secret'] } }] }),
+    );
+    await t.rejects(client.callTool({ name: 'secret', arguments: {} }), unknown('secret'));
+    await t.rejects(client.callTool({ name: 'test_simple_text', arguments: {} }), unknown('test_simple_text'));
+    const prompt = await client.getPrompt({ name: 'unlisted' });
+    t.same(prompt.messages[0]?.content, { type: 'text', text: 'lenient prompt unlisted' }, 'prompts are not curated');
+  });
+
+  t.test("a lock under pins: 'refuse' withholds every unlisted name", async (t) => {
+    const config = ws.writeConfig({ pins: 'refuse', plugins: [{ package: '@t/lenient', flat: true }] });
+    const pinned = await runCli(['pin', '--config', config]);
+    t.equal(pinned.code, 0, pinned.stderr);
+    const { client } = await startStdioHost(t, config);
+    t.same((await client.callTool({ name: 'known', arguments: {} })).content, [{ type: 'text', text: 'known ran' }]);
+    await t.rejects(client.callTool({ name: 'test_simple_text', arguments: {} }), unknown('test_simple_text'));
+  });
 });

@@ -80,6 +80,12 @@ export class Curation {
     return own !== undefined && this.serves(kind, own) ? own : undefined;
   }
 
+  /** Whether the entry says which names exist (include, exclude or rename), not just how they are described. */
+  definesNames(kind: 'tools' | 'prompts'): boolean {
+    const list = this.lists[kind];
+    return list.include !== undefined || list.exclude !== undefined || list.rename.size > 0;
+  }
+
   /** The description served instead of the plugin's, if the entry replaces it. */
   description(kind: 'tools' | 'prompts', own: string): string | undefined {
     return this.lists[kind].describe.get(own);

@@ -15,7 +15,8 @@ type Result = Record<string, unknown>;
  * name a mount listed; a prefixed name it does not know yet (a tool added
  * since the mount's last list) still goes to the mount its prefix names, and
  * the mount answers for it. A flat name nobody listed is unknown: asking each
- * flat mount in turn would run a failing tool's side effects twice.
+ * flat mount in turn would run a failing tool's side effects twice. The one
+ * exception is a lone flat mount (see `loneFlatOwner`).
  */
 export function ownerOfName(
   generation: Generation,
@@ -41,6 +42,8 @@ export function ownerOfName(
       if (own !== undefined) return { mount, own };
     }
   }
+  const lone = loneFlatOwner(generation, kind, composed);
+  if (lone) return { mount: lone, own: composed };
   throw new RpcError(
     ErrorCode.InvalidParams,
     `Unknown ${noun} "${composed}": no mounted plugin serves it. Fix: use a name from ${kind}/list.`,
@@ -61,6 +64,29 @@ function unlistedOwnName(
 ): string | undefined {
   if (generation.lock && generation.config.pins === 'refuse') return undefined;
   return generation.viewOf(mount).curation.ownName(kind, served);
+}
+
+/**
+ * The flat mount an unlisted name goes to unchanged, when its answer would be
+ * the plugin's own: it is the generation's only flat mount (one candidate,
+ * asked once, so no side effect runs twice), no prefix claims the name, its
+ * entry's curation does not define which names exist (include, exclude or
+ * rename), and no lock under `pins: 'refuse'` withholds unlisted names.
+ * Without this, a server that answers unknown names itself (an `isError`
+ * result, as conformance scenarios accept) would pass directly and fail
+ * mounted flat behind the host (DESIGN.md, "Proxying: the host is transparent").
+ */
+function loneFlatOwner(generation: Generation, kind: 'tools' | 'prompts', composed: string): Mount | undefined {
+  const { separator } = generation.config;
+  const flat = generation.mounts.filter((mount) => mount.spec.prefix === undefined);
+  const claimed = generation.mounts.some(
+    (mount) => mount.spec.prefix !== undefined && composed.startsWith(mount.spec.prefix + separator),
+  );
+  if (flat.length !== 1 || claimed || (generation.lock && generation.config.pins === 'refuse')) return undefined;
+  const [mount] = flat as [Mount];
+  // As for a prefixed name: a mount that is down may never have said what it provides, and is refused naming its state.
+  const mayServe = mount.provides(kind) || !mount.isUp;
+  return mayServe && !generation.viewOf(mount).curation.definesNames(kind) ? mount : undefined;
 }
 
 function capitalized(word: string): string {
