@@ -14,7 +14,8 @@ const FLOORS = {
   'host/config/validate.ts': { lines: 99, branches: 97 }, // [100, 99.3]
   'host/catalogue/routing.ts': { lines: 78, branches: 70 }, // [79.1, 71.4]
   'host/catalogue/cursor.ts': { lines: 83, branches: 65 }, // [84.8, 66.7]
-  'host/reload/reloader.ts': { lines: 96, branches: 88 }, // [97.7, 90.5]
+  // Its branches measure 87–90.5% from run to run: which of a reload's coalescing paths a run takes depends on timing.
+  'host/reload/reloader.ts': { lines: 96, branches: 85 }, // [97.7, 87.0–90.5]
   'host/reload/control-channel.ts': { lines: 88, branches: 70 }, // [89.8, 71.8]
   'host/proxy/front-server.ts': { lines: 98, branches: 84 }, // [100, 86.0]
   'host/mounts/upstream-peer.ts': { lines: 95, branches: 85 }, // [96.3, 87.4]
