@@ -10,6 +10,8 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
+import { clusterOptionsOf } from '../cluster/cluster-options.js';
+import type { Cluster } from '../cluster/cluster.js';
 
 export interface StartOptions {
   configPath?: string;
@@ -32,6 +34,7 @@ export async function start(options: StartOptions): Promise<number> {
   const http = options.stdio ? undefined : httpAddress(config.http, options.http);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
   const httpOptions = http && httpServeOptions(config, http);
+  const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions !== undefined);
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
@@ -41,7 +44,14 @@ export async function start(options: StartOptions): Promise<number> {
     cwd: options.cwd,
     logger: options.logger,
   });
-  const service = httpOptions ? await serveOverHttp(runtime, httpOptions) : serveOverStdio(runtime);
+  // Imported only here: a host without a cluster never loads the Redis client.
+  const cluster: Cluster | undefined =
+    clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
+  if (cluster) runtime.stateSigning = cluster.stateSigning;
+  const service = httpOptions
+    ? await serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
+    : serveOverStdio(runtime);
+  if (cluster && 'url' in service) cluster.announce(service.url);
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
   const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
   options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);
@@ -54,6 +64,7 @@ export async function start(options: StartOptions): Promise<number> {
   options.logger.info(`stopping (${reason}): letting calls in flight finish`);
   await reloading.close();
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
+  await cluster?.leave();
   await service.close();
   return 0;
 }

@@ -155,6 +155,20 @@ export interface UpstreamsConfig {
   pingIntervalMs?: number;
 }
 
+/**
+ * Several replicas behind a load balancer, coordinated through Redis
+ * (DESIGN.md, "Scale"). The shared signing key is MCP_HOST_CLUSTER_SECRET,
+ * never in the file.
+ */
+export interface ClusterConfig {
+  /** The Redis URL (redis:// or rediss://). Default: MCP_HOST_REDIS_URL. */
+  redis?: string;
+  /** Replicas with the same name form one cluster. Default "mcp-host". */
+  name?: string;
+  /** Where the other replicas reach this one (http:// or https://). Default: this replica's HTTP address. */
+  advertise?: string;
+}
+
 export interface HostConfig {
   name?: string;
   version?: string;
@@ -172,6 +186,7 @@ export interface HostConfig {
   reload?: ReloadConfig;
   upstreams?: UpstreamsConfig;
   log?: { level?: LogLevel };
+  cluster?: ClusterConfig;
 }
 
 /** A config after validation, with every default filled in. */
@@ -194,4 +209,6 @@ export interface ResolvedConfig {
   reload: Required<ReloadConfig>;
   upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };
+  /** Resolved at start (cluster/cluster-options.ts): its defaults come from the environment and the HTTP address. */
+  cluster?: ClusterConfig;
 }

@@ -9,6 +9,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import type { Cluster } from '../cluster/cluster.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -18,6 +19,8 @@ export interface LegacySessionOptions {
   maxSessions: number;
   /** Sessions one bearer token may hold open at once (`http.maxSessionsPerToken`). */
   maxSessionsPerToken: number;
+  /** In a cluster, sessions are registered there, and a request for another replica's session is forwarded to it. */
+  cluster?: Cluster;
 }
 
 interface LegacySession {
@@ -57,8 +60,11 @@ export class LegacySessions {
     this.sweeper.unref();
   }
 
-  /** `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens. */
-  async handle(request: Request, owner?: string): Promise<Response> {
+  /**
+   * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
+   * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
+   */
+  async handle(request: Request, owner?: string, forwarded = false): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
       if (request.method === 'POST') return this.open(request, owner);
@@ -69,6 +75,19 @@ export class LegacySessions {
       );
     }
     const session = this.sessions.get(id);
+    const { cluster } = this.options;
+    if (!session && cluster && !forwarded) {
+      const where = await cluster.ownerOfSession(id);
+      const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
+      if (answer) return answer;
+      if (where !== undefined) {
+        return jsonRpcErrorResponse(
+          404,
+          -32001,
+          `Session not found: session "${id}" lived on another mcp-host replica, which is gone (stopped or restarted); start a new one with initialize`,
+        );
+      }
+    }
     // Another token's session is answered as if it did not exist: a
     // session id is not a credential, and its existence is not told.
     if (!session || session.owner !== owner) {
@@ -126,13 +145,16 @@ export class LegacySessions {
         maxRequestBodySize: this.options.maxRequestBodySize,
         onsessioninitialized: (id) => {
           this.sessions.set(id, session);
+          this.options.cluster?.registerSession(id);
         },
       });
       const session: LegacySession = { transport, front, owner, open: 0, lastActive: Date.now() };
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
       transport.onclose = () => {
-        if (transport.sessionId !== undefined && this.sessions.delete(transport.sessionId)) uncount();
+        if (transport.sessionId === undefined || !this.sessions.delete(transport.sessionId)) return;
+        uncount();
+        this.options.cluster?.forgetSession(transport.sessionId);
       };
       transport.onmessage = cancelOnDisconnect(transport);
       await front.server.connect(transport);

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { createClient } from 'redis';
+import type { Logger } from '../log.js';
+import { describeThrown } from '../errors.js';
+import type { ClusterOptions } from './cluster-options.js';
+import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
+import type { StateSigning } from './continuation-owner.js';
+
+type RedisClient = ReturnType<typeof createClient>;
+
+/** How often a replica says it is alive and refreshes its sessions' entries. */
+const HEARTBEAT_MS = 2_000;
+/** A replica not heard from for this long is gone: its sessions answer 404. */
+const REPLICA_TTL_MS = 3 * HEARTBEAT_MS;
+/** A session entry outlives its replica's silence by this much, then Redis drops it. */
+const SESSION_TTL_MS = 60_000;
+/** Headers that describe one hop's connection, not the message: never relayed. */
+const HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade'];
+
+/**
+ * This replica's membership of a cluster (DESIGN.md, "Scale"): its entry
+ * and its legacy sessions' entries in Redis, kept alive by a heartbeat, the
+ * lookups that find another replica's session or call, and the forwarding
+ * of a request to that replica, signed with the cluster's key.
+ *
+ * Redis is reached through node-redis, imported only here and only when a
+ * cluster is configured. Commands fail at once while Redis is unreachable
+ * (no offline queue): the replica goes on serving what it holds alone, and
+ * the heartbeat writes every entry again when Redis is back.
+ */
+export class Cluster {
+  readonly replica = randomUUID();
+  readonly stateSigning: StateSigning;
+  private readonly auth: PeerAuth;
+  private readonly sessions = new Set<string>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** Where the other replicas reach this one, once it serves. */
+  private url: string | undefined;
+  /** Why Redis cannot be used now, while it cannot. */
+  private outage: string | undefined = 'connecting to Redis';
+
+  private constructor(
+    private readonly options: ClusterOptions,
+    private readonly redis: RedisClient,
+    private readonly logger: Logger,
+  ) {
+    this.stateSigning = { key: deriveKey(options.secret, options.name, 'requestState'), replica: this.replica };
+    this.auth = new PeerAuth(deriveKey(options.secret, options.name, 'peer'));
+    redis.on('ready', () => {
+      if (this.outage !== undefined) this.logger.info(`cluster "${options.name}": Redis reachable, registering`);
+      this.outage = undefined;
+      void this.beat();
+    });
+    redis.on('error', (error: unknown) => {
+      if (this.outage === undefined) {
+        this.logger.warn(
+          `cluster "${options.name}": Redis unreachable (${describeThrown(error)}): serving this replica's own sessions and calls only until it is back`,
+        );
+      }
+      this.outage = `Redis unreachable: ${describeThrown(error)}`;
+    });
+  }
+
+  /** Join the cluster: connect to Redis in the background (a replica serves while Redis is down). */
+  static async join(options: ClusterOptions, logger: Logger): Promise<Cluster> {
+    const { createClient } = await import('redis');
+    const redis = createClient({
+      url: options.redisUrl,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 5_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) },
+    });
+    const cluster = new Cluster(options, redis, logger);
+    redis.connect().catch((error: unknown) => logger.warn(`cluster "${options.name}": ${describeThrown(error)}`));
+    return cluster;
+  }
+
+  /** This replica serves at `url`: tell the cluster, and keep telling it while the replica lives. */
+  announce(url: string): void {
+    this.url = this.options.advertise ?? url;
+    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    void this.beat();
+  }
+
+  /** Why the cluster's shared state is out of reach now; undefined when it is not. */
+  get degraded(): string | undefined {
+    return this.outage;
+  }
+
+  registerSession(id: string): void {
+    this.sessions.add(id);
+    void this.command(() => this.redis.set(this.key('session', id), this.replica, { PX: SESSION_TTL_MS }));
+  }
+
+  forgetSession(id: string): void {
+    this.sessions.delete(id);
+    void this.command(() => this.redis.del(this.key('session', id)));
+  }
+
+  /**
+   * Where a session this replica does not hold lives: another replica's URL,
+   * 'gone' when its replica stopped, undefined when no replica holds it.
+   */
+  async ownerOfSession(id: string): Promise<string | 'gone' | undefined> {
+    const replica = await this.command(() => this.redis.get(this.key('session', id)));
+    if (!replica || replica === this.replica) return undefined;
+    return (await this.urlOfReplica(replica)) ?? 'gone';
+  }
+
+  /** A live replica's MCP URL. */
+  async urlOfReplica(replica: string): Promise<string | undefined> {
+    return (await this.command(() => this.redis.get(this.key('replica', replica)))) ?? undefined;
+  }
+
+  /** Whether a request was forwarded by a replica, and for which client; a forged stamp is refused. */
+  admit(stamp: string): { clientId: string | undefined } | { refused: string } {
+    return this.auth.check(stamp);
+  }
+
+  /**
+   * Send `request` to the replica at `url` and relay its answer, streamed
+   * (an SSE answer or a GET stream flows through as it comes). Undefined
+   * when that replica cannot be reached.
+   */
+  async forward(request: Request, url: string, clientId: string | undefined): Promise<Response | undefined> {
+    const headers = new Headers(request.headers);
+    for (const name of HOP_HEADERS) headers.delete(name);
+    headers.set(PEER_HEADER, this.auth.stamp(clientId));
+    let answer: Response;
+    try {
+      answer = await fetch(url, {
+        method: request.method,
+        headers,
+        ...(request.method === 'POST' && { body: await request.arrayBuffer() }),
+        signal: request.signal,
+      });
+    } catch (error) {
+      this.logger.info(`could not forward a ${request.method} to replica ${url}: ${describeThrown(error)}`);
+      return undefined;
+    }
+    this.logger.debug(`forwarded a ${request.method} to replica ${url}: ${answer.status}`);
+    const relayed = new Headers(answer.headers);
+    for (const name of HOP_HEADERS) relayed.delete(name);
+    return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: relayed });
+  }
+
+  /** Leave the cluster: this replica's entry goes at once, so its sessions answer 404 without waiting for expiry. */
+  async leave(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const ids = [...this.sessions];
+    await this.command(() =>
+      this.redis.del([this.key('replica', this.replica), ...ids.map((id) => this.key('session', id))]),
+    );
+    await this.redis.quit().catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    const { url } = this;
+    if (!this.redis.isReady || url === undefined) return;
+    const batch = this.redis.multi().set(this.key('replica', this.replica), url, { PX: REPLICA_TTL_MS });
+    for (const id of this.sessions) batch.set(this.key('session', id), this.replica, { PX: SESSION_TTL_MS });
+    await this.command(() => batch.exec());
+  }
+
+  /** A Redis command whose failure is logged, not thrown: the caller does without. */
+  private async command<T>(run: () => Promise<T>): Promise<T | undefined> {
+    if (!this.redis.isReady) return undefined;
+    try {
+      return await run();
+    } catch (error) {
+      this.logger.debug(`cluster "${this.options.name}": a Redis command failed: ${describeThrown(error)}`);
+      return undefined;
+    }
+  }
+
+  private key(kind: 'replica' | 'session', id: string): string {
+    return `mcp-host:${this.options.name}:${kind}:${id}`;
+  }
+}

@@ -1,0 +1,202 @@
+// Replicas behind a real load balancer, coordinated through a real Redis
+// (DESIGN.md, "Scale"): two `mcp-host start` child processes with the same
+// config and cluster secret, Debian's redis-server and haproxy (round
+// robin, no affinity) started by the test on free 127.0.0.1 ports, and the
+// SDK's own Client of both eras. A legacy session keeps working while its
+// requests alternate replicas; a 2026-07-28 call that asks its client
+// questions completes when its rounds land on different replicas; a killed
+// replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
+import t from 'tap';
+import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import { startHttpHost, until, watchingNotificationStream, type HttpHost, type Teardown } from './helpers/host.js';
+import { freePort, startHaproxy, startRedis } from './helpers/engines.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
+
+type Result = Record<string, unknown>;
+
+const MODERN = '2026-07-28';
+const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
+
+/** Asks its client twice in one call; grows a tool on demand (its list_changed reaches the sessions' GET streams). */
+const PLUGIN = `
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
+
+export default {
+  create() {
+    const server = new McpServer({ name: 'replicated', version: '1.0.0' });
+    server.registerTool('whoami', { inputSchema: z.object({}) }, async () => text(String(process.pid)));
+    server.registerTool('ask_twice', { inputSchema: z.object({}) }, async (_args, ctx) => {
+      const first = await ctx.mcpReq.elicitInput({ message: 'first?', requestedSchema: NAME });
+      const second = await ctx.mcpReq.elicitInput({ message: 'second?', requestedSchema: NAME });
+      return text(first.content.name + ' then ' + second.content.name + ' on ' + process.pid);
+    });
+    let grown = 0;
+    server.registerTool('grow', { inputSchema: z.object({}) }, async () => {
+      grown += 1;
+      server.registerTool('grown_' + grown, { inputSchema: z.object({}) }, async () => text('grown'));
+      return text('grew');
+    });
+    return server;
+  },
+};
+`;
+
+interface Cluster {
+  replicas: HttpHost[];
+  /** The load balancer's MCP URL. */
+  url: string;
+}
+
+async function startCluster(t: Teardown, ws: Workspace): Promise<Cluster> {
+  ws.writePackage(
+    'node_modules/@test/mcp-replicated',
+    {
+      name: '@test/mcp-replicated',
+      version: '1.0.0',
+      type: 'module',
+      exports: './index.js',
+      'mcp-host': { prefix: 'r' },
+    },
+    { 'index.js': PLUGIN },
+  );
+  const config = ws.writeConfig({
+    plugins: [{ package: '@test/mcp-replicated' }],
+    reload: { watch: false },
+    cluster: { name: 'test' },
+  });
+  const redis = await startRedis(t);
+  const env = { MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: SECRET, MCP_HOST_LOG_LEVEL: 'debug' };
+  const ports = [await freePort(), await freePort()];
+  const replicas = await Promise.all(
+    ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
+  );
+  // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
+  for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
+  const balancer = await startHaproxy(t, ws, ports);
+  return { replicas, url: balancer.url };
+}
+
+/** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
+function alternating(urls: readonly string[], getsTo = urls[0]!): FetchLike {
+  let next = 0;
+  return (_input, init) => fetch((init?.method ?? 'GET') === 'GET' ? getsTo : urls[next++ % urls.length]!, init);
+}
+
+function modernClient(): Client {
+  return new Client(
+    { name: 'modern', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
+  );
+}
+
+function answering(client: Client): void {
+  client.setRequestHandler('elicitation/create', async (request) => ({
+    action: 'accept',
+    content: { name: String(request.params.message).replace('?', '!') },
+  }));
+}
+
+t.test('two replicas behind HAProxy, one Redis', async (t) => {
+  const ws = makeWorkspace(t);
+  const cluster = await startCluster(t, ws);
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+
+  t.test('a legacy session works while its requests alternate replicas', async (t) => {
+    // initialize opens the session on a; its GET stream and every other request go through b.
+    const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+    const client = new Client({ name: 'legacy', version: '1.0.0' });
+    const changed: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: stream.fetch }));
+    t.teardown(() => client.close());
+    t.not(client.getNegotiatedProtocolVersion(), MODERN);
+    await stream.opened;
+    const pids = new Set<string>();
+    for (let i = 0; i < 4; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    t.equal(pids.size, 1, 'every call of the session is served by the replica that holds it');
+    t.equal(firstText(await client.callTool({ name: 'r.grow', arguments: {} })), 'grew');
+    await until('list_changed on the relayed GET stream', () => changed.length > 0);
+    t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grown_1'));
+    t.match(a.log() + b.log(), /forwarded a POST to replica/, 'a replica forwarded to the owner');
+    t.match(a.log() + b.log(), /forwarded a GET to replica/, 'the GET stream was relayed');
+  });
+
+  t.test('a legacy SDK client through HAProxy', async (t) => {
+    const client = new Client({ name: 'legacy-lb', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    t.teardown(() => client.close());
+    for (let i = 0; i < 4; i++) t.ok(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+  });
+
+  t.test('a 2026-07-28 call whose rounds land on different replicas completes', async (t) => {
+    const client = modernClient();
+    answering(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url]) }));
+    t.teardown(() => client.close());
+    t.equal(client.getNegotiatedProtocolVersion(), MODERN);
+    const forwards = () => (a.log() + b.log()).match(/forwarded a POST to replica/g)?.length ?? 0;
+    const before = forwards();
+    const done = await client.callTool({ name: 'r.ask_twice', arguments: {} });
+    t.match(firstText(done), /^first! then second! on \d+$/);
+    t.ok(forwards() > before, 'a retry that reached the other replica was forwarded to the one holding the call');
+  });
+
+  t.test('a 2026-07-28 client through HAProxy', async (t) => {
+    const client = modernClient();
+    answering(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    t.teardown(() => client.close());
+    for (let i = 0; i < 3; i++) {
+      t.match(firstText(await client.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    }
+  });
+
+  t.test('a forged forwarding stamp is refused', async (t) => {
+    const response = await fetch(a.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mcp-host-peer': `${Date.now()}..not-a-mac` },
+      body: '{}',
+    });
+    t.equal(response.status, 401);
+    t.match(
+      await response.text(),
+      /Unauthorized: a request forwarded by an mcp-host replica was refused: its signature does not match this cluster’s key \(MCP_HOST_CLUSTER_SECRET differs\)/,
+    );
+  });
+
+  t.test('killing a replica: its legacy sessions get 404, 2026-07-28 clients notice nothing', async (t) => {
+    const onB = new Client({ name: 'legacy-on-b', version: '1.0.0' });
+    await onB.connect(new StreamableHTTPClientTransport(new URL(b.url)));
+    const sessionId = (onB.transport as StreamableHTTPClientTransport).sessionId!;
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    t.teardown(() => modern.close());
+
+    b.child.kill('SIGKILL');
+    await b.exited;
+    const response = await fetch(a.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': onB.getNegotiatedProtocolVersion()!,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    t.equal(response.status, 404);
+    t.match(((await response.json()) as { error: Result }).error, {
+      code: -32001,
+      message: `Session not found: session "${sessionId}" lived on another mcp-host replica, which is gone (stopped or restarted); start a new one with initialize`,
+    });
+    for (let i = 0; i < 4; i++) {
+      t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    }
+  });
+});
