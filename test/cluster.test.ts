@@ -8,7 +8,16 @@
 // replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import { startHttpHost, until, watchingNotificationStream, type HttpHost, type Teardown } from './helpers/host.js';
+import { validateConfig } from '../host/config/validate.js';
+import { formatProblem, problemsOf } from '../host/errors.js';
+import {
+  runCli,
+  startHttpHost,
+  until,
+  watchingNotificationStream,
+  type HttpHost,
+  type Teardown,
+} from './helpers/host.js';
 import { freePort, startHaproxy, startRedis } from './helpers/engines.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
@@ -29,6 +38,7 @@ const text = (value) => ({ content: [{ type: 'text', text: value }] });
 export default {
   create() {
     const server = new McpServer({ name: 'replicated', version: '1.0.0' });
+    server.registerTool('secret', { inputSchema: z.object({}) }, async () => text(String(process.env.MCP_HOST_CLUSTER_SECRET)));
     server.registerTool('whoami', { inputSchema: z.object({}) }, async () => text(String(process.pid)));
     server.registerTool('ask_twice', { inputSchema: z.object({}) }, async (_args, ctx) => {
       const first = await ctx.mcpReq.elicitInput({ message: 'first?', requestedSchema: NAME });
@@ -52,7 +62,8 @@ interface Cluster {
   url: string;
 }
 
-async function startCluster(t: Teardown, ws: Workspace): Promise<Cluster> {
+/** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
+function writeClusterConfig(ws: Workspace): string {
   ws.writePackage(
     'node_modules/@test/mcp-replicated',
     {
@@ -64,11 +75,15 @@ async function startCluster(t: Teardown, ws: Workspace): Promise<Cluster> {
     },
     { 'index.js': PLUGIN },
   );
-  const config = ws.writeConfig({
+  return ws.writeConfig({
     plugins: [{ package: '@test/mcp-replicated' }],
     reload: { watch: false },
     cluster: { name: 'test' },
   });
+}
+
+async function startCluster(t: Teardown, ws: Workspace): Promise<Cluster> {
+  const config = writeClusterConfig(ws);
   const redis = await startRedis(t);
   const env = { MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: SECRET, MCP_HOST_LOG_LEVEL: 'debug' };
   const ports = [await freePort(), await freePort()];
@@ -119,6 +134,11 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     const pids = new Set<string>();
     for (let i = 0; i < 4; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
     t.equal(pids.size, 1, 'every call of the session is served by the replica that holds it');
+    t.equal(
+      firstText(await client.callTool({ name: 'r.secret', arguments: {} })),
+      'undefined',
+      'plugin code cannot read the cluster secret',
+    );
     t.equal(firstText(await client.callTool({ name: 'r.grow', arguments: {} })), 'grew');
     await until('list_changed on the relayed GET stream', () => changed.length > 0);
     t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grown_1'));
@@ -199,4 +219,68 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
       t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
     }
   });
+});
+
+t.test('the cluster section is validated like every other key', async (t) => {
+  const file = '/srv/mcp-host.config.js';
+  const refusals = (cluster: unknown) => {
+    try {
+      validateConfig({ plugins: [], cluster }, file);
+      return [];
+    } catch (error) {
+      return problemsOf(error, 'config').map(formatProblem);
+    }
+  };
+  t.same(refusals({ redis: 'redis://10.0.0.5:6379', name: 'prod', advertise: 'http://10.0.0.12:3000' }), []);
+  t.same(refusals({ redis: 'http://x', name: '', advertise: 'ftp://y', extra: 1 }), [
+    'mcp-host.config.js: cluster.redis: expected a redis:// or rediss:// URL, got "http://x". Fix: e.g. redis: "redis://redis.internal:6379" (or set MCP_HOST_REDIS_URL).',
+    'mcp-host.config.js: cluster.name: expected a non-empty string, got "". Fix: e.g. name: "prod".',
+    'mcp-host.config.js: cluster.advertise: expected an http:// or https:// URL, got "ftp://y". Fix: e.g. advertise: "http://10.0.0.12:3000".',
+    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name" and "advertise".',
+  ]);
+  t.same(refusals('yes'), [
+    'mcp-host.config.js: cluster: expected an object, got "yes". Fix: e.g. cluster: { redis: "redis://127.0.0.1:6379", name: "prod" }.',
+  ]);
+});
+
+t.test('a replica without Redis, its secret or HTTP refuses to start, naming the fix', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeClusterConfig(ws);
+  const start = (env: NodeJS.ProcessEnv, args = ['--http', '127.0.0.1:0']) =>
+    runCli(['start', '--config', config, ...args], {
+      env: {
+        ...process.env,
+        MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1',
+        MCP_HOST_CLUSTER_SECRET: SECRET,
+        ...env,
+      },
+    });
+  const noSecret = await start({ MCP_HOST_CLUSTER_SECRET: undefined });
+  t.equal(noSecret.code, 1);
+  t.match(
+    noSecret.stderr,
+    'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
+  );
+  const weak = await start({ MCP_HOST_CLUSTER_SECRET: 'short' });
+  t.equal(weak.code, 1);
+  t.match(weak.stderr, 'which is shorter than 16 characters');
+  t.notMatch(weak.stderr, 'short,', 'the secret is not shown');
+  const noRedis = await start({ MCP_HOST_REDIS_URL: undefined });
+  t.equal(noRedis.code, 1);
+  t.match(
+    noRedis.stderr,
+    'mcp-host.config.js: cluster: a cluster needs Redis, and neither cluster.redis nor MCP_HOST_REDIS_URL names it. Fix: set cluster.redis: "redis://HOST:6379" in the config, or MCP_HOST_REDIS_URL=redis://HOST:6379 in the host\'s environment.',
+  );
+  const badRedis = await start({ MCP_HOST_REDIS_URL: 'http://redis:6379' });
+  t.equal(badRedis.code, 1);
+  t.match(
+    badRedis.stderr,
+    'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+  );
+  const stdio = await start({}, ['--stdio']);
+  t.equal(stdio.code, 1);
+  t.match(
+    stdio.stderr,
+    'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
+  );
 });
