@@ -18,7 +18,7 @@ import {
   type HttpHost,
   type Teardown,
 } from './helpers/host.js';
-import { freePort, startHaproxy, startRedis } from './helpers/engines.js';
+import { freePort, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -58,6 +58,7 @@ export default {
 
 interface Cluster {
   replicas: HttpHost[];
+  redis: Engine;
   /** The load balancer's MCP URL. */
   url: string;
 }
@@ -93,13 +94,41 @@ async function startCluster(t: Teardown, ws: Workspace): Promise<Cluster> {
   // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
   for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
   const balancer = await startHaproxy(t, ws, ports);
-  return { replicas, url: balancer.url };
+  return { replicas, redis, url: balancer.url };
 }
 
 /** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
 function alternating(urls: readonly string[], getsTo = urls[0]!): FetchLike {
   let next = 0;
   return (_input, init) => fetch((init?.method ?? 'GET') === 'GET' ? getsTo : urls[next++ % urls.length]!, init);
+}
+
+/** A raw tools/list on a legacy session, sent to `url`. */
+function listOnSession(url: string, sessionId: string, version: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': version,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
+/** What /readyz says about a replica's cluster (loopback, no auth: the details are shown). */
+async function readiness(replica: HttpHost): Promise<{ ready: boolean; degraded?: string }> {
+  return (await fetch(new URL('/readyz', replica.url))).json() as Promise<{ ready: boolean; degraded?: string }>;
+}
+
+/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
+async function eventually(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function modernClient(): Client {
@@ -120,6 +149,8 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
   const ws = makeWorkspace(t);
   const cluster = await startCluster(t, ws);
   const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  /** What must outlive one subtest (a restarted Redis) is torn down with the whole. */
+  const whole: Teardown = t;
 
   t.test('a legacy session works while its requests alternate replicas', async (t) => {
     // initialize opens the session on a; its GET stream and every other request go through b.
@@ -189,6 +220,48 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     );
   });
 
+  t.test('Redis stopped: replicas degrade and serve what they hold; Redis back: they recover', async (t) => {
+    const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
+    await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => onA.close());
+    const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
+    const version = onA.getNegotiatedProtocolVersion()!;
+    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis is up');
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => modern.close());
+
+    cluster.redis.child.kill('SIGKILL');
+    await cluster.redis.exited;
+    for (const replica of [a, b]) {
+      await eventually('the replica to report Redis down', async () =>
+        /^Redis unreachable/.test((await readiness(replica)).degraded ?? ''),
+      );
+    }
+    t.match(await readiness(a), { ready: true, degraded: /^Redis unreachable: / }, 'degraded, still ready');
+    t.ok(firstText(await onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
+    t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    const lost = await listOnSession(b.url, sessionId, version);
+    t.equal(lost.status, 503);
+    t.match(
+      ((await lost.json()) as { error: Result }).error.message,
+      new RegExp(
+        `^Service Unavailable: session "${sessionId}" is not on this replica, and which replica holds it cannot be looked up now \\(Redis unreachable: .*\\); retry later$`,
+      ),
+    );
+
+    cluster.redis = await startRedis(whole, cluster.redis.port);
+    for (const replica of [a, b]) {
+      await eventually('the replica to recover', async () => (await readiness(replica)).degraded === undefined);
+    }
+    await eventually(
+      "a's session to be registered again",
+      async () => (await listOnSession(b.url, sessionId, version)).status === 200,
+    );
+    t.pass('b forwards to a again');
+  });
+
   t.test('killing a replica: its legacy sessions get 404, 2026-07-28 clients notice nothing', async (t) => {
     const onB = new Client({ name: 'legacy-on-b', version: '1.0.0' });
     await onB.connect(new StreamableHTTPClientTransport(new URL(b.url)));
@@ -200,16 +273,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
 
     b.child.kill('SIGKILL');
     await b.exited;
-    const response = await fetch(a.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-        'mcp-protocol-version': onB.getNegotiatedProtocolVersion()!,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
     t.equal(response.status, 404);
     t.match(((await response.json()) as { error: Result }).error, {
       code: -32001,

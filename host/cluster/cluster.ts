@@ -36,8 +36,10 @@ export class Cluster {
   private heartbeat: NodeJS.Timeout | undefined;
   /** Where the other replicas reach this one, once it serves. */
   private url: string | undefined;
-  /** Why Redis cannot be used now, while it cannot. */
-  private outage: string | undefined = 'connecting to Redis';
+  /** Why Redis was last out of reach: what /readyz says while the client is not connected. */
+  private lastFailure = 'not connected to Redis yet';
+  /** Whether the current outage was logged already: once per outage, however many retries fail. */
+  private outageLogged = false;
 
   private constructor(
     private readonly options: ClusterOptions,
@@ -47,17 +49,17 @@ export class Cluster {
     this.stateSigning = { key: deriveKey(options.secret, options.name, 'requestState'), replica: this.replica };
     this.auth = new PeerAuth(deriveKey(options.secret, options.name, 'peer'));
     redis.on('ready', () => {
-      if (this.outage !== undefined) this.logger.info(`cluster "${options.name}": Redis reachable, registering`);
-      this.outage = undefined;
+      this.logger.info(`cluster "${options.name}": Redis reachable, registering`);
+      this.outageLogged = false;
       void this.beat();
     });
     redis.on('error', (error: unknown) => {
-      if (this.outage === undefined) {
-        this.logger.warn(
-          `cluster "${options.name}": Redis unreachable (${describeThrown(error)}): serving this replica's own sessions and calls only until it is back`,
-        );
-      }
-      this.outage = `Redis unreachable: ${describeThrown(error)}`;
+      this.lastFailure = `Redis unreachable: ${describeThrown(error)}`;
+      if (this.outageLogged) return;
+      this.outageLogged = true;
+      this.logger.warn(
+        `cluster "${options.name}": ${this.lastFailure}: serving this replica's own sessions and calls only until it is back`,
+      );
     });
   }
 
@@ -84,7 +86,7 @@ export class Cluster {
 
   /** Why the cluster's shared state is out of reach now; undefined when it is not. */
   get degraded(): string | undefined {
-    return this.outage;
+    return this.redis.isReady ? undefined : this.lastFailure;
   }
 
   registerSession(id: string): void {

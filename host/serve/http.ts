@@ -144,7 +144,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         );
       }
       const detailed = checkRebinding(req) === undefined && (!checkToken || 'authInfo' in (await checkToken(req)));
-      return sendResponse(res, healthResponse(runtime, path, detailed));
+      return sendResponse(res, healthResponse(runtime, path, detailed, cluster?.degraded));
     }
     const peer = peerOf(req);
     if (peer && 'refused' in peer) {

@@ -80,6 +80,13 @@ export class LegacySessions {
       const where = await cluster.ownerOfSession(id);
       const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
       if (answer) return answer;
+      if (where === undefined && cluster.degraded !== undefined) {
+        return jsonRpcErrorResponse(
+          503,
+          -32000,
+          `Service Unavailable: session "${id}" is not on this replica, and which replica holds it cannot be looked up now (${cluster.degraded}); retry later`,
+        );
+      }
       if (where !== undefined) {
         return jsonRpcErrorResponse(
           404,

@@ -76,10 +76,10 @@ async function startEngine(
   return { port, child, exited };
 }
 
-/** A Redis with nothing persisted, on a free port. */
-export async function startRedis(t: Teardown): Promise<Engine & { url: string }> {
+/** A Redis with nothing persisted, on a free port (or on `port`, to restart one where its clients look for it). */
+export async function startRedis(t: Teardown, port?: number): Promise<Engine & { url: string }> {
   const file = requireEngine('redis-server', 'redis-server');
-  const port = await freePort();
+  port ??= await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const engine = await startEngine(t, file, args, /Ready to accept connections/, port);
   return { ...engine, url: `redis://127.0.0.1:${port}` };
