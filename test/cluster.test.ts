@@ -319,32 +319,33 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
         ...env,
       },
     });
-  const noSecret = await start({ MCP_HOST_CLUSTER_SECRET: undefined });
-  t.equal(noSecret.code, 1);
-  t.match(
-    noSecret.stderr,
-    'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
-  );
-  const weak = await start({ MCP_HOST_CLUSTER_SECRET: 'short' });
-  t.equal(weak.code, 1);
-  t.match(weak.stderr, 'which is shorter than 16 characters');
-  t.notMatch(weak.stderr, 'short,', 'the secret is not shown');
-  const noRedis = await start({ MCP_HOST_REDIS_URL: undefined });
-  t.equal(noRedis.code, 1);
-  t.match(
-    noRedis.stderr,
-    'mcp-host.config.js: cluster: a cluster needs Redis, and neither cluster.redis nor MCP_HOST_REDIS_URL names it. Fix: set cluster.redis: "redis://HOST:6379" in the config, or MCP_HOST_REDIS_URL=redis://HOST:6379 in the host\'s environment.',
-  );
-  const badRedis = await start({ MCP_HOST_REDIS_URL: 'http://redis:6379' });
-  t.equal(badRedis.code, 1);
-  t.match(
-    badRedis.stderr,
-    'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
-  );
-  const stdio = await start({}, ['--stdio']);
-  t.equal(stdio.code, 1);
-  t.match(
-    stdio.stderr,
-    'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
-  );
+  const refusals: [NodeJS.ProcessEnv, string[] | undefined, string][] = [
+    [
+      { MCP_HOST_CLUSTER_SECRET: undefined },
+      undefined,
+      'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
+    ],
+    [{ MCP_HOST_CLUSTER_SECRET: 'tiny-key' }, undefined, 'which is shorter than 16 characters'],
+    [
+      { MCP_HOST_REDIS_URL: undefined },
+      undefined,
+      'mcp-host.config.js: cluster: a cluster needs Redis, and neither cluster.redis nor MCP_HOST_REDIS_URL names it. Fix: set cluster.redis: "redis://HOST:6379" in the config, or MCP_HOST_REDIS_URL=redis://HOST:6379 in the host\'s environment.',
+    ],
+    [
+      { MCP_HOST_REDIS_URL: 'http://redis:6379' },
+      undefined,
+      'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+    ],
+    [
+      {},
+      ['--stdio'],
+      'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
+    ],
+  ];
+  for (const [env, args, message] of refusals) {
+    const run = await start(env, args);
+    t.equal(run.code, 1, message);
+    t.match(run.stderr, message);
+    t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
+  }
 });
