@@ -64,7 +64,7 @@ interface Cluster {
 }
 
 /** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
-function writeClusterConfig(ws: Workspace): string {
+function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}): string {
   ws.writePackage(
     'node_modules/@test/mcp-replicated',
     {
@@ -80,13 +80,23 @@ function writeClusterConfig(ws: Workspace): string {
     plugins: [{ package: '@test/mcp-replicated' }],
     reload: { watch: false },
     cluster: { name: 'test' },
+    ...extra,
   });
 }
 
-async function startCluster(t: Teardown, ws: Workspace): Promise<Cluster> {
-  const config = writeClusterConfig(ws);
+async function startCluster(
+  t: Teardown,
+  ws: Workspace,
+  { config: extra = {}, env: extraEnv = {} }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+): Promise<Cluster> {
+  const config = writeClusterConfig(ws, extra);
   const redis = await startRedis(t);
-  const env = { MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: SECRET, MCP_HOST_LOG_LEVEL: 'debug' };
+  const env = {
+    MCP_HOST_REDIS_URL: redis.url,
+    MCP_HOST_CLUSTER_SECRET: SECRET,
+    MCP_HOST_LOG_LEVEL: 'debug',
+    ...extraEnv,
+  };
   const ports = [await freePort(), await freePort()];
   const replicas = await Promise.all(
     ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
@@ -348,4 +358,48 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     t.match(run.stderr, message);
     t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
   }
+});
+
+t.test('sessions per bearer token are counted across the cluster', async (t) => {
+  const tokens = ['token-a-0123456789abcdef', 'token-b-0123456789abcdef'] as const;
+  const cluster = await startCluster(t, makeWorkspace(t), {
+    config: { http: { port: 0, auth: {}, maxSessionsPerToken: 2 } },
+    env: { MCP_HOST_HTTP_TOKENS: tokens.join(',') },
+  });
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const open = async (url: string, token: string) => {
+    const client = new Client({ name: 'counted', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    t.teardown(() => client.close());
+    return transport;
+  };
+  const first = await open(a.url, tokens[0]);
+  await open(b.url, tokens[0]);
+  const refused = await fetch(a.url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${tokens[0]}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'third', version: '1' } },
+    }),
+  });
+  t.equal(refused.status, 429, 'one session on each replica: the token holds its 2');
+  t.match(((await refused.json()) as { error: Result }).error, {
+    message:
+      "Too Many Requests: this bearer token holds 2 sessions open across the cluster's replicas, its limit (http.maxSessionsPerToken); end sessions no longer used (DELETE with their Mcp-Session-Id), or raise http.maxSessionsPerToken in the host config",
+  });
+  await open(b.url, tokens[1]);
+  t.pass('another token is not counted against it');
+  await first.terminateSession();
+  await open(a.url, tokens[0]);
+  t.pass('a session ended makes room again');
 });

@@ -7,6 +7,8 @@ import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
 import type { StateSigning } from './continuation-owner.js';
 
 type RedisClient = ReturnType<typeof createClient>;
+/** A MULTI being built: its commands are queued on it in place. */
+type RedisBatch = ReturnType<RedisClient['multi']>;
 
 /** How often a replica says it is alive and refreshes its sessions' entries. */
 const HEARTBEAT_MS = 2_000;
@@ -32,7 +34,8 @@ export class Cluster {
   readonly replica = randomUUID();
   readonly stateSigning: StateSigning;
   private readonly auth: PeerAuth;
-  private readonly sessions = new Set<string>();
+  /** This replica's legacy sessions, each with the bearer token that opened it (when the host checks tokens). */
+  private readonly sessions = new Map<string, string | undefined>();
   private heartbeat: NodeJS.Timeout | undefined;
   /** Where the other replicas reach this one, once it serves. */
   private url: string | undefined;
@@ -89,14 +92,32 @@ export class Cluster {
     return this.redis.isReady ? undefined : this.lastFailure;
   }
 
-  registerSession(id: string): void {
-    this.sessions.add(id);
-    void this.command(() => this.redis.set(this.key('session', id), this.replica, { PX: SESSION_TTL_MS }));
+  /** Resolves once Redis has it (or could not be reached): a client told its session id finds it on any replica. */
+  async registerSession(id: string, token: string | undefined): Promise<void> {
+    this.sessions.set(id, token);
+    await this.command(() => this.registering(this.redis.multi(), id, token).exec());
   }
 
   forgetSession(id: string): void {
+    const token = this.sessions.get(id);
     this.sessions.delete(id);
-    void this.command(() => this.redis.del(this.key('session', id)));
+    const batch = this.redis.multi().del(this.key('session', id));
+    if (token !== undefined) batch.zRem(this.key('token', token), id);
+    void this.command(() => batch.exec());
+  }
+
+  /**
+   * How many sessions `token` holds open across the cluster
+   * (`http.maxSessionsPerToken` is cluster-wide): each session is a member
+   * of its token's sorted set, scored with when it lapses unless its
+   * replica's heartbeat renews it, so a dead replica's sessions stop
+   * counting within seconds. Undefined while Redis is out of reach.
+   */
+  async sessionsHeldBy(token: string): Promise<number | undefined> {
+    const key = this.key('token', token);
+    const now = Date.now();
+    const replies = await this.command(() => this.redis.multi().zRemRangeByScore(key, '-inf', now).zCard(key).exec());
+    return replies === undefined ? undefined : Number(replies[1]);
   }
 
   /**
@@ -149,10 +170,12 @@ export class Cluster {
   /** Leave the cluster: this replica's entry goes at once, so its sessions answer 404 without waiting for expiry. */
   async leave(): Promise<void> {
     clearInterval(this.heartbeat);
-    const ids = [...this.sessions];
-    await this.command(() =>
-      this.redis.del([this.key('replica', this.replica), ...ids.map((id) => this.key('session', id))]),
-    );
+    const batch = this.redis.multi().del(this.key('replica', this.replica));
+    for (const [id, token] of this.sessions) {
+      batch.del(this.key('session', id));
+      if (token !== undefined) batch.zRem(this.key('token', token), id);
+    }
+    await this.command(() => batch.exec());
     await this.redis.quit().catch(() => undefined);
   }
 
@@ -160,8 +183,19 @@ export class Cluster {
     const { url } = this;
     if (!this.redis.isReady || url === undefined) return;
     const batch = this.redis.multi().set(this.key('replica', this.replica), url, { PX: REPLICA_TTL_MS });
-    for (const id of this.sessions) batch.set(this.key('session', id), this.replica, { PX: SESSION_TTL_MS });
+    for (const [id, token] of this.sessions) this.registering(batch, id, token);
     await this.command(() => batch.exec());
+  }
+
+  /** Add to `batch` the commands that (re)register a session: its owner, and its place in its token's count. */
+  private registering(batch: RedisBatch, id: string, token: string | undefined): RedisBatch {
+    batch.set(this.key('session', id), this.replica, { PX: SESSION_TTL_MS });
+    if (token !== undefined) {
+      const key = this.key('token', token);
+      batch.zAdd(key, { score: Date.now() + REPLICA_TTL_MS, value: id });
+      batch.pExpire(key, SESSION_TTL_MS);
+    }
+    return batch;
   }
 
   /** A Redis command whose failure is logged, not thrown: the caller does without. */
@@ -175,7 +209,7 @@ export class Cluster {
     }
   }
 
-  private key(kind: 'replica' | 'session', id: string): string {
+  private key(kind: 'replica' | 'session' | 'token', id: string): string {
     return `mcp-host:${this.options.name}:${kind}:${id}`;
   }
 }

@@ -135,7 +135,7 @@ export class LegacySessions {
    * the transport's own 400 and the would-be session is dropped at once.
    */
   private async open(request: Request, owner: string | undefined): Promise<Response> {
-    const full = this.fullFor(owner);
+    const full = this.fullFor(owner) ?? (await this.fullAcrossClusterFor(owner));
     if (full) return full;
     this.opening += 1;
     this.count(owner, +1);
@@ -150,9 +150,10 @@ export class LegacySessions {
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         maxRequestBodySize: this.options.maxRequestBodySize,
-        onsessioninitialized: (id) => {
+        // Awaited by the transport before it answers: the session is in Redis before its client knows its id.
+        onsessioninitialized: async (id) => {
           this.sessions.set(id, session);
-          this.options.cluster?.registerSession(id);
+          await this.options.cluster?.registerSession(id, owner);
         },
       });
       const session: LegacySession = { transport, front, owner, open: 0, lastActive: Date.now() };
@@ -202,6 +203,26 @@ export class LegacySessions {
       );
     }
     return undefined;
+  }
+
+  /**
+   * In a cluster the per-token cap counts the token's sessions on every
+   * replica (Redis). While Redis is out of reach only this replica's are
+   * counted (fullFor), as a lone host would.
+   */
+  private async fullAcrossClusterFor(owner: string | undefined): Promise<Response | undefined> {
+    const { cluster, maxSessionsPerToken } = this.options;
+    if (!cluster || owner === undefined) return undefined;
+    const held = await cluster.sessionsHeldBy(owner);
+    if (held === undefined || held < maxSessionsPerToken) return undefined;
+    this.runtime.logger.warn(
+      `refused a new HTTP session: ${owner} holds ${maxSessionsPerToken} across the cluster (http.maxSessionsPerToken)`,
+    );
+    return jsonRpcErrorResponse(
+      429,
+      -32000,
+      `Too Many Requests: this bearer token holds ${maxSessionsPerToken} sessions open across the cluster's replicas, its limit (http.maxSessionsPerToken); end sessions no longer used (DELETE with their Mcp-Session-Id), or raise http.maxSessionsPerToken in the host config`,
+    );
   }
 
   private count(owner: string | undefined, by: number): void {
