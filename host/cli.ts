@@ -14,7 +14,7 @@ Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
   mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
-  mcp-host reload [--config PATH]
+  mcp-host reload [--cluster] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
   mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
@@ -53,7 +53,7 @@ the file's formatting and comments. A refused package leaves the config unchange
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
   --json   machine-readable output`,
-  reload: `Usage: mcp-host reload [--config PATH]
+  reload: `Usage: mcp-host reload [--cluster] [--config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
 what changed: plugins added, removed or replaced; tools, prompts, resources and templates added,
@@ -61,6 +61,8 @@ removed or changed. A refused reload prints every problem and exits 1; the host 
 previous catalogue. Exits 1 too when no host is running this config.
   --config PATH   the config file the host was started with (default: found from the working
                   directory upward, as start finds it)
+  --cluster       ask every replica of the config's cluster instead (through its Redis, from any
+                  machine), and print each one's result
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
@@ -92,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
         help: { type: 'boolean', short: 'h' },
         json: { type: 'boolean' },
         diff: { type: 'boolean' },
+        cluster: { type: 'boolean' },
         stdio: { type: 'boolean' },
         http: { type: 'string' },
         version: { type: 'boolean' },
@@ -115,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
+  if (values.cluster && command !== 'reload') throw new UsageError('--cluster goes with "reload"');
   if ((values.prefix !== undefined || values.flat) && command !== 'add')
     throw new UsageError('--prefix and --flat go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
@@ -139,7 +143,9 @@ async function main(argv: string[]): Promise<number> {
     case 'list':
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
-      return (await import('./commands/reload.js')).reload(common);
+      return values.cluster
+        ? (await import('./commands/cluster-reload.js')).reloadCluster(common)
+        : (await import('./commands/reload.js')).reload(common);
     case 'pin':
       return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
     default:

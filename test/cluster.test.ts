@@ -57,8 +57,10 @@ export default {
 `;
 
 interface Cluster {
+  /** The replicas' config file. */
+  config: string;
   replicas: HttpHost[];
-  redis: Engine;
+  redis: Engine & { url: string };
   /** The load balancer's MCP URL. */
   url: string;
 }
@@ -104,7 +106,7 @@ async function startCluster(
   // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
   for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
   const balancer = await startHaproxy(t, ws, ports);
-  return { replicas, redis, url: balancer.url };
+  return { config, replicas, redis, url: balancer.url };
 }
 
 /** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
@@ -272,6 +274,36 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     t.pass('b forwards to a again');
   });
 
+  t.test(
+    'reload --cluster reloads every replica and reports each; list_changed reaches a relayed stream',
+    async (t) => {
+      const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+      const client = new Client({ name: 'legacy-reload', version: '1.0.0' });
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+      await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: stream.fetch }));
+      t.teardown(() => client.close());
+      await stream.opened;
+      t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grow'));
+      writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', tools: { exclude: ['grow'] } }] });
+      const run = await runCli(['reload', '--cluster', '--config', cluster.config], {
+        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      });
+      t.equal(run.code, 0, run.stderr);
+      for (const replica of [a, b]) {
+        t.match(
+          run.stdout,
+          new RegExp(
+            `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): reloaded in [\\d.]+ ms, generation \\d+ is live`,
+          ),
+        );
+      }
+      t.match(run.stdout, /tools removed: r\.grow/);
+      await until('list_changed on the relayed GET stream', () => changed > 0);
+      t.notOk((await client.listTools()).tools.some((tool) => tool.name === 'r.grow'));
+    },
+  );
+
   t.test('killing a replica: its legacy sessions get 404, 2026-07-28 clients notice nothing', async (t) => {
     const onB = new Client({ name: 'legacy-on-b', version: '1.0.0' });
     await onB.connect(new StreamableHTTPClientTransport(new URL(b.url)));
@@ -402,4 +434,34 @@ t.test('sessions per bearer token are counted across the cluster', async (t) => 
   await first.terminateSession();
   await open(a.url, tokens[0]);
   t.pass('a session ended makes room again');
+});
+
+t.test('reload --cluster without a cluster, or without its Redis, says so', async (t) => {
+  const ws = makeWorkspace(t);
+  const clustered = writeClusterConfig(ws);
+  const plain = ws.writeConfig({ plugins: [] }, 'plain.config.js');
+  const reload = (config: string, env: NodeJS.ProcessEnv) =>
+    runCli(['reload', '--cluster', '--config', config], { env: { ...process.env, ...env } });
+  const misplaced = await runCli(['list', '--cluster', '--config', plain]);
+  t.equal(misplaced.code, 2);
+  t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload"');
+  const noCluster = await reload(plain, {});
+  t.equal(noCluster.code, 1);
+  t.match(
+    noCluster.stderr,
+    'plain.config.js: cluster: the config has no cluster section, so the hosts running it are not replicas of a cluster. Fix: run mcp-host reload without --cluster, or add a cluster section to the config.',
+  );
+  const unreachable = await reload(clustered, { MCP_HOST_REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+  t.equal(unreachable.code, 1);
+  t.match(
+    unreachable.stderr,
+    /Redis at redis:\/\/127\.0\.0\.1:\d+: cannot be reached: .*ECONNREFUSED.*\. Fix: start it, or name the cluster's Redis with cluster\.redis or MCP_HOST_REDIS_URL\./,
+  );
+  const redis = await startRedis(t);
+  const empty = await reload(clustered, { MCP_HOST_REDIS_URL: redis.url });
+  t.equal(empty.code, 1);
+  t.match(
+    empty.stderr,
+    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${redis.url}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
+  );
 });

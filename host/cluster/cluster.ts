@@ -5,8 +5,11 @@ import { describeThrown } from '../errors.js';
 import type { ClusterOptions } from './cluster-options.js';
 import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
 import type { StateSigning } from './continuation-owner.js';
+import type { Reloader } from '../reload/reloader.js';
+import { RELOAD_CHANNEL, clusterKey, replyChannel, type ClusterKeyKind, type ReplicaReply } from './cluster-reload.js';
 
 type RedisClient = ReturnType<typeof createClient>;
+
 /** A MULTI being built: its commands are queued on it in place. */
 type RedisBatch = ReturnType<RedisClient['multi']>;
 
@@ -37,6 +40,8 @@ export class Cluster {
   /** This replica's legacy sessions, each with the bearer token that opened it (when the host checks tokens). */
   private readonly sessions = new Map<string, string | undefined>();
   private heartbeat: NodeJS.Timeout | undefined;
+  /** The connection that listens for `mcp-host reload --cluster`. */
+  private subscriber: RedisClient | undefined;
   /** Where the other replicas reach this one, once it serves. */
   private url: string | undefined;
   /** Why Redis was last out of reach: what /readyz says while the client is not connected. */
@@ -167,6 +172,38 @@ export class Cluster {
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: relayed });
   }
 
+  /**
+   * Answer `mcp-host reload --cluster`: each request on the cluster's reload
+   * channel reloads this replica, and its outcome is published on the
+   * request's reply channel. Subscribing takes a connection of its own.
+   */
+  async answerReloads(reloader: Reloader, configFile: string): Promise<void> {
+    const subscriber = this.redis.duplicate();
+    subscriber.on('error', () => undefined); // the main connection reports outages
+    this.subscriber = subscriber;
+    await subscriber.connect().catch(() => undefined);
+    await subscriber
+      .subscribe(this.key('channel', RELOAD_CHANNEL), (request) => {
+        void reloader.reload('mcp-host reload --cluster').then((outcome) => {
+          const reply: ReplicaReply = {
+            replica: this.replica,
+            url: this.url ?? '',
+            pid: process.pid,
+            configFile,
+            outcome,
+          };
+          return this.command(() =>
+            this.redis.publish(this.key('channel', replyChannel(request)), JSON.stringify(reply)),
+          );
+        });
+      })
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `cluster "${this.options.name}": mcp-host reload --cluster cannot reach this replica: ${describeThrown(error)}`,
+        ),
+      );
+  }
+
   /** Leave the cluster: this replica's entry goes at once, so its sessions answer 404 without waiting for expiry. */
   async leave(): Promise<void> {
     clearInterval(this.heartbeat);
@@ -176,6 +213,7 @@ export class Cluster {
       if (token !== undefined) batch.zRem(this.key('token', token), id);
     }
     await this.command(() => batch.exec());
+    await this.subscriber?.quit().catch(() => undefined);
     await this.redis.quit().catch(() => undefined);
   }
 
@@ -209,7 +247,7 @@ export class Cluster {
     }
   }
 
-  private key(kind: 'replica' | 'session' | 'token', id: string): string {
-    return `mcp-host:${this.options.name}:${kind}:${id}`;
+  private key(kind: ClusterKeyKind, id: string): string {
+    return clusterKey(this.options.name, kind, id);
   }
 }

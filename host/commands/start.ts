@@ -47,7 +47,10 @@ export async function start(options: StartOptions): Promise<number> {
   // Imported only here: a host without a cluster never loads the Redis client.
   const cluster: Cluster | undefined =
     clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
-  if (cluster) runtime.stateSigning = cluster.stateSigning;
+  if (cluster) {
+    runtime.stateSigning = cluster.stateSigning;
+    await cluster.answerReloads(reloading.reloader, config.file);
+  }
   const service = httpOptions
     ? await serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
     : serveOverStdio(runtime);
