@@ -15,6 +15,7 @@ Usage:
   mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--cluster] [--config PATH]
+  mcp-host status --cluster [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
   mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
@@ -66,6 +67,12 @@ previous catalogue. Exits 1 too when no host is running this config.
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
+  status: `Usage: mcp-host status --cluster [--config PATH]
+
+List every replica of the config's cluster (through its Redis, from any machine) with its generation,
+the hash of the config it runs and its mounts' states; warn when the replicas run different configs.
+Exits 1 when a registered replica did not answer.
+  --config PATH   the replicas' config file (default: found from the working directory upward)`,
   pin: `Usage: mcp-host pin [--diff] [--config PATH]
 
 Write mcp-host.lock.json beside the config: a hash of every served tool's and prompt's definition
@@ -79,7 +86,7 @@ withheld from clients until pinned again (pins: 'refuse').
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload', 'pin', 'init', 'add'];
+  const commands = ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
@@ -118,7 +125,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
-  if (values.cluster && command !== 'reload') throw new UsageError('--cluster goes with "reload"');
+  if (values.cluster && command !== 'reload' && command !== 'status')
+    throw new UsageError('--cluster goes with "reload" or "status"');
+  if (command === 'status' && !values.cluster) throw new UsageError('"status" needs --cluster');
   if ((values.prefix !== undefined || values.flat) && command !== 'add')
     throw new UsageError('--prefix and --flat go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
@@ -144,8 +153,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
       return values.cluster
-        ? (await import('./commands/cluster-reload.js')).reloadCluster(common)
+        ? (await import('./commands/cluster.js')).reloadCluster(common)
         : (await import('./commands/reload.js')).reload(common);
+    case 'status':
+      return (await import('./commands/cluster.js')).clusterStatus(common);
     case 'pin':
       return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
     default:

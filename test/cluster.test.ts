@@ -129,9 +129,15 @@ function listOnSession(url: string, sessionId: string, version: string): Promise
   });
 }
 
-/** What /readyz says about a replica's cluster (loopback, no auth: the details are shown). */
-async function readiness(replica: HttpHost): Promise<{ ready: boolean; degraded?: string }> {
-  return (await fetch(new URL('/readyz', replica.url))).json() as Promise<{ ready: boolean; degraded?: string }>;
+interface Readiness {
+  ready: boolean;
+  degraded?: string;
+  generation: number;
+}
+
+/** What /readyz says about a replica (loopback, no auth: the details are shown). */
+async function readiness(replica: HttpHost): Promise<Readiness> {
+  return (await fetch(new URL('/readyz', replica.url))).json() as Promise<Readiness>;
 }
 
 /** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
@@ -304,6 +310,37 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     },
   );
 
+  t.test('status --cluster lists every replica with its generation, config hash and mounts', async (t) => {
+    const run = await runCli(['status', '--cluster', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.equal(run.code, 0, run.stderr);
+    t.match(run.stdout, /^cluster "test": 2 replicas answered\n/);
+    const hashes = new Set<string>();
+    for (const replica of [a, b]) {
+      const line = new RegExp(
+        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12})\n  r \\(@test/mcp-replicated\\): up\n`,
+      ).exec(run.stdout);
+      t.ok(line, `${replica.url} is listed with its mount`);
+      hashes.add(line?.[2] ?? '');
+    }
+    t.equal(hashes.size, 1, 'both run the same config');
+    t.notMatch(run.stdout, 'warning');
+
+    // One replica takes a change (its own SIGHUP), the other does not: status shows it.
+    const generation = (await readiness(a)).generation;
+    writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', tools: { exclude: ['grow', 'secret'] } }] });
+    a.child.kill('SIGHUP');
+    await eventually('a to reload', async () => (await readiness(a)).generation > generation);
+    const split = await runCli(['status', '--cluster', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.match(
+      split.stdout,
+      'warning: the replicas run 2 different configs; reload the ones behind (mcp-host reload --cluster)',
+    );
+  });
+
   t.test('killing a replica: its legacy sessions get 404, 2026-07-28 clients notice nothing', async (t) => {
     const onB = new Client({ name: 'legacy-on-b', version: '1.0.0' });
     await onB.connect(new StreamableHTTPClientTransport(new URL(b.url)));
@@ -444,7 +481,10 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
     runCli(['reload', '--cluster', '--config', config], { env: { ...process.env, ...env } });
   const misplaced = await runCli(['list', '--cluster', '--config', plain]);
   t.equal(misplaced.code, 2);
-  t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload"');
+  t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload" or "status"');
+  const bare = await runCli(['status', '--config', plain]);
+  t.equal(bare.code, 2);
+  t.match(bare.stderr, 'mcp-host: "status" needs --cluster');
   const noCluster = await reload(plain, {});
   t.equal(noCluster.code, 1);
   t.match(

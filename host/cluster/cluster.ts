@@ -6,7 +6,16 @@ import type { ClusterOptions } from './cluster-options.js';
 import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
 import type { StateSigning } from './continuation-owner.js';
 import type { Reloader } from '../reload/reloader.js';
-import { RELOAD_CHANNEL, clusterKey, replyChannel, type ClusterKeyKind, type ReplicaReply } from './cluster-reload.js';
+import {
+  COMMAND_CHANNEL,
+  clusterKey,
+  replicaStatus,
+  replyChannel,
+  type ClusterKeyKind,
+  type ClusterRequest,
+  type ReplicaReply,
+} from './cluster-commands.js';
+import type { HostRuntime } from '../runtime.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -173,33 +182,31 @@ export class Cluster {
   }
 
   /**
-   * Answer `mcp-host reload --cluster`: each request on the cluster's reload
-   * channel reloads this replica, and its outcome is published on the
-   * request's reply channel. Subscribing takes a connection of its own.
+   * Answer `mcp-host reload --cluster` and `status --cluster`: each request
+   * on the cluster's command channel is served by this replica (a reload,
+   * or its status), and the answer published on the request's reply
+   * channel. Subscribing takes a connection of its own.
    */
-  async answerReloads(reloader: Reloader, configFile: string): Promise<void> {
+  async answerCommands(runtime: HostRuntime, reloader: Reloader, configFile: string): Promise<void> {
     const subscriber = this.redis.duplicate();
     subscriber.on('error', () => undefined); // the main connection reports outages
     this.subscriber = subscriber;
     await subscriber.connect().catch(() => undefined);
+    const answer = async ({ id, command }: ClusterRequest): Promise<void> => {
+      const reply: ReplicaReply = { replica: this.replica, url: this.url ?? '', pid: process.pid, configFile };
+      if (command === 'reload') reply.outcome = await reloader.reload('mcp-host reload --cluster');
+      else reply.status = replicaStatus(runtime);
+      await this.command(() => this.redis.publish(this.key('channel', replyChannel(id)), JSON.stringify(reply)));
+    };
     await subscriber
-      .subscribe(this.key('channel', RELOAD_CHANNEL), (request) => {
-        void reloader.reload('mcp-host reload --cluster').then((outcome) => {
-          const reply: ReplicaReply = {
-            replica: this.replica,
-            url: this.url ?? '',
-            pid: process.pid,
-            configFile,
-            outcome,
-          };
-          return this.command(() =>
-            this.redis.publish(this.key('channel', replyChannel(request)), JSON.stringify(reply)),
-          );
-        });
+      .subscribe(this.key('channel', COMMAND_CHANNEL), (message) => {
+        const request = parsedRequest(message);
+        if (request) void answer(request);
+        else this.logger.warn(`cluster "${this.options.name}": ignored a malformed command on the cluster's channel`);
       })
       .catch((error: unknown) =>
         this.logger.warn(
-          `cluster "${this.options.name}": mcp-host reload --cluster cannot reach this replica: ${describeThrown(error)}`,
+          `cluster "${this.options.name}": reload --cluster and status --cluster cannot reach this replica: ${describeThrown(error)}`,
         ),
       );
   }
@@ -250,4 +257,17 @@ export class Cluster {
   private key(kind: ClusterKeyKind, id: string): string {
     return clusterKey(this.options.name, kind, id);
   }
+}
+
+/** A cluster command as published by the CLI; undefined for anything else on the channel. */
+function parsedRequest(message: string): ClusterRequest | undefined {
+  try {
+    const request = JSON.parse(message) as Partial<ClusterRequest>;
+    if (typeof request.id === 'string' && (request.command === 'reload' || request.command === 'status')) {
+      return { id: request.id, command: request.command };
+    }
+  } catch {
+    // not JSON: refused below
+  }
+  return undefined;
 }

@@ -49,7 +49,7 @@ export async function start(options: StartOptions): Promise<number> {
     clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
   if (cluster) {
     runtime.stateSigning = cluster.stateSigning;
-    await cluster.answerReloads(reloading.reloader, config.file);
+    await cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   const service = httpOptions
     ? await serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })

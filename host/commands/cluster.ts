@@ -3,22 +3,76 @@ import { loadConfig } from '../config/load.js';
 import { configWhere } from '../config/problem-wording.js';
 import { HostError } from '../errors.js';
 import { DEFAULT_CLUSTER_NAME, REDIS_URL_ENV } from '../cluster/cluster-options.js';
-import { RELOAD_CHANNEL, clusterKey, replyChannel, type ReplicaReply } from '../cluster/cluster-reload.js';
+import {
+  COMMAND_CHANNEL,
+  clusterKey,
+  replyChannel,
+  type ClusterCommand,
+  type ClusterRequest,
+  type ReplicaReply,
+} from '../cluster/cluster-commands.js';
 import { printOutcome, type ReloadCommandOptions } from './reload.js';
 
 /**
  * `mcp-host reload --cluster`: ask every replica of the config's cluster to
- * reload, through Redis (the replicas registered there are the ones asked),
- * and print each one's result. Exit 1 if any refused or did not answer.
+ * reload, and print each one's result. Exit 1 if any refused or did not answer.
  */
 export async function reloadCluster(options: ReloadCommandOptions): Promise<number> {
+  const { replies, silent } = await askCluster(options, 'reload');
+  let refused = silent;
+  for (const reply of replies) {
+    if (reply.outcome && !printOutcome(replicaLabel(reply), reply.outcome)) refused = true;
+  }
+  return refused ? 1 : 0;
+}
+
+/**
+ * `mcp-host status --cluster`: every replica of the config's cluster with
+ * its generation, config hash and mounts, so one that did not take a change
+ * shows. Exit 1 if any did not answer.
+ */
+export async function clusterStatus(options: ReloadCommandOptions): Promise<number> {
+  const { name, replies, silent } = await askCluster(options, 'status');
+  process.stdout.write(`cluster "${name}": ${replies.length} replica${replies.length === 1 ? '' : 's'} answered\n`);
+  const hashes = new Set<string>();
+  for (const reply of replies) {
+    if (!reply.status) continue;
+    const { generation, configHash, mounts } = reply.status;
+    hashes.add(configHash);
+    process.stdout.write(`${replicaLabel(reply)}: generation ${generation}, config ${configHash}\n`);
+    for (const mount of mounts) process.stdout.write(`  ${mount.name} (${mount.plugin}): ${mount.state}\n`);
+  }
+  if (hashes.size > 1) {
+    process.stdout.write(
+      `warning: the replicas run ${hashes.size} different configs; reload the ones behind (mcp-host reload --cluster)\n`,
+    );
+  }
+  return silent ? 1 : 0;
+}
+
+function replicaLabel(reply: ReplicaReply): string {
+  return `mcp-host replica ${reply.url} (pid ${reply.pid})`;
+}
+
+/**
+ * Publish `command` to the config's cluster through its Redis and collect
+ * the answers of the replicas registered there (those that did not answer
+ * in time are reported on stderr: `silent`).
+ */
+async function askCluster(
+  options: ReloadCommandOptions,
+  command: ClusterCommand,
+): Promise<{ name: string; replies: ReplicaReply[]; silent: boolean }> {
   const config = await loadConfig({ cwd: options.cwd, ...(options.configPath && { configPath: options.configPath }) });
   const where = configWhere(config.file, 'cluster');
   if (!config.cluster) {
     throw new HostError({
       where,
       what: 'the config has no cluster section, so the hosts running it are not replicas of a cluster.',
-      fix: 'run mcp-host reload without --cluster, or add a cluster section to the config.',
+      fix:
+        command === 'reload'
+          ? 'run mcp-host reload without --cluster, or add a cluster section to the config.'
+          : 'add a cluster section to the config; status --cluster reports the replicas of a cluster.',
     });
   }
   const redisUrl = config.cluster.redis ?? process.env[REDIS_URL_ENV];
@@ -56,8 +110,8 @@ export async function reloadCluster(options: ReloadCommandOptions): Promise<numb
     }
     const request = randomUUID();
     const replies = new Map<string, ReplicaReply>();
-    const timeoutMs = options.timeoutMs ?? 120_000;
     await subscriber.connect();
+    const timeoutMs = options.timeoutMs ?? (command === 'reload' ? 120_000 : 10_000);
     let allAnswered!: () => void;
     const answered = new Promise<void>((resolve) => (allAnswered = resolve));
     // Subscribed before asking: an answer cannot come before anyone listens for it.
@@ -66,22 +120,20 @@ export async function reloadCluster(options: ReloadCommandOptions): Promise<numb
       replies.set(reply.replica, reply);
       if ([...replicas].every((replica) => replies.has(replica))) allAnswered();
     });
-    await redis.publish(clusterKey(name, 'channel', RELOAD_CHANNEL), request);
+    const published: ClusterRequest = { id: request, command };
+    await redis.publish(clusterKey(name, 'channel', COMMAND_CHANNEL), JSON.stringify(published));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    let refused = false;
-    for (const reply of replies.values()) {
-      if (!printOutcome(`mcp-host replica ${reply.url} (pid ${reply.pid})`, reply.outcome)) refused = true;
-    }
+    let silent = false;
     for (const replica of replicas) {
       if (replies.has(replica)) continue;
-      refused = true;
+      silent = true;
       process.stderr.write(
         `mcp-host replica ${replica}: did not answer within ${timeoutMs / 1000} s (stopped, or cannot reach Redis); look at its log\n`,
       );
     }
-    return refused ? 1 : 0;
+    return { name, replies: [...replies.values()], silent };
   } finally {
     await subscriber.quit().catch(() => undefined);
     await redis.quit().catch(() => undefined);
