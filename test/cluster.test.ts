@@ -350,8 +350,47 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     await modern.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => modern.close());
 
+    const manual = new Client(
+      { name: 'modern-manual', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN } },
+        capabilities: { elicitation: { form: {} } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    await manual.connect(new StreamableHTTPClientTransport(new URL(b.url)));
+    const asked = (await manual.callTool(
+      { name: 'r.ask_twice', arguments: {} },
+      { allowInputRequired: true },
+    )) as Result;
+    t.equal(asked.resultType, 'input_required', 'a call waits on b for its retry');
+    await manual.close();
+
     b.child.kill('SIGKILL');
     await b.exited;
+    await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => manual.close());
+    await t.rejects(
+      manual.callTool(
+        {
+          name: 'r.ask_twice',
+          arguments: {},
+          requestState: asked.requestState,
+          inputResponses: Object.fromEntries(
+            Object.keys(asked.inputRequests as Result).map((key) => [
+              key,
+              { action: 'accept', content: { name: 'x' } },
+            ]),
+          ),
+        } as never,
+        { allowInputRequired: true },
+      ),
+      {
+        code: -32602,
+        message:
+          /Invalid or expired requestState: the mcp-host replica holding the tools\/call it continues is gone \(stopped or restarted\), and its call with it\. Fix: send the tools\/call again without requestState and inputResponses\./,
+      },
+    );
     const response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
     t.equal(response.status, 404);
     t.match(((await response.json()) as { error: Result }).error, {

@@ -29,5 +29,6 @@ export async function forwardedContinuation(
   const owner = typeof state === 'string' ? ownerOf(state) : undefined;
   if (!owner || owner.replica === cluster.replica) return undefined;
   const url = await cluster.urlOfReplica(owner.replica);
-  return url === undefined ? undefined : cluster.forward(request, url, clientId);
+  // A clone: when that replica cannot be reached, this one still reads the request to refuse it.
+  return url === undefined ? undefined : cluster.forward(request.clone(), url, clientId);
 }
