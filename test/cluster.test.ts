@@ -6,6 +6,8 @@
 // requests alternate replicas; a 2026-07-28 call that asks its client
 // questions completes when its rounds land on different replicas; a killed
 // replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { validateConfig } from '../host/config/validate.js';
@@ -18,13 +20,14 @@ import {
   type HttpHost,
   type Teardown,
 } from './helpers/host.js';
-import { freePort, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
+import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
 type Result = Record<string, unknown>;
 
 const MODERN = '2026-07-28';
+const execFileAsync = promisify(execFile);
 const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
 
 /** Asks its client twice in one call; grows a tool on demand (its list_changed reaches the sessions' GET streams). */
@@ -400,6 +403,28 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     for (let i = 0; i < 4; i++) {
       t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
     }
+  });
+
+  t.test('a replica stopped with SIGTERM leaves the cluster', async (t) => {
+    a.child.kill('SIGTERM');
+    t.equal(await a.exited, 0);
+    const registered = async () => {
+      const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
+        '-p',
+        String(cluster.redis.port),
+        '--scan',
+        '--pattern',
+        'mcp-host:test:replica:*',
+      ]);
+      return stdout.split('\n').filter(Boolean).length;
+    };
+    t.equal(await registered(), 1, 'a left at once; only b (killed) is still registered, until its entry lapses');
+    await eventually("b's entry to lapse", async () => (await registered()) === 0);
+    const run = await runCli(['status', '--cluster', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.equal(run.code, 1, 'no replica left to answer');
+    t.match(run.stderr, 'no replica of cluster "test" is registered');
   });
 });
 
