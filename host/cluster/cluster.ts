@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
 import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
+import { settlesWithin } from '../settles-within.js';
 import type { ClusterOptions } from './cluster-options.js';
 import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
 import type { StateSigning } from './continuation-owner.js';
@@ -28,6 +29,8 @@ const HEARTBEAT_MS = 2_000;
 const REPLICA_TTL_MS = 3 * HEARTBEAT_MS;
 /** A session entry outlives its replica's silence by this much, then Redis drops it. */
 const SESSION_TTL_MS = 60_000;
+/** How long a starting replica waits for Redis before it serves without it. */
+const JOIN_WAIT_MS = 5_000;
 /** Headers that describe one hop's connection, not the message: never relayed. */
 const HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade'];
 
@@ -89,7 +92,15 @@ export class Cluster {
       socket: { connectTimeout: 5_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) },
     });
     const cluster = new Cluster(options, redis, logger);
+    const ready = new Promise<void>((resolve) => redis.once('ready', resolve));
     redis.connect().catch((error: unknown) => logger.warn(`cluster "${options.name}": ${describeThrown(error)}`));
+    // A replica that serves before it reaches Redis answers 503 to its peers' sessions: it waits a little
+    // for Redis, and past that serves alone (degraded) until Redis comes.
+    if (!(await settlesWithin(ready, JOIN_WAIT_MS))) {
+      logger.warn(
+        `cluster "${options.name}": Redis not reached within ${JOIN_WAIT_MS} ms; serving degraded until it is`,
+      );
+    }
     return cluster;
   }
 
