@@ -65,9 +65,11 @@ export async function start(options: StartOptions): Promise<number> {
   });
   const reason = await stopped;
   options.logger.info(`stopping (${reason}): letting calls in flight finish`);
+  // Out of the cluster and the balancer first: new requests go to other replicas while this one drains.
+  await cluster?.leave();
+  if ('stopAccepting' in service) service.stopAccepting();
   await reloading.close();
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
-  await cluster?.leave();
   await service.close();
   return 0;
 }

@@ -55,6 +55,12 @@ export const HTTP_LIMIT_DEFAULTS = {
 export interface HttpService {
   /** The endpoint's URL, with the port actually bound. */
   readonly url: string;
+  /**
+   * The host is stopping: from now on every new request, health probes
+   * included, is answered 503, so a load balancer sends it elsewhere (and
+   * may retry it there) while the calls in flight drain.
+   */
+  stopAccepting(): void;
   /** Stop accepting connections, end every session and stream, and close the server. */
   close(): Promise<void>;
 }
@@ -133,8 +139,23 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     return cluster.admit(String(stamp));
   };
 
+  let stopping = false;
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = pathOf(req.url);
+    if (stopping) {
+      res.shouldKeepAlive = false;
+      return refuse(
+        req,
+        res,
+        isHealthPath(path)
+          ? Response.json({ status: 'stopping' }, { status: 503 })
+          : jsonRpcErrorResponse(
+              503,
+              -32000,
+              'Service Unavailable: mcp-host is stopping; retry (another replica, or this host once it is back)',
+            ),
+      );
+    }
     if (isHealthPath(path)) {
       if (req.method !== 'GET') {
         return refuse(
@@ -241,6 +262,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
 
   return {
     url,
+    stopAccepting() {
+      stopping = true;
+      server.closeIdleConnections();
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([modern.close(), legacy.close()]);

@@ -109,7 +109,8 @@ export async function startHaproxy(
       '  timeout server 60s',
       '  retries 3',
       '  option redispatch',
-      '  retry-on conn-failure empty-response',
+      // A stopping replica answers 503: the request is sent to another.
+      '  retry-on conn-failure empty-response 503',
       'frontend mcp',
       `  bind 127.0.0.1:${port}`,
       '  default_backend replicas',
