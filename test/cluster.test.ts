@@ -7,6 +7,8 @@
 // questions completes when its rounds land on different replicas; a killed
 // replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
 import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
@@ -32,6 +34,7 @@ const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
 
 /** Asks its client twice in one call; grows a tool on demand (its list_changed reaches the sessions' GET streams). */
 const PLUGIN = `
+import { existsSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
@@ -42,6 +45,11 @@ export default {
   create() {
     const server = new McpServer({ name: 'replicated', version: '1.0.0' });
     server.registerTool('secret', { inputSchema: z.object({}) }, async () => text(String(process.env.MCP_HOST_CLUSTER_SECRET)));
+    server.registerTool('hold', { inputSchema: z.object({}) }, async () => {
+      writeFileSync(process.env.HOLD_RELEASE_FILE + '.held', '');
+      while (!existsSync(process.env.HOLD_RELEASE_FILE)) await new Promise((resolve) => setTimeout(resolve, 20));
+      return text('released');
+    });
     server.registerTool('whoami', { inputSchema: z.object({}) }, async () => text(String(process.pid)));
     server.registerTool('ask_twice', { inputSchema: z.object({}) }, async (_args, ctx) => {
       const first = await ctx.mcpReq.elicitInput({ message: 'first?', requestedSchema: NAME });
@@ -100,6 +108,8 @@ async function startCluster(
     MCP_HOST_REDIS_URL: redis.url,
     MCP_HOST_CLUSTER_SECRET: SECRET,
     MCP_HOST_LOG_LEVEL: 'debug',
+    // The file whose creation ends r.hold's call.
+    HOLD_RELEASE_FILE: join(ws.dir, 'release'),
     ...extraEnv,
   };
   const ports = [await freePort(), await freePort()];
@@ -405,8 +415,27 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     }
   });
 
-  t.test('a replica stopped with SIGTERM leaves the cluster', async (t) => {
+  t.test('a replica stopped with SIGTERM refuses new requests while it drains, and leaves the cluster', async (t) => {
+    const client = new Client({ name: 'holding', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    const held = client.callTool({ name: 'r.hold', arguments: {} });
+    await until('the held call to reach the plugin', () => existsSync(join(ws.dir, 'release.held')));
     a.child.kill('SIGTERM');
+    await until('a to start stopping', () => /stopping \(SIGTERM\)/.test(a.log()));
+    const health = await fetch(new URL('/healthz', a.url));
+    t.equal(health.status, 503);
+    t.same(await health.json(), { status: 'stopping' });
+    const refused = await fetch(a.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    t.equal(refused.status, 503);
+    t.match(((await refused.json()) as { error: Result }).error, {
+      message: 'Service Unavailable: mcp-host is stopping; retry (another replica, or this host once it is back)',
+    });
+    writeFileSync(join(ws.dir, 'release'), '');
+    t.equal(firstText(await held), 'released', 'the call in flight finished');
     t.equal(await a.exited, 0);
     const registered = async () => {
       const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
