@@ -8,11 +8,9 @@
  * and the difference: the cost of forwarding. BENCH_ROUNDS and BENCH_CALLS
  * scale the run.
  */
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, type Teardown } from '../test/helpers/host.js';
-import { freePort, startRedis } from '../test/helpers/engines.js';
-import { makeWorkspace, REPO_ROOT } from '../test/helpers/packages.js';
+import type { Teardown } from '../test/helpers/host.js';
+import { startEchoCluster } from './echo-cluster.js';
 import { percentile, round } from './soak.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -22,23 +20,7 @@ const cleanups: (() => unknown)[] = [];
 const teardown: Teardown = { teardown: (fn) => void cleanups.push(fn) };
 
 try {
-  const ws = makeWorkspace(teardown);
-  const config = ws.writeConfig({
-    plugins: [{ package: join(REPO_ROOT, 'bench/echo-plugin') }],
-    reload: { watch: false },
-    cluster: { name: 'bench' },
-  });
-  const redis = await startRedis(teardown);
-  const env = {
-    MCP_HOST_REDIS_URL: redis.url,
-    MCP_HOST_CLUSTER_SECRET: 'bench-cluster-secret-0123456789',
-    MCP_HOST_LOG_LEVEL: 'info',
-  };
-  const [a, b] = await Promise.all(
-    [await freePort(), await freePort()].map((port) =>
-      startHttpHost(teardown, config, { args: ['--http', `127.0.0.1:${port}`], env }),
-    ),
-  );
+  const [a, b] = (await startEchoCluster(teardown, 2)).replicas;
   let target = a!.url;
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(

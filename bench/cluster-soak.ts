@@ -9,11 +9,10 @@
  * The cost of forwarding per call is `npm run bench:cluster`'s.
  * SOAK_SECONDS, SOAK_CLIENTS, SOAK_RESTART_MS and SOAK_RELOAD_MS scale it.
  */
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { runCli, startHttpHost, type HttpHost, type Teardown } from '../test/helpers/host.js';
-import { freePort, startHaproxy, startRedis } from '../test/helpers/engines.js';
-import { makeWorkspace, REPO_ROOT } from '../test/helpers/packages.js';
+import { runCli, type Teardown } from '../test/helpers/host.js';
+import { startHaproxy } from '../test/helpers/engines.js';
+import { startEchoCluster } from './echo-cluster.js';
 import { percentile, round } from './soak.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 30);
@@ -34,17 +33,7 @@ interface Era {
 }
 
 try {
-  const ws = makeWorkspace(teardown);
-  const config = ws.writeConfig({
-    plugins: [{ package: join(REPO_ROOT, 'bench/echo-plugin') }],
-    reload: { watch: false },
-    cluster: { name: 'soak' },
-  });
-  const redis = await startRedis(teardown);
-  const env = { MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: 'soak-cluster-secret-0123456789' };
-  const ports = [await freePort(), await freePort(), await freePort()];
-  const start = (port: number) => startHttpHost(teardown, config, { args: ['--http', `127.0.0.1:${port}`], env });
-  const replicas: HttpHost[] = await Promise.all(ports.map(start));
+  const { ws, config, env, ports, replicas, start } = await startEchoCluster(teardown, 3);
   const balancer = await startHaproxy(teardown, ws, ports);
   const deadline = Date.now() + SECONDS * 1000;
   const eras = {
