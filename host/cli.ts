@@ -14,7 +14,8 @@ Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
   mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
-  mcp-host reload [--config PATH]
+  mcp-host reload [--cluster] [--config PATH]
+  mcp-host status --cluster [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
   mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
@@ -53,7 +54,7 @@ the file's formatting and comments. A refused package leaves the config unchange
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
   --json   machine-readable output`,
-  reload: `Usage: mcp-host reload [--config PATH]
+  reload: `Usage: mcp-host reload [--cluster] [--config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
 what changed: plugins added, removed or replaced; tools, prompts, resources and templates added,
@@ -61,9 +62,17 @@ removed or changed. A refused reload prints every problem and exits 1; the host 
 previous catalogue. Exits 1 too when no host is running this config.
   --config PATH   the config file the host was started with (default: found from the working
                   directory upward, as start finds it)
+  --cluster       ask every replica of the config's cluster instead (through its Redis, from any
+                  machine), and print each one's result
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
+  status: `Usage: mcp-host status --cluster [--config PATH]
+
+List every replica of the config's cluster (through its Redis, from any machine) with its generation,
+the hash of the config it runs and its mounts' states; warn when the replicas run different configs.
+Exits 1 when a registered replica did not answer.
+  --config PATH   the replicas' config file (default: found from the working directory upward)`,
   pin: `Usage: mcp-host pin [--diff] [--config PATH]
 
 Write mcp-host.lock.json beside the config: a hash of every served tool's and prompt's definition
@@ -77,7 +86,7 @@ withheld from clients until pinned again (pins: 'refuse').
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload', 'pin', 'init', 'add'];
+  const commands = ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
@@ -92,6 +101,7 @@ async function main(argv: string[]): Promise<number> {
         help: { type: 'boolean', short: 'h' },
         json: { type: 'boolean' },
         diff: { type: 'boolean' },
+        cluster: { type: 'boolean' },
         stdio: { type: 'boolean' },
         http: { type: 'string' },
         version: { type: 'boolean' },
@@ -115,6 +125,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
+  if (values.cluster && command !== 'reload' && command !== 'status')
+    throw new UsageError('--cluster goes with "reload" or "status"');
+  if (command === 'status' && !values.cluster) throw new UsageError('"status" needs --cluster');
   if ((values.prefix !== undefined || values.flat) && command !== 'add')
     throw new UsageError('--prefix and --flat go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
@@ -139,7 +152,11 @@ async function main(argv: string[]): Promise<number> {
     case 'list':
       return (await import('./commands/list.js')).list({ ...common, json: values.json === true });
     case 'reload':
-      return (await import('./commands/reload.js')).reload(common);
+      return values.cluster
+        ? (await import('./commands/cluster.js')).reloadCluster(common)
+        : (await import('./commands/reload.js')).reload(common);
+    case 'status':
+      return (await import('./commands/cluster.js')).clusterStatus(common);
     case 'pin':
       return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
     default:

@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { JSONRPCNotification, LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Generation } from './catalogue/generation.js';
 import { ALL_LIST_KINDS, changedListOf, kindsChangedBy, type ChangedList } from './catalogue/list-kinds.js';
@@ -10,6 +11,7 @@ import { driftProblem } from './pins/drift.js';
 import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
 import { recordListChanged, recordMountState } from './telemetry/telemetry.js';
+import type { StateSigning } from './cluster/continuation-owner.js';
 
 /**
  * The running host: the live generation, the connected sessions, and the
@@ -34,6 +36,13 @@ export class HostRuntime implements MountEvents {
   private readonly subscribers = new Map<string, Set<SessionNotifier>>();
   /** Each mount's refreshes after its own list_changed, coalesced so that a storm of them costs two. */
   private readonly refreshes = new WeakMap<Mount, RefreshCoalescer>();
+
+  /**
+   * How the `requestState` of a 2026-07-28 continuation is signed and which
+   * replica it names: a key of this process's own, or the cluster's when
+   * replicas share calls (start.ts).
+   */
+  stateSigning: StateSigning = { key: randomBytes(32), replica: randomUUID() };
 
   constructor(readonly logger: Logger) {}
 

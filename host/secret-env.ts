@@ -9,6 +9,8 @@
  */
 /** The environment variable holding the accepted bearer tokens, comma-separated, unless `http.auth.tokensEnv` names another. */
 export const TOKENS_ENV = 'MCP_HOST_HTTP_TOKENS';
+/** The environment variable holding the cluster's shared key (DESIGN.md, "Scale"): never in the config file. */
+export const CLUSTER_SECRET_ENV = 'MCP_HOST_CLUSTER_SECRET';
 
 const withheld = new Map<string, string | undefined>();
 
@@ -22,11 +24,12 @@ export function takeSecretEnv(name: string): string | undefined {
 }
 
 /**
- * Withhold every variable the host may read its tokens from (the config's
- * `http.auth.tokensEnv`, and MCP_HOST_HTTP_TOKENS), before the config's
- * plugins are imported.
+ * Withhold every variable the host may read its secrets from (the config's
+ * `http.auth.tokensEnv`, MCP_HOST_HTTP_TOKENS and MCP_HOST_CLUSTER_SECRET),
+ * before the config's plugins are imported.
  */
 export function withholdTokenVariables(auth: { tokensEnv?: string } | 'none' | undefined): void {
   takeSecretEnv(TOKENS_ENV);
+  takeSecretEnv(CLUSTER_SECRET_ENV);
   if (auth !== 'none' && auth?.tokensEnv !== undefined) takeSecretEnv(auth.tokensEnv);
 }

@@ -4,7 +4,7 @@ import { HostError, formatProblem, type Problem } from '../errors.js';
 import { ALL_LIST_KINDS, LIST_KINDS } from '../catalogue/list-kinds.js';
 import { hostSockets, requestReload, type HostReply } from '../reload/control-channel.js';
 import { pluginChanges } from '../reload/catalogue-diff.js';
-import type { ReloadDiff } from '../reload/reloader.js';
+import type { ReloadDiff, ReloadOutcome } from '../reload/reloader.js';
 
 export interface ReloadCommandOptions {
   configPath?: string;
@@ -47,22 +47,26 @@ export async function reload(options: ReloadCommandOptions): Promise<number> {
   }
   let refused = false;
   for (const { pid, configFile: file, outcome } of replies) {
-    const host = `mcp-host (pid ${pid}, ${file})`;
-    if (outcome.ok) {
-      process.stdout.write(
-        `${host}: reloaded in ${outcome.ms} ms, generation ${outcome.generation} is live\n${formatDiff(outcome.diff)}` +
-          formatWarnings(outcome.warnings),
-      );
-    } else {
-      refused = true;
-      const count = outcome.problems.length === 1 ? 'a problem' : `${outcome.problems.length} problems`;
-      process.stderr.write(
-        `${host}: reload refused (${count}); generation ${outcome.generation} keeps serving unchanged\n` +
-          outcome.problems.map((problem) => `- ${formatProblem(problem)}\n`).join(''),
-      );
-    }
+    if (!printOutcome(`mcp-host (pid ${pid}, ${file})`, outcome)) refused = true;
   }
   return refused ? 1 : 0;
+}
+
+/** Print one host's reload: what changed (stdout), or why it was refused (stderr). False when refused. */
+export function printOutcome(host: string, outcome: ReloadOutcome): boolean {
+  if (outcome.ok) {
+    process.stdout.write(
+      `${host}: reloaded in ${outcome.ms} ms, generation ${outcome.generation} is live\n${formatDiff(outcome.diff)}` +
+        formatWarnings(outcome.warnings),
+    );
+  } else {
+    const count = outcome.problems.length === 1 ? 'a problem' : `${outcome.problems.length} problems`;
+    process.stderr.write(
+      `${host}: reload refused (${count}); generation ${outcome.generation} keeps serving unchanged\n` +
+        outcome.problems.map((problem) => `- ${formatProblem(problem)}\n`).join(''),
+    );
+  }
+  return outcome.ok;
 }
 
 /** Curation that matched nothing, definitions that drifted from the lock: served, but worth a look. */

@@ -11,6 +11,8 @@ import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
 import { recordReload, startTelemetry, stopTelemetry } from '../telemetry/telemetry.js';
+import { clusterOptionsOf } from '../cluster/cluster-options.js';
+import type { Cluster } from '../cluster/cluster.js';
 
 export interface StartOptions {
   configPath?: string;
@@ -33,6 +35,7 @@ export async function start(options: StartOptions): Promise<number> {
   const http = options.stdio ? undefined : httpAddress(config.http, options.http);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
   const httpOptions = http && httpServeOptions(config, http);
+  const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions !== undefined);
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
@@ -44,10 +47,18 @@ export async function start(options: StartOptions): Promise<number> {
     logger: options.logger,
   });
   reloading.reloader.onSettled(recordReload);
+  // Imported only here: a host without a cluster never loads the Redis client.
+  const cluster: Cluster | undefined =
+    clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
+  if (cluster) {
+    runtime.stateSigning = cluster.stateSigning;
+    await cluster.answerCommands(runtime, reloading.reloader, config.file);
+  }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
   const service = httpOptions
-    ? await (await import('../serve/http.js')).serveOverHttp(runtime, httpOptions)
+    ? await (await import('../serve/http.js')).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
     : serveOverStdio(runtime);
+  if (cluster && 'url' in service) cluster.announce(service.url);
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
   const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
   options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);
@@ -58,6 +69,9 @@ export async function start(options: StartOptions): Promise<number> {
   });
   const reason = await stopped;
   options.logger.info(`stopping (${reason}): letting calls in flight finish`);
+  // Out of the cluster and the balancer first: new requests go to other replicas while this one drains.
+  await cluster?.leave();
+  if ('stopAccepting' in service) service.stopAccepting();
   await reloading.close();
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();

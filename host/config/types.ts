@@ -166,6 +166,20 @@ export interface UpstreamsConfig {
   heartbeatTimeoutMs?: number;
 }
 
+/**
+ * Several replicas behind a load balancer, coordinated through Redis
+ * (DESIGN.md, "Scale"). The shared signing key is MCP_HOST_CLUSTER_SECRET,
+ * never in the file.
+ */
+export interface ClusterConfig {
+  /** The Redis URL (redis:// or rediss://). Default: MCP_HOST_REDIS_URL. */
+  redis?: string;
+  /** Replicas with the same name form one cluster. Default "mcp-host". */
+  name?: string;
+  /** Where the other replicas reach this one (http:// or https://). Default: this replica's HTTP address. */
+  advertise?: string;
+}
+
 export interface HostConfig {
   name?: string;
   version?: string;
@@ -186,6 +200,7 @@ export interface HostConfig {
   upstreams?: UpstreamsConfig;
   log?: { level?: LogLevel };
   telemetry?: TelemetryConfig;
+  cluster?: ClusterConfig;
 }
 
 /** OpenTelemetry export (host/telemetry/): off unless this section or the standard OTEL_* environment asks. */
@@ -222,4 +237,6 @@ export interface ResolvedConfig {
   upstreams: Required<UpstreamsConfig>;
   log: { level: LogLevel };
   telemetry?: TelemetryConfig;
+  /** Resolved at start (cluster/cluster-options.ts): its defaults come from the environment and the HTTP address. */
+  cluster?: ClusterConfig;
 }

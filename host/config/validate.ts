@@ -19,6 +19,7 @@ import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
 import { revisionListProblems } from './revisions.js';
 import type {
+  ClusterConfig,
   CommandPluginEntry,
   HostConfig,
   HttpAuthConfig,
@@ -170,6 +171,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     },
     log: { level: log?.level ?? DEFAULTS.logLevel },
     ...(config.telemetry && { telemetry: config.telemetry }),
+    ...(config.cluster && { cluster: config.cluster }),
   };
 }
 
@@ -303,6 +305,17 @@ const anHttpUrl: Rule = {
   test: (v) => typeof v === 'string' && URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol),
 };
 
+const aRedisUrl: Rule = {
+  expected: 'a redis:// or rediss:// URL',
+  test: (v) => typeof v === 'string' && URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol),
+};
+
+const CLUSTER_FIELDS: Record<keyof ClusterConfig, Check> = {
+  redis: field(aRedisUrl, '"redis://redis.internal:6379" (or set MCP_HOST_REDIS_URL)'),
+  name: field(aNonEmptyString, '"prod"'),
+  advertise: field(anHttpUrl, '"http://10.0.0.12:3000"'),
+};
+
 const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
   tokens: field(anArrayOfNonEmptyStrings, '[process.env.MY_TOKEN]'),
   tokensEnv: field(anEnvironmentVariableName, '"MCP_HOST_HTTP_TOKENS"'),
@@ -388,6 +401,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   upstreams: section(UPSTREAMS_FIELDS, `{ startTimeoutMs: ${DEFAULTS.upstreams.startTimeoutMs} }`),
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
   telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
+  cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
@@ -18,6 +18,7 @@ import { callHooksFor, clientHeadersOf } from './call-hooks.js';
 import { whyClientCannotAnswer } from './input-request-check.js';
 import { servesModernEra } from './protocol-era.js';
 import { isPlainObject } from '../plain-object.js';
+import { ownerOf, withOwner, type StateSigning } from '../cluster/continuation-owner.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -62,14 +63,15 @@ const stores = new WeakMap<HostRuntime, WaitingCalls>();
 
 function waitingCallsOf(runtime: HostRuntime): WaitingCalls {
   let store = stores.get(runtime);
-  if (!store) stores.set(runtime, (store = new WaitingCalls(runtime.logger)));
+  if (!store) stores.set(runtime, (store = new WaitingCalls(runtime.logger, runtime.stateSigning)));
   return store;
 }
 
-/** What a `requestState` names: a waiting call, and which of its rounds the retry answers. */
+/** What a `requestState` names: a waiting call, which of its rounds the retry answers, and the replica holding it. */
 interface StatePayload {
   call: string;
   round: number;
+  replica: string;
 }
 
 /** The name a call is for, to check that a retry continues the same call. */
@@ -80,19 +82,27 @@ function targetOf(params: Params): string {
 /**
  * The calls waiting for their client's retry, and the codec that seals the
  * `requestState` naming them. The state comes back from the client, so it
- * is signed (HMAC) with a key only this process holds, expires with the
- * retry window, and is bound to the method and the authenticated client (an
- * HTTP client's token): a retry must reach the process that asked.
+ * is signed (HMAC) with a key only this process holds (or, in a cluster,
+ * only its replicas hold), expires with the retry window, and is bound to
+ * the method and the authenticated client (an HTTP client's token). It
+ * names the replica holding the call: a retry that lands on another replica
+ * is forwarded to it (http.ts), and one that reaches a replica not holding
+ * the call is refused.
  */
 class WaitingCalls {
   private readonly calls = new Map<string, Continuation>();
-  private readonly codec = createRequestStateCodec<StatePayload>({
-    key: randomBytes(32),
-    ttlSeconds: RETRY_WINDOW_MS / 1000,
-    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
-  });
+  private readonly codec;
 
-  constructor(readonly logger: Logger) {}
+  constructor(
+    readonly logger: Logger,
+    private readonly signing: StateSigning,
+  ) {
+    this.codec = createRequestStateCodec<StatePayload>({
+      key: signing.key,
+      ttlSeconds: RETRY_WINDOW_MS / 1000,
+      bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
+    });
+  }
 
   async serve(ctx: ServerContext, params: Params, forward: Forward): Promise<Result> {
     const state = ctx.mcpReq.requestState<unknown>();
@@ -101,7 +111,7 @@ class WaitingCalls {
     const restart = `Fix: send the ${method} again without requestState and inputResponses.`;
     let payload: StatePayload;
     try {
-      payload = await this.codec.verify(String(state), ctx);
+      payload = await this.codec.verify(ownerOf(String(state))?.token ?? String(state), ctx);
     } catch (error) {
       // Not the host's own: a 2026-07-28 upstream's, which goes back to it as it came (it checks its
       // own state); an upstream on a 2025-era link issued none, so there it is refused with this.
@@ -112,6 +122,13 @@ class WaitingCalls {
       );
       const echoed = { requestState: String(state), refusal };
       return forward({ ...callHooksFor(ctx, params), modernClient: { ...modernRoundOf(ctx), echoed } });
+    }
+    if (payload.replica !== this.signing.replica) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `Invalid or expired requestState: the mcp-host replica holding the ${method} it continues is gone (stopped or restarted), and its call with it. ${restart}`,
+        { reason: 'invalid_request_state' },
+      );
     }
     const call = this.calls.get(payload.call);
     if (!call || call.round !== payload.round) {
@@ -124,8 +141,9 @@ class WaitingCalls {
     return call.answer(ctx, params);
   }
 
-  mint(call: Continuation, ctx: ServerContext): Promise<string> {
-    return this.codec.mint({ call: call.id, round: call.round }, ctx);
+  async mint(call: Continuation, ctx: ServerContext): Promise<string> {
+    const { replica } = this.signing;
+    return withOwner(replica, await this.codec.mint({ call: call.id, round: call.round, replica }, ctx));
   }
 
   hold(call: Continuation): void {

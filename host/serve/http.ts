@@ -13,6 +13,9 @@ import type { HttpConfig } from '../config/types.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
 import { healthResponse, isHealthPath } from './health.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { PEER_HEADER } from '../cluster/peer-auth.js';
+import { forwardedContinuation } from '../cluster/forward-continuation.js';
 
 /** Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404. */
 export const MCP_PATH = '/mcp';
@@ -35,6 +38,8 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   tokenSource?: string;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
+  cluster?: Cluster;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */
@@ -51,6 +56,12 @@ export const HTTP_LIMIT_DEFAULTS = {
 export interface HttpService {
   /** The endpoint's URL, with the port actually bound. */
   readonly url: string;
+  /**
+   * The host is stopping: from now on every new request, health probes
+   * included, is answered 503, so a load balancer sends it elsewhere (and
+   * may retry it there) while the calls in flight drain.
+   */
+  stopAccepting(): void;
   /** Stop accepting connections, end every session and stream, and close the server. */
   close(): Promise<void>;
 }
@@ -89,7 +100,9 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     maxSessionsPerToken: limits.maxSessionsPerToken,
     // A replay is enqueued at once, as one stream's queue: a store over the queue bound could not be replayed whole.
     eventStoreBytes: Math.min(limits.eventStoreBytes, limits.maxStreamQueueBytes),
+    ...(options.cluster && { cluster: options.cluster }),
   });
+  const { cluster } = options;
   const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });
   const adapterOptions = {
     maxRequestBodySize,
@@ -101,25 +114,51 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const serveMcp = (req: IncomingMessage, res: ServerResponse) =>
     toNodeHandler(
       {
-        fetch: async (request, extra) =>
-          capQueuedBytes(
-            (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
-              ? await legacy.handle(request, extra?.authInfo?.clientId)
-              : await modern.fetch(request, extra?.authInfo),
-            limits.maxStreamQueueBytes,
-            () => {
-              runtime.logger.warn(
-                `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
-              );
-              res.destroy();
-            },
-          ),
+        fetch: async (request, extra) => {
+          const clientId = extra?.authInfo?.clientId;
+          // A request another replica forwarded is this replica's to serve: it is never forwarded on.
+          const forwarded = request.headers.has(PEER_HEADER);
+          const answer = (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
+            ? await legacy.handle(request, clientId, forwarded)
+            : ((cluster && !forwarded
+                ? await forwardedContinuation(cluster, request, clientId, maxRequestBodySize)
+                : undefined) ?? (await modern.fetch(request, extra?.authInfo)));
+          return capQueuedBytes(answer, limits.maxStreamQueueBytes, () => {
+            runtime.logger.warn(
+              `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
+            );
+            res.destroy();
+          });
+        },
       },
       adapterOptions,
     )(req, res);
 
+  /** A request another replica forwarded: for which client, or why its stamp is refused. Undefined for a client's own request. */
+  const peerOf = (req: IncomingMessage) => {
+    const stamp = req.headers[PEER_HEADER];
+    if (stamp === undefined) return undefined;
+    if (!cluster) return { refused: 'this mcp-host is not in a cluster' };
+    return cluster.admit(String(stamp));
+  };
+
+  let stopping = false;
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = pathOf(req.url);
+    if (stopping) {
+      res.shouldKeepAlive = false;
+      return refuse(
+        req,
+        res,
+        isHealthPath(path)
+          ? Response.json({ status: 'stopping' }, { status: 503 })
+          : jsonRpcErrorResponse(
+              503,
+              -32000,
+              'Service Unavailable: mcp-host is stopping; retry (another replica, or this host once it is back)',
+            ),
+      );
+    }
     if (isHealthPath(path)) {
       if (req.method !== 'GET') {
         return refuse(
@@ -129,9 +168,23 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         );
       }
       const detailed = checkRebinding(req) === undefined && (!checkToken || 'authInfo' in (await checkToken(req)));
-      return sendResponse(res, healthResponse(runtime, path, detailed));
+      return sendResponse(res, healthResponse(runtime, path, detailed, cluster?.degraded));
     }
-    const rebinding = checkRebinding(req);
+    const peer = peerOf(req);
+    if (peer && 'refused' in peer) {
+      runtime.logger.warn(`refused a request forwarded as from another replica: ${peer.refused}`);
+      return refuse(
+        req,
+        res,
+        jsonRpcErrorResponse(
+          401,
+          -32000,
+          `Unauthorized: a request forwarded by an mcp-host replica was refused: ${peer.refused}`,
+        ),
+      );
+    }
+    // A replica's forwarded request was checked by that replica (Host, Origin, token); its stamp says for which client.
+    const rebinding = peer ? undefined : checkRebinding(req);
     if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
     if (path !== MCP_PATH) {
       return refuse(
@@ -143,7 +196,16 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         ),
       );
     }
-    if (checkToken) {
+    if (peer) {
+      if (peer.clientId !== undefined) {
+        (req as IncomingMessage & { auth?: AuthInfo }).auth = {
+          token: '',
+          clientId: peer.clientId,
+          scopes: [],
+          expiresAt: Number.MAX_SAFE_INTEGER,
+        };
+      }
+    } else if (checkToken) {
       const verdict = await checkToken(req);
       if ('challenge' in verdict) return refuse(req, res, verdict.challenge);
       // Which token it was travels on (the adapter hands `req.auth` to the
@@ -203,6 +265,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
 
   return {
     url,
+    stopAccepting() {
+      stopping = true;
+      server.closeIdleConnections();
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([modern.close(), legacy.close()]);

@@ -10,6 +10,7 @@ import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
 import { SessionEventStore } from './session-event-store.js';
+import type { Cluster } from '../cluster/cluster.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -21,6 +22,8 @@ export interface LegacySessionOptions {
   maxSessionsPerToken: number;
   /** Bytes of SSE events each session keeps for clients resuming with `Last-Event-ID` (`http.eventStoreBytes`). */
   eventStoreBytes: number;
+  /** In a cluster, sessions are registered there, and a request for another replica's session is forwarded to it. */
+  cluster?: Cluster;
 }
 
 /**
@@ -67,8 +70,11 @@ export class LegacySessions {
     this.sweeper.unref();
   }
 
-  /** `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens. */
-  async handle(request: Request, owner?: string): Promise<Response> {
+  /**
+   * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
+   * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
+   */
+  async handle(request: Request, owner?: string, forwarded = false): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
       if (request.method === 'POST') return this.open(request, owner);
@@ -79,6 +85,26 @@ export class LegacySessions {
       );
     }
     const session = this.sessions.get(id);
+    const { cluster } = this.options;
+    if (!session && cluster && !forwarded) {
+      const where = await cluster.ownerOfSession(id);
+      const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
+      if (answer) return answer;
+      if (where === undefined && cluster.degraded !== undefined) {
+        return jsonRpcErrorResponse(
+          503,
+          -32000,
+          `Service Unavailable: session "${id}" is not on this replica, and which replica holds it cannot be looked up now (${cluster.degraded}); retry later`,
+        );
+      }
+      if (where !== undefined) {
+        return jsonRpcErrorResponse(
+          404,
+          -32001,
+          `Session not found: session "${id}" lived on another mcp-host replica, which is gone (stopped or restarted); start a new one with initialize`,
+        );
+      }
+    }
     // Another token's session is answered as if it did not exist: a
     // session id is not a credential, and its existence is not told.
     if (!session || session.owner !== owner) {
@@ -119,7 +145,7 @@ export class LegacySessions {
    * the transport's own 400 and the would-be session is dropped at once.
    */
   private async open(request: Request, owner: string | undefined): Promise<Response> {
-    const full = this.fullFor(owner);
+    const full = this.fullFor(owner) ?? (await this.fullAcrossClusterFor(owner));
     if (full) return full;
     this.opening += 1;
     this.count(owner, +1);
@@ -142,15 +168,19 @@ export class LegacySessions {
         // Resumable streams (2025-11-25): event ids, a priming event, Last-Event-ID replay.
         eventStore: events,
         retryInterval: RECONNECT_AFTER_MS,
-        onsessioninitialized: (id) => {
+        // Awaited by the transport before it answers: the session is in Redis before its client knows its id.
+        onsessioninitialized: async (id) => {
           this.sessions.set(id, session);
+          await this.options.cluster?.registerSession(id, owner);
         },
       });
       const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
       transport.onclose = () => {
-        if (transport.sessionId !== undefined && this.sessions.delete(transport.sessionId)) uncount();
+        if (transport.sessionId === undefined || !this.sessions.delete(transport.sessionId)) return;
+        uncount();
+        this.options.cluster?.forgetSession(transport.sessionId);
       };
       transport.onmessage = cancelOnDisconnect(transport);
       await front.server.connect(transport);
@@ -191,6 +221,26 @@ export class LegacySessions {
       );
     }
     return undefined;
+  }
+
+  /**
+   * In a cluster the per-token cap counts the token's sessions on every
+   * replica (Redis). While Redis is out of reach only this replica's are
+   * counted (fullFor), as a lone host would.
+   */
+  private async fullAcrossClusterFor(owner: string | undefined): Promise<Response | undefined> {
+    const { cluster, maxSessionsPerToken } = this.options;
+    if (!cluster || owner === undefined) return undefined;
+    const held = await cluster.sessionsHeldBy(owner);
+    if (held === undefined || held < maxSessionsPerToken) return undefined;
+    this.runtime.logger.warn(
+      `refused a new HTTP session: ${owner} holds ${maxSessionsPerToken} across the cluster (http.maxSessionsPerToken)`,
+    );
+    return jsonRpcErrorResponse(
+      429,
+      -32000,
+      `Too Many Requests: this bearer token holds ${maxSessionsPerToken} sessions open across the cluster's replicas, its limit (http.maxSessionsPerToken); end sessions no longer used (DELETE with their Mcp-Session-Id), or raise http.maxSessionsPerToken in the host config`,
+    );
   }
 
   private count(owner: string | undefined, by: number): void {

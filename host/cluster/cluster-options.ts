@@ -1,0 +1,66 @@
+import { HostError } from '../errors.js';
+import { configWhere } from '../config/problem-wording.js';
+import type { ClusterConfig } from '../config/types.js';
+import { CLUSTER_SECRET_ENV, takeSecretEnv } from '../secret-env.js';
+import { MCP_PATH } from '../serve/http.js';
+
+/** The environment variable naming Redis when the config's `cluster.redis` does not. */
+export const REDIS_URL_ENV = 'MCP_HOST_REDIS_URL';
+/** The cluster name when the config gives none: every replica with the default forms one cluster. */
+export const DEFAULT_CLUSTER_NAME = 'mcp-host';
+/** Shorter than this, a shared key is guessable. */
+const MIN_SECRET_LENGTH = 16;
+
+export interface ClusterOptions {
+  redisUrl: string;
+  name: string;
+  /** This replica's MCP URL as the other replicas reach it; undefined: the URL it serves at. */
+  advertise: string | undefined;
+  secret: string;
+}
+
+/**
+ * The `cluster` section resolved against the environment and the address
+ * this replica serves HTTP on. A cluster needs Redis, the shared key and an
+ * HTTP endpoint; without any of them the replica refuses to start, rather
+ * than serve as a lone host the load balancer treats as one of many.
+ */
+export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHttp: boolean): ClusterOptions {
+  const where = configWhere(file, 'cluster');
+  const redisUrl = cluster.redis ?? process.env[REDIS_URL_ENV];
+  if (redisUrl === undefined || redisUrl === '') {
+    throw new HostError({
+      where,
+      what: `a cluster needs Redis, and neither cluster.redis nor ${REDIS_URL_ENV} names it.`,
+      fix: `set cluster.redis: "redis://HOST:6379" in the config, or ${REDIS_URL_ENV}=redis://HOST:6379 in the host's environment.`,
+    });
+  }
+  if (!/^rediss?:\/\//.test(redisUrl) || !URL.canParse(redisUrl)) {
+    throw new HostError({
+      where: `${REDIS_URL_ENV}`,
+      what: `expected a redis:// or rediss:// URL, got "${redisUrl}".`,
+      fix: `set ${REDIS_URL_ENV}=redis://HOST:6379.`,
+    });
+  }
+  const secret = takeSecretEnv(CLUSTER_SECRET_ENV);
+  if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
+    throw new HostError({
+      where,
+      what: `a cluster needs its shared key in ${CLUSTER_SECRET_ENV}, which is ${secret === undefined ? 'not set' : `shorter than ${MIN_SECRET_LENGTH} characters`}.`,
+      fix: `give every replica the same ${CLUSTER_SECRET_ENV} (e.g. the output of \`openssl rand -hex 32\`); it never goes in the config file.`,
+    });
+  }
+  if (!servesHttp) {
+    throw new HostError({
+      where,
+      what: 'a cluster replica serves HTTP, and this host serves stdio.',
+      fix: 'give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
+    });
+  }
+  return {
+    redisUrl,
+    name: cluster.name ?? DEFAULT_CLUSTER_NAME,
+    advertise: cluster.advertise && new URL(MCP_PATH, cluster.advertise).href,
+    secret,
+  };
+}

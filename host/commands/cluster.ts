@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../config/load.js';
+import { configWhere } from '../config/problem-wording.js';
+import { HostError } from '../errors.js';
+import { DEFAULT_CLUSTER_NAME, REDIS_URL_ENV } from '../cluster/cluster-options.js';
+import {
+  COMMAND_CHANNEL,
+  clusterKey,
+  replyChannel,
+  type ClusterCommand,
+  type ClusterRequest,
+  type ReplicaReply,
+} from '../cluster/cluster-commands.js';
+import { printOutcome, type ReloadCommandOptions } from './reload.js';
+
+/**
+ * `mcp-host reload --cluster`: ask every replica of the config's cluster to
+ * reload, and print each one's result. Exit 1 if any refused or did not answer.
+ */
+export async function reloadCluster(options: ReloadCommandOptions): Promise<number> {
+  const { replies, silent } = await askCluster(options, 'reload');
+  let refused = silent;
+  for (const reply of replies) {
+    if (reply.outcome && !printOutcome(replicaLabel(reply), reply.outcome)) refused = true;
+  }
+  return refused ? 1 : 0;
+}
+
+/**
+ * `mcp-host status --cluster`: every replica of the config's cluster with
+ * its generation, config hash and mounts, so one that did not take a change
+ * shows. Exit 1 if any did not answer.
+ */
+export async function clusterStatus(options: ReloadCommandOptions): Promise<number> {
+  const { name, replies, silent } = await askCluster(options, 'status');
+  process.stdout.write(`cluster "${name}": ${replies.length} replica${replies.length === 1 ? '' : 's'} answered\n`);
+  const hashes = new Set<string>();
+  for (const reply of replies) {
+    if (!reply.status) continue;
+    const { generation, configHash, mounts } = reply.status;
+    hashes.add(configHash);
+    process.stdout.write(`${replicaLabel(reply)}: generation ${generation}, config ${configHash}\n`);
+    for (const mount of mounts) process.stdout.write(`  ${mount.name} (${mount.plugin}): ${mount.state}\n`);
+  }
+  if (hashes.size > 1) {
+    process.stdout.write(
+      `warning: the replicas run ${hashes.size} different configs; reload the ones behind (mcp-host reload --cluster)\n`,
+    );
+  }
+  return silent ? 1 : 0;
+}
+
+function replicaLabel(reply: ReplicaReply): string {
+  return `mcp-host replica ${reply.url} (pid ${reply.pid})`;
+}
+
+/**
+ * Publish `command` to the config's cluster through its Redis and collect
+ * the answers of the replicas registered there (those that did not answer
+ * in time are reported on stderr: `silent`).
+ */
+async function askCluster(
+  options: ReloadCommandOptions,
+  command: ClusterCommand,
+): Promise<{ name: string; replies: ReplicaReply[]; silent: boolean }> {
+  const config = await loadConfig({ cwd: options.cwd, ...(options.configPath && { configPath: options.configPath }) });
+  const where = configWhere(config.file, 'cluster');
+  if (!config.cluster) {
+    throw new HostError({
+      where,
+      what: 'the config has no cluster section, so the hosts running it are not replicas of a cluster.',
+      fix:
+        command === 'reload'
+          ? 'run mcp-host reload without --cluster, or add a cluster section to the config.'
+          : 'add a cluster section to the config; status --cluster reports the replicas of a cluster.',
+    });
+  }
+  const redisUrl = config.cluster.redis ?? process.env[REDIS_URL_ENV];
+  if (!redisUrl) {
+    throw new HostError({
+      where,
+      what: `the cluster's Redis is named by neither cluster.redis nor ${REDIS_URL_ENV}.`,
+      fix: `run with ${REDIS_URL_ENV} set as the replicas have it.`,
+    });
+  }
+  const name = config.cluster.name ?? DEFAULT_CLUSTER_NAME;
+  const { createClient } = await import('redis');
+  const redis = createClient({ url: redisUrl, socket: { connectTimeout: 5_000, reconnectStrategy: false } });
+  redis.on('error', () => undefined); // connect() rejects with the cause
+  await redis.connect().catch((error: unknown) => {
+    throw new HostError({
+      where: `Redis at ${redisUrl}`,
+      what: `cannot be reached: ${(error as Error).message}.`,
+      fix: `start it, or name the cluster's Redis with cluster.redis or ${REDIS_URL_ENV}.`,
+    });
+  });
+  const subscriber = redis.duplicate();
+  try {
+    const replicas = new Set<string>();
+    const prefix = clusterKey(name, 'replica', '');
+    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
+      for (const key of [keys].flat()) replicas.add(key.slice(prefix.length));
+    }
+    if (replicas.size === 0) {
+      throw new HostError({
+        where,
+        what: `no replica of cluster "${name}" is registered in Redis at ${redisUrl}.`,
+        fix: 'start the replicas (mcp-host start with this config and the same Redis).',
+      });
+    }
+    const request = randomUUID();
+    const replies = new Map<string, ReplicaReply>();
+    await subscriber.connect();
+    const timeoutMs = options.timeoutMs ?? (command === 'reload' ? 120_000 : 10_000);
+    let allAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (allAnswered = resolve));
+    // Subscribed before asking: an answer cannot come before anyone listens for it.
+    await subscriber.subscribe(clusterKey(name, 'channel', replyChannel(request)), (message) => {
+      const reply = JSON.parse(message) as ReplicaReply;
+      replies.set(reply.replica, reply);
+      if ([...replicas].every((replica) => replies.has(replica))) allAnswered();
+    });
+    const published: ClusterRequest = { id: request, command };
+    await redis.publish(clusterKey(name, 'channel', COMMAND_CHANNEL), JSON.stringify(published));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    let silent = false;
+    for (const replica of replicas) {
+      if (replies.has(replica)) continue;
+      silent = true;
+      process.stderr.write(
+        `mcp-host replica ${replica}: did not answer within ${timeoutMs / 1000} s (stopped, or cannot reach Redis); look at its log\n`,
+      );
+    }
+    return { name, replies: [...replies.values()], silent };
+  } finally {
+    await subscriber.quit().catch(() => undefined);
+    await redis.quit().catch(() => undefined);
+  }
+}

@@ -1,0 +1,600 @@
+// Replicas behind a real load balancer, coordinated through a real Redis
+// (DESIGN.md, "Scale"): two `mcp-host start` child processes with the same
+// config and cluster secret, Debian's redis-server and haproxy (round
+// robin, no affinity) started by the test on free 127.0.0.1 ports, and the
+// SDK's own Client of both eras. A legacy session keeps working while its
+// requests alternate replicas; a 2026-07-28 call that asks its client
+// questions completes when its rounds land on different replicas; a killed
+// replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import { validateConfig } from '../host/config/validate.js';
+import { formatProblem, problemsOf } from '../host/errors.js';
+import {
+  runCli,
+  startHttpHost,
+  until,
+  watchingNotificationStream,
+  type HttpHost,
+  type Teardown,
+} from './helpers/host.js';
+import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
+
+type Result = Record<string, unknown>;
+
+const MODERN = '2026-07-28';
+const execFileAsync = promisify(execFile);
+const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
+
+/** Asks its client twice in one call; grows a tool on demand (its list_changed reaches the sessions' GET streams). */
+const PLUGIN = `
+import { existsSync, writeFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
+
+export default {
+  create() {
+    const server = new McpServer({ name: 'replicated', version: '1.0.0' });
+    server.registerTool('secret', { inputSchema: z.object({}) }, async () => text(String(process.env.MCP_HOST_CLUSTER_SECRET)));
+    server.registerTool('hold', { inputSchema: z.object({}) }, async () => {
+      writeFileSync(process.env.HOLD_RELEASE_FILE + '.held', '');
+      while (!existsSync(process.env.HOLD_RELEASE_FILE)) await new Promise((resolve) => setTimeout(resolve, 20));
+      return text('released');
+    });
+    server.registerTool('whoami', { inputSchema: z.object({}) }, async () => text(String(process.pid)));
+    server.registerTool('ask_twice', { inputSchema: z.object({}) }, async (_args, ctx) => {
+      const first = await ctx.mcpReq.elicitInput({ message: 'first?', requestedSchema: NAME });
+      const second = await ctx.mcpReq.elicitInput({ message: 'second?', requestedSchema: NAME });
+      return text(first.content.name + ' then ' + second.content.name + ' on ' + process.pid);
+    });
+    let grown = 0;
+    server.registerTool('grow', { inputSchema: z.object({}) }, async () => {
+      grown += 1;
+      server.registerTool('grown_' + grown, { inputSchema: z.object({}) }, async () => text('grown'));
+      return text('grew');
+    });
+    return server;
+  },
+};
+`;
+
+interface Cluster {
+  /** The replicas' config file. */
+  config: string;
+  replicas: HttpHost[];
+  redis: Engine & { url: string };
+  /** The load balancer's MCP URL. */
+  url: string;
+}
+
+/** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
+function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}): string {
+  ws.writePackage(
+    'node_modules/@test/mcp-replicated',
+    {
+      name: '@test/mcp-replicated',
+      version: '1.0.0',
+      type: 'module',
+      exports: './index.js',
+      'mcp-host': { prefix: 'r' },
+    },
+    { 'index.js': PLUGIN },
+  );
+  return ws.writeConfig({
+    plugins: [{ package: '@test/mcp-replicated' }],
+    reload: { watch: false },
+    cluster: { name: 'test' },
+    ...extra,
+  });
+}
+
+async function startCluster(
+  t: Teardown,
+  ws: Workspace,
+  { config: extra = {}, env: extraEnv = {} }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+): Promise<Cluster> {
+  const config = writeClusterConfig(ws, extra);
+  const redis = await startRedis(t);
+  const env = {
+    MCP_HOST_REDIS_URL: redis.url,
+    MCP_HOST_CLUSTER_SECRET: SECRET,
+    MCP_HOST_LOG_LEVEL: 'debug',
+    // The file whose creation ends r.hold's call.
+    HOLD_RELEASE_FILE: join(ws.dir, 'release'),
+    ...extraEnv,
+  };
+  const ports = [await freePort(), await freePort()];
+  const replicas = await Promise.all(
+    ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
+  );
+  // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
+  for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
+  const balancer = await startHaproxy(t, ws, ports);
+  return { config, replicas, redis, url: balancer.url };
+}
+
+/** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
+function alternating(urls: readonly string[], getsTo = urls[0]!): FetchLike {
+  let next = 0;
+  return (_input, init) => fetch((init?.method ?? 'GET') === 'GET' ? getsTo : urls[next++ % urls.length]!, init);
+}
+
+/** A raw tools/list on a legacy session, sent to `url`. */
+function listOnSession(url: string, sessionId: string, version: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': version,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
+interface Readiness {
+  ready: boolean;
+  degraded?: string;
+  generation: number;
+}
+
+/** What /readyz says about a replica (loopback, no auth: the details are shown). */
+async function readiness(replica: HttpHost): Promise<Readiness> {
+  return (await fetch(new URL('/readyz', replica.url))).json() as Promise<Readiness>;
+}
+
+/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
+async function eventually(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function modernClient(): Client {
+  return new Client(
+    { name: 'modern', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
+  );
+}
+
+function answering(client: Client): void {
+  client.setRequestHandler('elicitation/create', async (request) => ({
+    action: 'accept',
+    content: { name: String(request.params.message).replace('?', '!') },
+  }));
+}
+
+t.test('two replicas behind HAProxy, one Redis', async (t) => {
+  const ws = makeWorkspace(t);
+  const cluster = await startCluster(t, ws);
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  /** What must outlive one subtest (a restarted Redis) is torn down with the whole. */
+  const whole: Teardown = t;
+
+  t.test('a legacy session works while its requests alternate replicas', async (t) => {
+    // initialize opens the session on a; its GET stream and every other request go through b.
+    const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+    const client = new Client({ name: 'legacy', version: '1.0.0' });
+    const changed: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: stream.fetch }));
+    t.teardown(() => client.close());
+    t.not(client.getNegotiatedProtocolVersion(), MODERN);
+    await stream.opened;
+    const pids = new Set<string>();
+    for (let i = 0; i < 4; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    t.equal(pids.size, 1, 'every call of the session is served by the replica that holds it');
+    t.equal(
+      firstText(await client.callTool({ name: 'r.secret', arguments: {} })),
+      'undefined',
+      'plugin code cannot read the cluster secret',
+    );
+    t.equal(firstText(await client.callTool({ name: 'r.grow', arguments: {} })), 'grew');
+    await until('list_changed on the relayed GET stream', () => changed.length > 0);
+    t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grown_1'));
+    t.match(a.log() + b.log(), /forwarded a POST to replica/, 'a replica forwarded to the owner');
+    t.match(a.log() + b.log(), /forwarded a GET to replica/, 'the GET stream was relayed');
+  });
+
+  t.test('a legacy SDK client through HAProxy', async (t) => {
+    const client = new Client({ name: 'legacy-lb', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    t.teardown(() => client.close());
+    for (let i = 0; i < 4; i++) t.ok(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+  });
+
+  t.test('a 2026-07-28 call whose rounds land on different replicas completes', async (t) => {
+    const client = modernClient();
+    answering(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url]) }));
+    t.teardown(() => client.close());
+    t.equal(client.getNegotiatedProtocolVersion(), MODERN);
+    const forwards = () => (a.log() + b.log()).match(/forwarded a POST to replica/g)?.length ?? 0;
+    const before = forwards();
+    const done = await client.callTool({ name: 'r.ask_twice', arguments: {} });
+    t.match(firstText(done), /^first! then second! on \d+$/);
+    t.ok(forwards() > before, 'a retry that reached the other replica was forwarded to the one holding the call');
+  });
+
+  t.test('a 2026-07-28 client through HAProxy', async (t) => {
+    const client = modernClient();
+    answering(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    t.teardown(() => client.close());
+    for (let i = 0; i < 3; i++) {
+      t.match(firstText(await client.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    }
+  });
+
+  t.test('a forged forwarding stamp is refused', async (t) => {
+    const response = await fetch(a.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mcp-host-peer': `${Date.now()}..not-a-mac` },
+      body: '{}',
+    });
+    t.equal(response.status, 401);
+    t.match(
+      await response.text(),
+      /Unauthorized: a request forwarded by an mcp-host replica was refused: its signature does not match this cluster’s key \(MCP_HOST_CLUSTER_SECRET differs\)/,
+    );
+  });
+
+  t.test('Redis stopped: replicas degrade and serve what they hold; Redis back: they recover', async (t) => {
+    const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
+    await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => onA.close());
+    const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
+    const version = onA.getNegotiatedProtocolVersion()!;
+    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis is up');
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => modern.close());
+
+    cluster.redis.child.kill('SIGKILL');
+    await cluster.redis.exited;
+    for (const replica of [a, b]) {
+      await eventually('the replica to report Redis down', async () =>
+        /^Redis unreachable/.test((await readiness(replica)).degraded ?? ''),
+      );
+    }
+    t.match(await readiness(a), { ready: true, degraded: /^Redis unreachable: / }, 'degraded, still ready');
+    t.ok(firstText(await onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
+    t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    const lost = await listOnSession(b.url, sessionId, version);
+    t.equal(lost.status, 503);
+    t.match(
+      ((await lost.json()) as { error: Result }).error.message,
+      new RegExp(
+        `^Service Unavailable: session "${sessionId}" is not on this replica, and which replica holds it cannot be looked up now \\(Redis unreachable: .*\\); retry later$`,
+      ),
+    );
+
+    cluster.redis = await startRedis(whole, cluster.redis.port);
+    for (const replica of [a, b]) {
+      await eventually('the replica to recover', async () => (await readiness(replica)).degraded === undefined);
+    }
+    await eventually(
+      "a's session to be registered again",
+      async () => (await listOnSession(b.url, sessionId, version)).status === 200,
+    );
+    t.pass('b forwards to a again');
+  });
+
+  t.test(
+    'reload --cluster reloads every replica and reports each; list_changed reaches a relayed stream',
+    async (t) => {
+      const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+      const client = new Client({ name: 'legacy-reload', version: '1.0.0' });
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+      await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: stream.fetch }));
+      t.teardown(() => client.close());
+      await stream.opened;
+      t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grow'));
+      writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', tools: { exclude: ['grow'] } }] });
+      const run = await runCli(['reload', '--cluster', '--config', cluster.config], {
+        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      });
+      t.equal(run.code, 0, run.stderr);
+      for (const replica of [a, b]) {
+        t.match(
+          run.stdout,
+          new RegExp(
+            `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): reloaded in [\\d.]+ ms, generation \\d+ is live`,
+          ),
+        );
+      }
+      t.match(run.stdout, /tools removed: r\.grow/);
+      await until('list_changed on the relayed GET stream', () => changed > 0);
+      t.notOk((await client.listTools()).tools.some((tool) => tool.name === 'r.grow'));
+    },
+  );
+
+  t.test('status --cluster lists every replica with its generation, config hash and mounts', async (t) => {
+    const run = await runCli(['status', '--cluster', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.equal(run.code, 0, run.stderr);
+    t.match(run.stdout, /^cluster "test": 2 replicas answered\n/);
+    const hashes = new Set<string>();
+    for (const replica of [a, b]) {
+      const line = new RegExp(
+        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12})\n  r \\(@test/mcp-replicated\\): up\n`,
+      ).exec(run.stdout);
+      t.ok(line, `${replica.url} is listed with its mount`);
+      hashes.add(line?.[2] ?? '');
+    }
+    t.equal(hashes.size, 1, 'both run the same config');
+    t.notMatch(run.stdout, 'warning');
+
+    // One replica takes a change (its own SIGHUP), the other does not: status shows it.
+    const generation = (await readiness(a)).generation;
+    writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', tools: { exclude: ['grow', 'secret'] } }] });
+    a.child.kill('SIGHUP');
+    await eventually('a to reload', async () => (await readiness(a)).generation > generation);
+    const split = await runCli(['status', '--cluster', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.match(
+      split.stdout,
+      'warning: the replicas run 2 different configs; reload the ones behind (mcp-host reload --cluster)',
+    );
+  });
+
+  t.test('killing a replica: its legacy sessions get 404, 2026-07-28 clients notice nothing', async (t) => {
+    const onB = new Client({ name: 'legacy-on-b', version: '1.0.0' });
+    await onB.connect(new StreamableHTTPClientTransport(new URL(b.url)));
+    const sessionId = (onB.transport as StreamableHTTPClientTransport).sessionId!;
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    t.teardown(() => modern.close());
+
+    const manual = new Client(
+      { name: 'modern-manual', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN } },
+        capabilities: { elicitation: { form: {} } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    await manual.connect(new StreamableHTTPClientTransport(new URL(b.url)));
+    const asked = (await manual.callTool(
+      { name: 'r.ask_twice', arguments: {} },
+      { allowInputRequired: true },
+    )) as Result;
+    t.equal(asked.resultType, 'input_required', 'a call waits on b for its retry');
+    await manual.close();
+
+    b.child.kill('SIGKILL');
+    await b.exited;
+    await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => manual.close());
+    await t.rejects(
+      manual.callTool(
+        {
+          name: 'r.ask_twice',
+          arguments: {},
+          requestState: asked.requestState,
+          inputResponses: Object.fromEntries(
+            Object.keys(asked.inputRequests as Result).map((key) => [
+              key,
+              { action: 'accept', content: { name: 'x' } },
+            ]),
+          ),
+        } as never,
+        { allowInputRequired: true },
+      ),
+      {
+        code: -32602,
+        message:
+          /Invalid or expired requestState: the mcp-host replica holding the tools\/call it continues is gone \(stopped or restarted\), and its call with it\. Fix: send the tools\/call again without requestState and inputResponses\./,
+      },
+    );
+    const response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    t.equal(response.status, 404);
+    t.match(((await response.json()) as { error: Result }).error, {
+      code: -32001,
+      message: `Session not found: session "${sessionId}" lived on another mcp-host replica, which is gone (stopped or restarted); start a new one with initialize`,
+    });
+    for (let i = 0; i < 4; i++) {
+      t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    }
+  });
+
+  t.test('a replica stopped with SIGTERM refuses new requests while it drains, and leaves the cluster', async (t) => {
+    const client = new Client({ name: 'holding', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    const held = client.callTool({ name: 'r.hold', arguments: {} });
+    await until('the held call to reach the plugin', () => existsSync(join(ws.dir, 'release.held')));
+    a.child.kill('SIGTERM');
+    await until('a to start stopping', () => /stopping \(SIGTERM\)/.test(a.log()));
+    const health = await fetch(new URL('/healthz', a.url));
+    t.equal(health.status, 503);
+    t.same(await health.json(), { status: 'stopping' });
+    const refused = await fetch(a.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    t.equal(refused.status, 503);
+    t.match(((await refused.json()) as { error: Result }).error, {
+      message: 'Service Unavailable: mcp-host is stopping; retry (another replica, or this host once it is back)',
+    });
+    writeFileSync(join(ws.dir, 'release'), '');
+    t.equal(firstText(await held), 'released', 'the call in flight finished');
+    t.equal(await a.exited, 0);
+    const registered = async () => {
+      const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
+        '-p',
+        String(cluster.redis.port),
+        '--scan',
+        '--pattern',
+        'mcp-host:test:replica:*',
+      ]);
+      return stdout.split('\n').filter(Boolean).length;
+    };
+    t.equal(await registered(), 1, 'a left at once; only b (killed) is still registered, until its entry lapses');
+    await eventually("b's entry to lapse", async () => (await registered()) === 0);
+    const run = await runCli(['status', '--cluster', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.equal(run.code, 1, 'no replica left to answer');
+    t.match(run.stderr, 'no replica of cluster "test" is registered');
+  });
+});
+
+t.test('the cluster section is validated like every other key', async (t) => {
+  const file = '/srv/mcp-host.config.js';
+  const refusals = (cluster: unknown) => {
+    try {
+      validateConfig({ plugins: [], cluster }, file);
+      return [];
+    } catch (error) {
+      return problemsOf(error, 'config').map(formatProblem);
+    }
+  };
+  t.same(refusals({ redis: 'redis://10.0.0.5:6379', name: 'prod', advertise: 'http://10.0.0.12:3000' }), []);
+  t.same(refusals({ redis: 'http://x', name: '', advertise: 'ftp://y', extra: 1 }), [
+    'mcp-host.config.js: cluster.redis: expected a redis:// or rediss:// URL, got "http://x". Fix: e.g. redis: "redis://redis.internal:6379" (or set MCP_HOST_REDIS_URL).',
+    'mcp-host.config.js: cluster.name: expected a non-empty string, got "". Fix: e.g. name: "prod".',
+    'mcp-host.config.js: cluster.advertise: expected an http:// or https:// URL, got "ftp://y". Fix: e.g. advertise: "http://10.0.0.12:3000".',
+    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name" and "advertise".',
+  ]);
+  t.same(refusals('yes'), [
+    'mcp-host.config.js: cluster: expected an object, got "yes". Fix: e.g. cluster: { redis: "redis://127.0.0.1:6379", name: "prod" }.',
+  ]);
+});
+
+t.test('a replica without Redis, its secret or HTTP refuses to start, naming the fix', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = writeClusterConfig(ws);
+  const start = (env: NodeJS.ProcessEnv, args = ['--http', '127.0.0.1:0']) =>
+    runCli(['start', '--config', config, ...args], {
+      env: {
+        ...process.env,
+        MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1',
+        MCP_HOST_CLUSTER_SECRET: SECRET,
+        ...env,
+      },
+    });
+  const refusals: [NodeJS.ProcessEnv, string[] | undefined, string][] = [
+    [
+      { MCP_HOST_CLUSTER_SECRET: undefined },
+      undefined,
+      'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
+    ],
+    [{ MCP_HOST_CLUSTER_SECRET: 'tiny-key' }, undefined, 'which is shorter than 16 characters'],
+    [
+      { MCP_HOST_REDIS_URL: undefined },
+      undefined,
+      'mcp-host.config.js: cluster: a cluster needs Redis, and neither cluster.redis nor MCP_HOST_REDIS_URL names it. Fix: set cluster.redis: "redis://HOST:6379" in the config, or MCP_HOST_REDIS_URL=redis://HOST:6379 in the host\'s environment.',
+    ],
+    [
+      { MCP_HOST_REDIS_URL: 'http://redis:6379' },
+      undefined,
+      'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+    ],
+    [
+      {},
+      ['--stdio'],
+      'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
+    ],
+  ];
+  for (const [env, args, message] of refusals) {
+    const run = await start(env, args);
+    t.equal(run.code, 1, message);
+    t.match(run.stderr, message);
+    t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
+  }
+});
+
+t.test('sessions per bearer token are counted across the cluster', async (t) => {
+  const tokens = ['token-a-0123456789abcdef', 'token-b-0123456789abcdef'] as const;
+  const cluster = await startCluster(t, makeWorkspace(t), {
+    config: { http: { port: 0, auth: {}, maxSessionsPerToken: 2 } },
+    env: { MCP_HOST_HTTP_TOKENS: tokens.join(',') },
+  });
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const open = async (url: string, token: string) => {
+    const client = new Client({ name: 'counted', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    t.teardown(() => client.close());
+    return transport;
+  };
+  const first = await open(a.url, tokens[0]);
+  await open(b.url, tokens[0]);
+  const refused = await fetch(a.url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${tokens[0]}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'third', version: '1' } },
+    }),
+  });
+  t.equal(refused.status, 429, 'one session on each replica: the token holds its 2');
+  t.match(((await refused.json()) as { error: Result }).error, {
+    message:
+      "Too Many Requests: this bearer token holds 2 sessions open across the cluster's replicas, its limit (http.maxSessionsPerToken); end sessions no longer used (DELETE with their Mcp-Session-Id), or raise http.maxSessionsPerToken in the host config",
+  });
+  await open(b.url, tokens[1]);
+  t.pass('another token is not counted against it');
+  await first.terminateSession();
+  await open(a.url, tokens[0]);
+  t.pass('a session ended makes room again');
+});
+
+t.test('reload --cluster without a cluster, or without its Redis, says so', async (t) => {
+  const ws = makeWorkspace(t);
+  const clustered = writeClusterConfig(ws);
+  const plain = ws.writeConfig({ plugins: [] }, 'plain.config.js');
+  const reload = (config: string, env: NodeJS.ProcessEnv) =>
+    runCli(['reload', '--cluster', '--config', config], { env: { ...process.env, ...env } });
+  const misplaced = await runCli(['list', '--cluster', '--config', plain]);
+  t.equal(misplaced.code, 2);
+  t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload" or "status"');
+  const bare = await runCli(['status', '--config', plain]);
+  t.equal(bare.code, 2);
+  t.match(bare.stderr, 'mcp-host: "status" needs --cluster');
+  const noCluster = await reload(plain, {});
+  t.equal(noCluster.code, 1);
+  t.match(
+    noCluster.stderr,
+    'plain.config.js: cluster: the config has no cluster section, so the hosts running it are not replicas of a cluster. Fix: run mcp-host reload without --cluster, or add a cluster section to the config.',
+  );
+  const unreachable = await reload(clustered, { MCP_HOST_REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+  t.equal(unreachable.code, 1);
+  t.match(
+    unreachable.stderr,
+    /Redis at redis:\/\/127\.0\.0\.1:\d+: cannot be reached: .*ECONNREFUSED.*\. Fix: start it, or name the cluster's Redis with cluster\.redis or MCP_HOST_REDIS_URL\./,
+  );
+  const redis = await startRedis(t);
+  const empty = await reload(clustered, { MCP_HOST_REDIS_URL: redis.url });
+  t.equal(empty.code, 1);
+  t.match(
+    empty.stderr,
+    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${redis.url}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
+  );
+});

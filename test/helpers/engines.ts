@@ -1,0 +1,143 @@
+/**
+ * Real engines for the cluster tests, started by the test on free
+ * 127.0.0.1 ports and stopped when it ends: Redis (Debian's redis-server,
+ * no persistence) and HAProxy (Debian's haproxy, round robin, no affinity).
+ * A machine without them fails the test and says how to install them: CI
+ * (.ci/run) installs them; a cluster test never skips silently.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+import type { Teardown } from './host.js';
+import type { Workspace } from './packages.js';
+
+/** The executable `name` on PATH (or in the sbin directories, where Debian puts haproxy). */
+export function requireEngine(name: string, debianPackage: string): string {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+  for (const dir of dirs) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not in this directory
+    }
+  }
+  throw new Error(
+    `the cluster tests need ${name}, which is not installed: run \`apt-get install -y ${debianPackage}\` (.ci/run installs it when missing)`,
+  );
+}
+
+/** A port free on 127.0.0.1 now, for a process that must be told its port up front. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Engine {
+  port: number;
+  child: ChildProcess;
+  /** Resolves with the exit code once the process ended. */
+  exited: Promise<number | null>;
+}
+
+/** Start `file args…`; resolves once its output matches `ready` (at once without one); killed when the test ends. */
+async function startEngine(
+  t: Teardown,
+  file: string,
+  args: string[],
+  ready: RegExp | undefined,
+  port: number,
+): Promise<Engine> {
+  const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  let output = '';
+  if (!ready) return { port, child, exited };
+  await new Promise<void>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve();
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    void exited.then((code) => reject(new Error(`${file} exited (${code}) before it was ready:\n${output}`)));
+  });
+  return { port, child, exited };
+}
+
+/** A Redis with nothing persisted, on a free port (or on `port`, to restart one where its clients look for it). */
+export async function startRedis(t: Teardown, port?: number): Promise<Engine & { url: string }> {
+  const file = requireEngine('redis-server', 'redis-server');
+  port ??= await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const engine = await startEngine(t, file, args, /Ready to accept connections/, port);
+  return { ...engine, url: `redis://127.0.0.1:${port}` };
+}
+
+/**
+ * HAProxy balancing round robin over `backends` (host:port), without
+ * affinity. A replica that stops answering is taken out by the health
+ * check, and a request that could not connect is sent to another one.
+ */
+export async function startHaproxy(
+  t: Teardown,
+  ws: Workspace,
+  backends: readonly number[],
+): Promise<Engine & { url: string }> {
+  const file = requireEngine('haproxy', 'haproxy');
+  const port = await freePort();
+  const config = ws.writeFile(
+    `haproxy-${port}.cfg`,
+    [
+      'global',
+      '  maxconn 512',
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 60s',
+      '  timeout server 60s',
+      '  retries 3',
+      '  option redispatch',
+      // A stopping replica answers 503: the request is sent to another.
+      '  retry-on conn-failure empty-response 503',
+      'frontend mcp',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend replicas',
+      'backend replicas',
+      '  balance roundrobin',
+      '  option httpchk GET /healthz',
+      ...backends.map(
+        (backend, index) => `  server r${index + 1} 127.0.0.1:${backend} check inter 300ms fall 1 rise 1`,
+      ),
+      '',
+    ].join('\n'),
+  );
+  // -db: stay in the foreground. It says nothing when ready: ready is its port answering through to a replica.
+  const engine = await startEngine(t, file, ['-db', '-f', config], undefined, port);
+  await answersWithin(port, 10_000);
+  return { ...engine, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+async function answersWithin(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  const answers = () =>
+    fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+  while (!(await answers())) {
+    if (Date.now() > deadline) throw new Error(`HAProxy on port ${port} did not answer within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
