@@ -40,6 +40,9 @@ t.test('a stdio client that stops reading cannot grow the host', async (t) => {
   child.stdout.off('data', countAnswers);
   child.stdout.pause();
   const rssOf = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+  // What the host holds before the flood: its code and the SDK (77 MiB run as users run it), plus
+  // what tap's hooks load into every child process (about 60 MiB more).
+  const before = rssOf();
   const chunk = Array.from({ length: 1000 }, (_, i) => line({ id: i + 1, method: 'ping' })).join('');
   for (let sent = 0; sent < requests; sent += 1000) child.stdin.write(chunk);
   // The host stops reading once its stdout is backed up: what it has not
@@ -55,7 +58,12 @@ t.test('a stdio client that stops reading cannot grow the host', async (t) => {
     if (unread === 0) break;
   }
   t.ok(unread > 0, `the host stopped reading with ${(unread / 1024 / 1024).toFixed(1)} MiB unread`);
-  t.ok(peak < 200, `host RSS peaked at ${peak.toFixed(0)} MiB while its client did not read`);
+  // The flood's own cost is what must stay small: 31–45 MiB measured, so a host run as users run it
+  // stays under 200 MiB; the absolute figure under tap carries tap's own modules.
+  t.ok(
+    peak - before < 64,
+    `host RSS peaked at ${peak.toFixed(0)} MiB (${before.toFixed(0)} MiB before the flood) while its client did not read`,
+  );
   // Reading again, every request is answered: nothing was dropped.
   child.stdout.on('data', countAnswers);
   child.stdout.resume();
