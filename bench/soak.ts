@@ -305,12 +305,19 @@ export async function startHost(config: string, env: NodeJS.ProcessEnv): Promise
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const fullGcs: SoakHost['fullGcs'] = [];
+  let hostIsolate: string | undefined;
   child.stdout!.setEncoding('utf8');
   let partial = '';
   child.stdout!.on('data', (text: string) => {
     const lines = (partial + text).split('\n');
     partial = lines.pop()!;
     for (const line of lines) {
+      // --trace-gc prints every isolate's collections, a worker plugin's too: the host's own heap is
+      // the isolate heard first (its start-up collects before any worker exists).
+      const isolate = /^\[\d+:(0x[0-9a-f]+)\]/.exec(line)?.[1];
+      if (isolate === undefined) continue;
+      hostIsolate ??= isolate;
+      if (isolate !== hostIsolate) continue;
       const after = /Mark-Compact [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/.exec(line)?.[1];
       if (after) fullGcs.push({ at: Date.now(), heapMiB: Number(after) });
     }
