@@ -41,7 +41,7 @@ process.kill = function guardedKill(pid: number, signal?: string | number) {
 };
 const post = (message: FromWorker) => port.postMessage(message);
 
-// Pino writes to fd 2 synchronously, from this thread as from the host's:
+// Pino writes to fd 2 from this thread (synchronously: see createLogger):
 // the plugin's lines reach the host's stderr with its name, never stdout.
 const logger = createLogger(logLevel).child({ plugin: name });
 const { hostSide, pluginSide } = createInProcessLink(description);

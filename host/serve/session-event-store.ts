@@ -2,8 +2,14 @@ import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontex
 
 interface StoredEvent {
   streamId: StreamId;
-  message: JSONRPCMessage;
-  bytes: number;
+  /**
+   * The message as JSON, not the object: a small JSON-RPC object costs the
+   * heap several times its serialized size, so holding the text keeps the
+   * memory a session's store uses close to the bytes it counts against its
+   * bound (measured: the soak's live heap grew 45 to 101 MiB in 40 s with ten
+   * quiet-reading sessions holding objects).
+   */
+  json: string;
 }
 
 /**
@@ -36,9 +42,9 @@ export class SessionEventStore implements EventStore {
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const eventId = `${streamId}_${this.next++}`;
-    const bytes = Buffer.byteLength(JSON.stringify(message));
-    this.events.set(eventId, { streamId, message, bytes });
-    this.bytes += bytes;
+    const json = JSON.stringify(message);
+    this.events.set(eventId, { streamId, json });
+    this.bytes += Buffer.byteLength(json);
     this.dropOverBound();
     return eventId;
   }
@@ -55,8 +61,9 @@ export class SessionEventStore implements EventStore {
     if (!last) throw new Error(`no event ${lastEventId} is held to resume after`);
     let after = false;
     for (const [eventId, event] of this.events) {
-      if (after && event.streamId === last.streamId && Object.keys(event.message).length > 0) {
-        await send(eventId, event.message);
+      // '{}' is the SDK's priming event (an empty message that only carries an id to resume from).
+      if (after && event.streamId === last.streamId && event.json !== '{}') {
+        await send(eventId, JSON.parse(event.json) as JSONRPCMessage);
       }
       if (eventId === lastEventId) after = true;
     }
@@ -80,7 +87,7 @@ export class SessionEventStore implements EventStore {
     while (this.bytes > this.maxBytes && this.events.size > 1) {
       const [eventId, event] = this.events.entries().next().value as [EventId, StoredEvent];
       this.events.delete(eventId);
-      this.bytes -= event.bytes;
+      this.bytes -= Buffer.byteLength(event.json);
       dropped += 1;
     }
     if (dropped === 0) return;
