@@ -24,7 +24,7 @@ const STATUS_ERROR = 2;
 /** A server whose `meta` tool answers with the `_meta` of its request, and whose `fail` tool fails. */
 const META_SERVER = `import { McpServer } from '@modelcontextprotocol/server';
 export function metaServer() {
-  const server = new McpServer({ name: 'meta', version: '1.0.0' });
+  const server = new McpServer({ name: 'meta', version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool('meta', { description: 'Answer with the request _meta' }, (ctx) => ({
     content: [{ type: 'text', text: JSON.stringify(ctx.mcpReq._meta ?? {}) }],
   }));
@@ -325,6 +325,67 @@ t.test('over Streamable HTTP, both eras; W3C headers parent the span when _meta 
   );
   t.equal(span.parentSpanId, byHeader.spanId);
 });
+
+t.test(
+  'the requests the SDK answers itself are traced: initialize, ping, logging/setLevel, server/discover, subscriptions/listen',
+  async (t) => {
+    const otlp = await startOtlpReceiver(t);
+    const ws = makeWorkspace(t);
+    const config = writeMetaPlugins(ws);
+    const served = (method: string, transport: 'pipe' | 'tcp') =>
+      otlp.span(
+        `a ${method} server span over ${transport}`,
+        (s) => s.name === method && s.kind === SERVER_KIND && s.attributes['network.transport'] === transport,
+      );
+
+    const legacy = await startStdioHost(t, config, { env: otlp.env });
+    await legacy.client.ping();
+    await legacy.client.setLoggingLevel('warning');
+    t.match((await served('initialize', 'pipe')).attributes, {
+      'mcp.method.name': 'initialize',
+      'jsonrpc.request.id': String,
+    });
+    t.match((await served('ping', 'pipe')).attributes, { 'mcp.method.name': 'ping', 'mcp.protocol.version': String });
+    t.match((await served('logging/setLevel', 'pipe')).attributes, { 'mcp.method.name': 'logging/setLevel' });
+
+    const modern = await startStdioHost(t, config, {
+      env: otlp.env,
+      clientOptions: { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+    });
+    await (await modern.client.listen({ toolsListChanged: true })).close();
+    t.match((await served('server/discover', 'pipe')).attributes, { 'mcp.method.name': 'server/discover' });
+    const listened = await served('subscriptions/listen', 'pipe');
+    t.match(listened.attributes, { 'mcp.protocol.version': MODERN_REVISION, 'jsonrpc.request.id': String });
+    t.notOk('error.type' in listened.attributes, 'an acknowledged listen carries no error');
+    await otlp.point('mcp.server.operation.duration', { 'mcp.method.name': 'subscriptions/listen' });
+
+    // Over HTTP the listen stream is opened by the endpoint; W3C headers parent its span.
+    const http = await startHttpHost(t, config, { env: otlp.env });
+    const caller = clientContext();
+    const client = new Client(
+      { name: 'listener', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(http.url), {
+        requestInit: { headers: { traceparent: caller.traceparent } },
+      }),
+    );
+    t.teardown(() => client.close());
+    await (await client.listen({ toolsListChanged: true })).close();
+    const overHttp = await otlp.span(
+      'the subscriptions/listen span over HTTP',
+      (s) => s.name === 'subscriptions/listen' && s.traceId === caller.traceId,
+    );
+    t.equal(overHttp.parentSpanId, caller.spanId, 'the traceparent header parents it');
+    t.equal(overHttp.attributes['network.transport'], 'tcp');
+    t.equal(overHttp.kind, SERVER_KIND);
+    await otlp.span(
+      'the server/discover span over HTTP',
+      (s) => s.name === 'server/discover' && s.traceId === caller.traceId,
+    );
+  },
+);
 
 t.test('turned on by the config alone, recording arguments and results when it opts in', async (t) => {
   const otlp = await startOtlpReceiver(t);

@@ -1,4 +1,4 @@
-import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
@@ -10,7 +10,8 @@ import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
 import { FrontSession } from './front-session.js';
-import { traceServed, traceSession } from '../telemetry/telemetry.js';
+import { traceSession } from '../telemetry/telemetry.js';
+import { TracedServer } from '../telemetry/traced-server.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
@@ -42,7 +43,7 @@ export function createFrontSession(
   const generation = runtime.current;
   const { config } = generation;
   const capabilities = generation.capabilities();
-  const server = new Server(
+  const server = new TracedServer(
     { name: config.name, version: config.version },
     {
       capabilities,
@@ -56,15 +57,11 @@ export function createFrontSession(
       ? server.setRequestHandler(
           method,
           PARAMS_AS_SENT as never,
-          ((params: Params, ctx: ServerContext) =>
-            traceServed(method, params, ctx, server, () => handler({ params }, ctx).catch(toProtocolError))) as never,
+          ((params: Params, ctx: ServerContext) => handler({ params }, ctx).catch(toProtocolError)) as never,
         )
       : server.setRequestHandler(
           method as 'tools/list',
-          ((request: { params?: Params }, ctx: ServerContext) =>
-            traceServed(method, request.params, ctx, server, () =>
-              handler(request, ctx).catch(toProtocolError),
-            )) as never,
+          ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
         );
   const list = (kind: ListKind) => async (request: { params?: Params }) => {
     const page = await listPage(runtime.current, kind, request.params?.cursor as string | undefined);

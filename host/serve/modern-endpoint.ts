@@ -4,6 +4,8 @@ import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
+import { traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
+import { isPlainObject } from '../plain-object.js';
 
 export interface ModernEndpoint {
   fetch(request: Request, authInfo?: AuthInfo): Promise<Response>;
@@ -59,10 +61,16 @@ export function createModernEndpoint(
       }
       const refusal = await paramHeadersRefusal(runtime, request);
       if (refusal) return refusal;
-      const uris = listen ? await listenedResources(request) : [];
+      const listening = listen ? await listenRequestOf(request) : undefined;
+      const answered = listening && traceAnsweredAtEntry(listening);
       const response = await handler.fetch(request, authInfo && { authInfo });
       // Only an opened stream counts and holds subscriptions (a refusal is a JSON answer).
-      if (!listen || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
+      if (!listening || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        if (answered) answered(await jsonRpcErrorOf(response));
+        return response;
+      }
+      answered?.();
+      const uris = resourcesOf(listening.params);
       listenStreams += 1;
       for (const uri of uris) watched.hold(uri);
       return onBodyEnd(
@@ -109,14 +117,37 @@ async function paramHeadersRefusal(runtime: HostRuntime, request: Request): Prom
   return params.length > 0 ? paramHeaderRefusal(params, body.params.arguments, request.headers, body.id) : undefined;
 }
 
-/** The resource URIs a `subscriptions/listen` request asks updates for. */
-async function listenedResources(request: Request): Promise<string[]> {
+/** A `subscriptions/listen` request's body, as far as it is one: its id and params. */
+async function listenRequestOf(request: Request): Promise<EntryRequest> {
   const body = (await request
     .clone()
     .json()
-    .catch(() => undefined)) as { params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined;
-  const uris = body?.params?.notifications?.resourceSubscriptions;
+    .catch(() => undefined)) as { id?: unknown; params?: unknown } | undefined;
+  const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : undefined;
+  return {
+    method: 'subscriptions/listen',
+    params: isPlainObject(body?.params) ? body.params : undefined,
+    headers: request.headers,
+    ...(id !== undefined && { id }),
+  };
+}
+
+/** The resource URIs a `subscriptions/listen` request asks updates for. */
+function resourcesOf(params: Record<string, unknown> | undefined): string[] {
+  const notifications = params?.notifications as { resourceSubscriptions?: unknown } | undefined;
+  const uris = notifications?.resourceSubscriptions;
   return Array.isArray(uris) ? [...new Set(uris.filter((uri): uri is string => typeof uri === 'string'))] : [];
+}
+
+/** The JSON-RPC error a refusal carries, when it carries one. */
+async function jsonRpcErrorOf(response: Response): Promise<{ code: number; message: string } | undefined> {
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+  const error = body?.error;
+  if (typeof error?.code !== 'number') return undefined;
+  return { code: error.code, message: String(error.message) };
 }
 
 /**

@@ -12,6 +12,11 @@ import {
 import { LineSplitter } from '../line-splitter.js';
 import { isPlainObject } from '../plain-object.js';
 
+export interface WireObserver {
+  received(message: JSONRPCMessage): void;
+  sent(message: JSONRPCMessage): void;
+}
+
 /**
  * The host's side of its stdio connection: newline-delimited JSON-RPC on
  * stdin and stdout, like the SDK's `StdioServerTransport`, except for what
@@ -32,6 +37,8 @@ import { isPlainObject } from '../plain-object.js';
  * only reported: answering a response would start a conversation about it.
  */
 export class StdioWire implements Transport {
+  /** Sees each message read and written: telemetry's view of what the SDK's entry answers itself. */
+  observer?: WireObserver;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -89,6 +96,7 @@ export class StdioWire implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
+    this.observer?.sent(message);
     const line = serializeMessage(message);
     if ('method' in message) {
       this.flush();
@@ -185,6 +193,7 @@ export class StdioWire implements Transport {
       );
       return;
     }
+    this.observer?.received(message);
     this.onmessage?.(message);
   }
 

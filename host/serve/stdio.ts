@@ -3,6 +3,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { StdioWire } from './stdio-wire.js';
+import { stdioListenTracer } from '../telemetry/stdio-listens.js';
 
 export interface StdioService {
   /** Resolves when the client closed stdin. */
@@ -18,6 +19,8 @@ export interface StdioService {
  */
 export function serveOverStdio(runtime: HostRuntime): StdioService {
   let session: FrontSession | undefined;
+  const wire = new StdioWire();
+  wire.observer = stdioListenTracer();
   const handle = serveStdio(
     () => {
       // The entry may build a probe instance for `server/discover` and discard
@@ -29,7 +32,7 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
     },
     {
       // The SDK's own wire leaves malformed input unanswered; this one answers it (see StdioWire).
-      transport: new StdioWire(),
+      transport: wire,
       onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error'),
     },
   );

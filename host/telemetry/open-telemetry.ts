@@ -5,7 +5,7 @@
  * host makes of a mount, their context carried in `params._meta`.
  */
 import { performance } from 'node:perf_hooks';
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -37,7 +37,14 @@ import { FrontSession } from '../proxy/front-session.js';
 import { describeThrown, formatProblem } from '../errors.js';
 import { HOST_VERSION } from '../version.js';
 import type { ExportKind, TelemetrySettings } from './settings.js';
-import { mountKindOf, type Instrumentation, type UpstreamRequest, type TracedUpstreamRequest } from './telemetry.js';
+import {
+  mountKindOf,
+  type EntryAnswered,
+  type EntryRequest,
+  type Instrumentation,
+  type UpstreamRequest,
+  type TracedUpstreamRequest,
+} from './telemetry.js';
 import { ATTR, HOST_ATTR, requestAttributes, spanName } from './conventions.js';
 
 type Params = Record<string, unknown>;
@@ -166,6 +173,35 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
     return { ...params, _meta: { ...meta, ...carrier } };
   };
 
+  /** A server span for a client's request, its parent the client's context (in `_meta`, else in W3C headers). */
+  const serverSpan = (
+    request: EntryRequest & { sessionId: string | undefined; protocolVersion: string | undefined },
+  ) => {
+    const { method, params, headers, sessionId, protocolVersion } = request;
+    const meta = params?._meta as Params | undefined;
+    const parent =
+      meta && typeof meta.traceparent === 'string'
+        ? propagation.extract(ROOT_CONTEXT, meta, metaGetter)
+        : headers
+          ? propagation.extract(ROOT_CONTEXT, headers, headersGetter)
+          : ROOT_CONTEXT;
+    const measured: Attributes = {
+      ...requestAttributes(method, params),
+      [ATTR.networkTransport]: headers ? 'tcp' : 'pipe',
+      ...(protocolVersion !== undefined && { [ATTR.protocolVersion]: protocolVersion }),
+    };
+    const attributes: Attributes = {
+      ...measured,
+      ...(request.id !== undefined && { [ATTR.requestId]: String(request.id) }),
+      ...(sessionId !== undefined && { [ATTR.sessionId]: sessionId }),
+      ...(typeof params?.uri === 'string' && { [ATTR.resourceUri]: params.uri }),
+      ...(settings.recordArguments &&
+        method === 'tools/call' && { [ATTR.toolCallArguments]: JSON.stringify(params?.arguments ?? {}) }),
+    };
+    const span = tracer.startSpan(spanName(method, params), { kind: SpanKind.SERVER, attributes }, parent);
+    return { span, parent, measured };
+  };
+
   /** Progress becomes the span's events; a mount's mid-call request a child span whose context the client receives. */
   const tracedHooks = (hooks: CallHooks, span: Span, spanContext: Context, mount: string): CallHooks => ({
     ...hooks,
@@ -193,30 +229,35 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
 
   return {
     serve(method: string, params: Params | undefined, ctx: ServerContext, server: Server, work: () => Promise<Params>) {
-      const meta = params?._meta as Params | undefined;
       const headers = (ctx.http as { req?: { headers: Headers } } | undefined)?.req?.headers;
-      const parent =
-        meta && typeof meta.traceparent === 'string'
-          ? propagation.extract(ROOT_CONTEXT, meta, metaGetter)
-          : headers
-            ? propagation.extract(ROOT_CONTEXT, headers, headersGetter)
-            : ROOT_CONTEXT;
-      const protocolVersion = server.getNegotiatedProtocolVersion();
-      const measured: Attributes = {
-        ...requestAttributes(method, params),
-        [ATTR.networkTransport]: headers ? 'tcp' : 'pipe',
-        ...(protocolVersion !== undefined && { [ATTR.protocolVersion]: protocolVersion }),
-      };
-      const attributes: Attributes = {
-        ...measured,
-        [ATTR.requestId]: String(ctx.mcpReq.id),
-        ...(ctx.sessionId !== undefined && { [ATTR.sessionId]: ctx.sessionId }),
-        ...(typeof params?.uri === 'string' && { [ATTR.resourceUri]: params.uri }),
-        ...(settings.recordArguments &&
-          method === 'tools/call' && { [ATTR.toolCallArguments]: JSON.stringify(params?.arguments ?? {}) }),
-      };
-      const span = tracer.startSpan(spanName(method, params), { kind: SpanKind.SERVER, attributes }, parent);
+      const { span, parent, measured } = serverSpan({
+        method,
+        id: ctx.mcpReq.id,
+        params,
+        ...(headers && { headers }),
+        sessionId: ctx.sessionId,
+        protocolVersion: server.getNegotiatedProtocolVersion(),
+      });
       return follow(span, serverDuration, measured, context.with(trace.setSpan(parent, span), work));
+    },
+
+    answeredAtEntry(request: EntryRequest): EntryAnswered {
+      const envelope = request.params?._meta as Params | undefined;
+      const claimed = envelope?.[PROTOCOL_VERSION_META_KEY];
+      const { span, measured } = serverSpan({
+        ...request,
+        sessionId: undefined,
+        protocolVersion: typeof claimed === 'string' ? claimed : undefined,
+      });
+      const began = performance.now();
+      return (error) => {
+        const attributes = finish(
+          span,
+          measured,
+          error && Object.assign(new Error(error.message), { code: error.code }),
+        );
+        serverDuration.record((performance.now() - began) / 1000, attributes);
+      };
     },
 
     upstream({ mount, method, id, params, hooks }: UpstreamRequest): TracedUpstreamRequest {

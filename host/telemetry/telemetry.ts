@@ -29,6 +29,19 @@ export interface TracedUpstreamRequest {
   follow(answer: Promise<Params>): Promise<Params>;
 }
 
+/** A request the SDK's serving entry answers itself (a `subscriptions/listen`), before any handler sees it. */
+export interface EntryRequest {
+  method: string;
+  /** Absent from a body too malformed to have one (the SDK refuses it). */
+  id?: string | number;
+  params: Params | undefined;
+  /** The HTTP request's headers; none over stdio. */
+  headers?: Headers;
+}
+
+/** Ends an entry-answered request's span: with the JSON-RPC error it was refused with, if it was. */
+export type EntryAnswered = (error?: { code: number; message: string }) => void;
+
 /**
  * The host's instrumentation, as the rest of the host calls it. Only
  * `open-telemetry.ts` implements it, and only that module imports the
@@ -43,6 +56,7 @@ export interface Instrumentation {
     server: Server,
     work: () => Promise<Params>,
   ): Promise<Params>;
+  answeredAtEntry(request: EntryRequest): EntryAnswered;
   upstream(request: UpstreamRequest): TracedUpstreamRequest;
   /** A long-lived client session opened; the returned function records its end. */
   sessionOpened(server: Server): () => void;
@@ -82,6 +96,11 @@ export async function stopTelemetry(): Promise<void> {
   await stopping?.shutdown();
 }
 
+/** Whether telemetry is on: what is instrumented only then asks this once, when it is set up. */
+export function telemetryOn(): boolean {
+  return active !== undefined;
+}
+
 /** Serve one client request under a server span (or just serve it, with telemetry off). */
 export function traceServed(
   method: string,
@@ -91,6 +110,11 @@ export function traceServed(
   work: () => Promise<Params>,
 ): Promise<Params> {
   return active ? active.serve(method, params, ctx, server, work) : work();
+}
+
+/** A request the SDK's entry answers, under a server span: undefined with telemetry off. */
+export function traceAnsweredAtEntry(request: EntryRequest): EntryAnswered | undefined {
+  return active?.answeredAtEntry(request);
 }
 
 /** A request to a mount under a client span: undefined with telemetry off (send it as it is). */
