@@ -5,6 +5,7 @@
 // with the _meta their request carried.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -386,6 +387,60 @@ t.test(
     );
   },
 );
+
+t.test('each containment limit hit is counted, by its config key', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  writeMetaPlugins(ws);
+  const config = ws.writeConfig({
+    plugins: [{ package: '@test/meta', prefix: 'inproc' }],
+    reload: { watch: false },
+    http: { port: 0, maxSessions: 1, maxListenStreams: 1, maxConnections: 12, maxBodyBytes: 1000, bodyTimeoutMs: 300 },
+  });
+  const host = await startHttpHost(t, config, { env: otlp.env });
+  const hit = (limit: string) => otlp.point('mcp-host.limits.hit', { 'mcp-host.limit': limit });
+  const { hostname, port } = new URL(host.url);
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(host.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
+
+  const legacy = new Client({ name: 'first-session', version: '1.0.0' });
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => legacy.close());
+  const second = new Client({ name: 'second-session', version: '1.0.0' });
+  await t.rejects(second.connect(new StreamableHTTPClientTransport(new URL(host.url))), /http.maxSessions/);
+  await hit('http.maxSessions');
+
+  const modern = new Client(
+    { name: 'listener', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+  );
+  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => modern.close());
+  const listening = await modern.listen({ toolsListChanged: true });
+  t.teardown(() => listening.close());
+  await t.rejects(modern.listen({ toolsListChanged: true }), /http.maxListenStreams/);
+  await hit('http.maxListenStreams');
+
+  t.equal((await post('x'.repeat(2000))).status, 413);
+  await hit('http.maxBodyBytes');
+
+  // A body that never arrives whole, then more connections held open than the host takes.
+  const socket = () => {
+    const opened = connect(Number(port), hostname);
+    t.teardown(() => opened.destroy());
+    return opened;
+  };
+  socket().write(
+    `POST /mcp HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`,
+  );
+  await hit('http.bodyTimeoutMs');
+  for (let i = 0; i < 13; i++) socket();
+  await hit('http.maxConnections');
+});
 
 t.test('turned on by the config alone, recording arguments and results when it opts in', async (t) => {
   const otlp = await startOtlpReceiver(t);

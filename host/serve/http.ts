@@ -16,6 +16,7 @@ import { healthResponse, isHealthPath } from './health.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { PEER_HEADER } from '../cluster/peer-auth.js';
 import { forwardedContinuation } from '../cluster/forward-continuation.js';
+import { recordLimitHit } from '../telemetry/telemetry.js';
 
 /** Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404. */
 export const MCP_PATH = '/mcp';
@@ -124,6 +125,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
                 ? await forwardedContinuation(cluster, request, clientId, maxRequestBodySize)
                 : undefined) ?? (await modern.fetch(request, extra?.authInfo)));
           return capQueuedBytes(answer, limits.maxStreamQueueBytes, () => {
+            recordLimitHit('http.maxStreamQueueBytes');
             runtime.logger.warn(
               `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
             );
@@ -220,6 +222,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     // reset instead of this answer. (A chunked body over the bound is
     // caught by the adapter as it reads.)
     if (Number(req.headers['content-length']) > maxRequestBodySize) {
+      recordLimitHit('http.maxBodyBytes');
       return refuse(
         req,
         res,
@@ -300,6 +303,7 @@ function capConnections(server: Server, max: number, logger: Logger): void {
   let reported = 0;
   server.on('connection', (socket: Socket) => {
     if (open >= max) {
+      recordLimitHit('http.maxConnections');
       refusedSockets.add(socket);
       const body = JSON.stringify({
         jsonrpc: '2.0',
@@ -334,6 +338,7 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: numb
   const timer = setTimeout(() => {
     if (req.complete) return;
     cutOff.add(req);
+    recordLimitHit('http.bodyTimeoutMs');
     logger.info(`cut off a request whose body took over ${timeoutMs} ms to arrive (http.bodyTimeoutMs)`);
     const message = `Request Timeout: the request body did not arrive within ${timeoutMs} ms (http.bodyTimeoutMs); send it faster, or raise http.bodyTimeoutMs in the host config`;
     if (res.headersSent) {

@@ -11,6 +11,7 @@ import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
 import { SessionEventStore } from './session-event-store.js';
 import type { Cluster } from '../cluster/cluster.js';
+import { recordLimitHit } from '../telemetry/telemetry.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -157,11 +158,12 @@ export class LegacySessions {
     try {
       // Not reachable by broadcasts until it opens its GET stream.
       const front = createFrontSession(this.runtime, { longLived: true, reachable: false });
-      const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) =>
+      const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) => {
+        recordLimitHit('http.eventStoreBytes');
         this.runtime.logger.warn(
           `HTTP session ${transport.sessionId}: dropped its ${dropped} oldest SSE events over ${this.options.eventStoreBytes} bytes (http.eventStoreBytes); a client resuming before them is refused`,
-        ),
-      );
+        );
+      });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         maxRequestBodySize: this.options.maxRequestBodySize,
@@ -204,6 +206,7 @@ export class LegacySessions {
     const { maxSessions, maxSessionsPerToken } = this.options;
     if (this.sessions.size + this.opening >= maxSessions) {
       this.runtime.logger.warn(`refused a new HTTP session: ${maxSessions} are open (http.maxSessions)`);
+      recordLimitHit('http.maxSessions');
       return jsonRpcErrorResponse(
         503,
         -32000,
@@ -214,6 +217,7 @@ export class LegacySessions {
       this.runtime.logger.warn(
         `refused a new HTTP session: ${owner} holds ${maxSessionsPerToken} (http.maxSessionsPerToken)`,
       );
+      recordLimitHit('http.maxSessionsPerToken');
       return jsonRpcErrorResponse(
         429,
         -32000,
@@ -236,6 +240,7 @@ export class LegacySessions {
     this.runtime.logger.warn(
       `refused a new HTTP session: ${owner} holds ${maxSessionsPerToken} across the cluster (http.maxSessionsPerToken)`,
     );
+    recordLimitHit('http.maxSessionsPerToken');
     return jsonRpcErrorResponse(
       429,
       -32000,

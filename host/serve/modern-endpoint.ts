@@ -4,7 +4,7 @@ import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
-import { traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
+import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
 
 export interface ModernEndpoint {
@@ -53,6 +53,7 @@ export function createModernEndpoint(
     async fetch(request, authInfo) {
       const listen = isListenRequest(request);
       if (listen && listenStreams >= maxListenStreams) {
+        recordLimitHit('http.maxListenStreams');
         return jsonRpcErrorResponse(
           503,
           -32000,

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { LineSplitter } from '../line-splitter.js';
 import { isPlainObject } from '../plain-object.js';
+import { recordLimitHit } from '../telemetry/telemetry.js';
 
 export interface WireObserver {
   received(message: JSONRPCMessage): void;
@@ -135,6 +136,7 @@ export class StdioWire implements Transport {
   private holdInput(): void {
     if (this.held) return;
     this.held = true;
+    recordLimitHit('stdio.backpressure');
     this.stdin.pause();
     this.stdout.once('drain', () => {
       this.held = false;

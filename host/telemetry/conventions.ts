@@ -32,6 +32,8 @@ export const HOST_ATTR = {
   reloadOutcome: 'mcp-host.reload.outcome',
   generation: 'mcp-host.generation',
   list: 'mcp-host.list',
+  /** The config key of the containment limit that was hit. */
+  limit: 'mcp-host.limit',
 } as const;
 
 type Params = Record<string, unknown>;

@@ -40,6 +40,7 @@ import type { ExportKind, TelemetrySettings } from './settings.js';
 import {
   mountKindOf,
   type EntryAnswered,
+  type ContainmentLimit,
   type EntryRequest,
   type Instrumentation,
   type UpstreamRequest,
@@ -110,6 +111,9 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   });
   const dropped = meter.createCounter('mcp-host.notifications.dropped', {
     description: 'Log and progress notifications a mount sent over the chatter limit, dropped',
+  });
+  const limitHits = meter.createCounter('mcp-host.limits.hit', {
+    description: 'Containment limits hit (a request or connection refused, a stream cut, input paused), by config key',
   });
   meter
     .createObservableGauge('mcp-host.mounts', { description: 'Mounts of the live catalogue, by state (up, down)' })
@@ -333,6 +337,10 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
 
     notificationsDropped(mount: string, count: number) {
       dropped.add(count, { [HOST_ATTR.mount]: mount });
+    },
+
+    limitHit(limit: ContainmentLimit) {
+      limitHits.add(1, { [HOST_ATTR.limit]: limit });
     },
 
     async shutdown() {

@@ -65,6 +65,7 @@ export interface Instrumentation {
   /** One session was told that these lists changed. */
   listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
+  limitHit(limit: ContainmentLimit): void;
   shutdown(): Promise<void>;
 }
 
@@ -154,6 +155,27 @@ export function mountKindOf(name: string): string | undefined {
 /** One session was told that these lists changed. */
 export function recordListChanged(lists: readonly ChangedList[]): void {
   if (lists.length > 0) active?.listChangedSent(lists);
+}
+
+/**
+ * The containment limits whose hits are counted, by the config key that
+ * sets each (`stdio.backpressure` has none: the pipe's own buffer is the
+ * limit, and the count says how often a client stopped reading).
+ */
+export type ContainmentLimit =
+  | 'http.maxSessions'
+  | 'http.maxSessionsPerToken'
+  | 'http.maxListenStreams'
+  | 'http.maxConnections'
+  | 'http.maxBodyBytes'
+  | 'http.bodyTimeoutMs'
+  | 'http.maxStreamQueueBytes'
+  | 'http.eventStoreBytes'
+  | 'stdio.backpressure';
+
+/** A containment limit refused a request or a connection, cut a stream, or paused input. */
+export function recordLimitHit(limit: ContainmentLimit): void {
+  active?.limitHit(limit);
 }
 
 /** Log and progress notifications a mount sent over the chatter limit, dropped. */
