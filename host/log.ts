@@ -40,3 +40,13 @@ export function createLogger(level: LevelWithSilent = 'info'): Logger {
   });
   return logger;
 }
+
+/**
+ * Add `fields()` to every line `logger` and its children write from now on
+ * (pino's mixin, which is otherwise only given at creation). Telemetry puts
+ * the active trace on log lines this way: a host that never calls this pays
+ * nothing per line.
+ */
+export function addLogFields(logger: Logger, fields: () => Record<string, unknown>): void {
+  (logger as unknown as Record<symbol, unknown>)[pino.symbols.mixinSym] = fields;
+}

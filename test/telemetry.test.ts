@@ -244,6 +244,18 @@ t.test('a 2026-07-28 client’s input-required rounds stay in its trace', async 
     [caller.spanId, caller.spanId],
     'each round is a child of the client’s span',
   );
+
+  // The host's log line about the round names the trace and the span it was written in.
+  const lines = host
+    .log()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; trace_id?: string; span_id?: string; trace_flags?: string });
+  const asking = lines.find((line) => line.msg.includes('asks its 2026-07-28 client for input'));
+  t.match(asking, { trace_id: caller.traceId, span_id: rounds()[0]!.spanId, trace_flags: '01' });
+  const serving = lines.find((line) => line.msg.startsWith('serving '));
+  t.ok(serving, 'the host logged that it is serving');
+  t.notOk('trace_id' in serving!, 'a line written outside any request names no trace');
 });
 
 t.test('a plugin’s progress and its mid-call request stay in the client’s trace', async (t) => {

@@ -27,7 +27,7 @@ import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import type { Logger } from '../log.js';
+import { addLogFields, type Logger } from '../log.js';
 import type { HostRuntime } from '../runtime.js';
 import type { Mount } from '../mounts/mount.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
@@ -93,6 +93,15 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(tracerProvider);
+
+  // A log line written while a traced request is handled names its trace and span, with the
+  // field names of OpenTelemetry's log correlation (as its pino instrumentation writes them).
+  addLogFields(logger, () => {
+    const span = trace.getActiveSpan();
+    if (!span) return {};
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    return { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, '0') };
+  });
 
   const tracer = tracerProvider.getTracer('mcp-host', HOST_VERSION);
   const meter = meterProvider.getMeter('mcp-host', HOST_VERSION);
