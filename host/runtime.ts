@@ -46,6 +46,11 @@ export class HostRuntime implements MountEvents {
 
   constructor(readonly logger: Logger) {}
 
+  /** The live generation, or undefined before the first is installed (telemetry is on while it is built). */
+  get installed(): Generation | undefined {
+    return this.live;
+  }
+
   get current(): Generation {
     if (!this.live) throw new Error('the host has no catalogue yet');
     return this.live;

@@ -200,6 +200,18 @@ t.test('over stdio: spans, context through in-process, child and remote mounts, 
   writeMetaPlugins(ws);
   const remote = await startRemoteMeta(t, ws);
   const host = await startStdioHost(t, writeMetaPlugins(ws, [{ url: remote, prefix: 'remote' }]), { env: otlp.env });
+  // Telemetry is on before the first generation starts its mounts: their handshakes and drains are traced.
+  for (const [mount, handshake] of [
+    ['child', /^(initialize|server\/discover)$/],
+    ['remote', /^(initialize|server\/discover)$/],
+    ['inproc', /^tools\/list$/],
+  ] as const) {
+    const opening = await otlp.span(
+      `the start-up ${handshake.source} of ${mount}`,
+      (s) => handshake.test(s.name) && s.kind === CLIENT_KIND && s.attributes['mcp-host.mount'] === mount,
+    );
+    t.match(opening.attributes, { 'mcp-host.initiator': 'host' }, `${mount}'s ${opening.name} is the host's own`);
+  }
   await checkTracedCall(t, otlp, host.client, 'inproc', 'in-process', 'pipe');
   await checkTracedCall(t, otlp, host.client, 'child', 'stdio', 'pipe');
   await checkTracedCall(t, otlp, host.client, 'remote', 'remote', 'pipe');

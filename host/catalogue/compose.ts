@@ -21,6 +21,8 @@ export interface ComposeOptions {
   previous?: Generation;
   /** Judge definitions by the lock beside the config (default); `mcp-host pin` writes one instead. */
   withLock?: boolean;
+  /** Called with the valid config before any plugin is started (start-up switches telemetry on here). */
+  configLoaded?: (config: ResolvedConfig) => Promise<void>;
 }
 
 export interface Composition {
@@ -40,6 +42,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
   withholdTokenVariables(config.http?.auth);
+  await options.configLoaded?.(config);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
   const lock = options.withLock === false ? undefined : await readLock(config.file);

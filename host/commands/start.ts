@@ -31,7 +31,17 @@ export interface StartOptions {
  */
 export async function start(options: StartOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
-  const { config, generation } = await composeCatalogue({ ...options, events: runtime, id: 1 });
+  const { config, generation } = await composeCatalogue({
+    ...options,
+    events: runtime,
+    id: 1,
+    // On before the first generation starts its mounts: their handshakes and first drains are traced too.
+    configLoaded: (loaded) => startTelemetry(loaded.telemetry, runtime, options.logger),
+  }).catch(async (error: unknown) => {
+    // A start refused by its plugins still exports the spans of what was tried.
+    await stopTelemetry();
+    throw error;
+  });
   const http = options.stdio ? undefined : httpAddress(config.http, options.http);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
   const httpOptions = http && httpServeOptions(config, http);
@@ -39,7 +49,6 @@ export async function start(options: StartOptions): Promise<number> {
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
-  await startTelemetry(config.telemetry, runtime, options.logger);
   // Armed before serving: a client that is connected can rely on reloads.
   const reloading = await startReloading(runtime, {
     configFile: config.file,

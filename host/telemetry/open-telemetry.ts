@@ -128,7 +128,8 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
     .createObservableGauge('mcp-host.mounts', { description: 'Mounts of the live catalogue, by state (up, down)' })
     .addCallback((result) => {
       const byState = new Map<string, number>();
-      for (const mount of runtime.current.mounts) byState.set(mount.state, (byState.get(mount.state) ?? 0) + 1);
+      for (const mount of runtime.installed?.mounts ?? [])
+        byState.set(mount.state, (byState.get(mount.state) ?? 0) + 1);
       for (const state of ['up', 'down']) result.observe(byState.get(state) ?? 0, { [HOST_ATTR.mountState]: state });
     });
   meter
