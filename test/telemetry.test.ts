@@ -549,6 +549,31 @@ t.test(
   },
 );
 
+t.test('a reload that changes the telemetry section is served, and says the change waits for a restart', async (t) => {
+  const otlp = await startOtlpReceiver(t);
+  const ws = makeWorkspace(t);
+  writeMetaPlugins(ws);
+  const write = (telemetry: Record<string, unknown>) =>
+    ws.writeConfig({ plugins: [{ package: '@test/meta', prefix: 'inproc' }], reload: { watch: false }, telemetry });
+  const config = write({ serviceName: 'before' });
+  const host = await startStdioHost(t, config, { env: otlp.env });
+
+  const unchanged = await runCli(['reload', '--config', config]);
+  t.equal(unchanged.code, 0, unchanged.stderr);
+  t.notMatch(unchanged.stdout, 'warning:', 'a reload that leaves the section alone says nothing of it');
+
+  write({ serviceName: 'after', recordArguments: true });
+  const reload = await runCli(['reload', '--config', config]);
+  t.equal(reload.code, 0, reload.stderr);
+  const warning =
+    'mcp-host.config.js: telemetry: changed, but telemetry is set up once, when the host starts: this reload left it as it was. Fix: restart the host for the new telemetry section to take effect.';
+  t.match(reload.stdout, `warning: ${warning}`);
+  await host.until('the host to log the warning', () => host.log().includes(warning));
+  await host.client.callTool({ name: 'inproc.meta', arguments: { secret: 'still private' } });
+  await otlp.span('the call after the reload', (s) => s.name === 'tools/call inproc.meta');
+  t.notMatch(JSON.stringify(otlp.spans), 'still private', 'the old section still applies: no arguments recorded');
+});
+
 /** Node's module hooks, preloaded into the host: every module under @opentelemetry it resolves is written to stderr. */
 const OPENTELEMETRY_PROBE = `import { register } from 'node:module';
 const hooks = \`export async function resolve(specifier, context, next) {

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { ChangedList } from '../catalogue/list-kinds.js';
 import type { HostRuntime } from '../runtime.js';
 import { pluginChanges, type CatalogueDiff } from './catalogue-diff.js';
+import { telemetryChangeWarning } from '../telemetry/settings.js';
 
 /** A CatalogueDiff as it travels to `mcp-host reload`: plain JSON. */
 export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
@@ -121,6 +122,11 @@ export class Reloader {
               : 'no connected client could be notified'),
       );
       const warnings = generation.warnings();
+      const telemetryChanged = telemetryChangeWarning(live.config.telemetry, generation.config.telemetry, configPath);
+      if (telemetryChanged) {
+        logger.warn(formatProblem(telemetryChanged));
+        warnings.push(telemetryChanged);
+      }
       return { ok: true, generation: id, diff: { ...diff, notified: [...notified] }, ms, warnings };
     } catch (error) {
       const problems = problemsOf(error, configPath);

@@ -1,5 +1,7 @@
 import type { TelemetryConfig } from '../config/types.js';
-import { HostError } from '../errors.js';
+import { HostError, type Problem } from '../errors.js';
+import { configWhere } from '../config/problem-wording.js';
+import { stableJson } from '../stable-json.js';
 
 /** How spans and metrics leave the host: OTLP over HTTP in either encoding, or not at all. */
 export type ExportKind = 'otlp-json' | 'otlp-protobuf' | 'none';
@@ -91,4 +93,23 @@ function milliseconds(value: string | undefined, fallback: number): number {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * Telemetry is set up once, as the host starts: its exporters and the
+ * OpenTelemetry providers registered globally (which in-process plugins
+ * trace into) live as long as the process. A reload that changes the
+ * section is served, with a warning that the change waits for a restart.
+ */
+export function telemetryChangeWarning(
+  before: TelemetryConfig | undefined,
+  after: TelemetryConfig | undefined,
+  configFile: string,
+): Problem | undefined {
+  if (stableJson(before ?? {}) === stableJson(after ?? {})) return undefined;
+  return {
+    where: configWhere(configFile, 'telemetry'),
+    what: 'changed, but telemetry is set up once, when the host starts: this reload left it as it was.',
+    fix: 'restart the host for the new telemetry section to take effect.',
+  };
 }
