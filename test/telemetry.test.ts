@@ -75,6 +75,16 @@ await metaServer().connect(new StdioServerTransport());
   });
 }
 
+/** A config with only the in-process meta plugin, and `sections` beside it. */
+function writeInprocConfig(ws: Workspace, sections: Record<string, unknown>): string {
+  writeMetaPlugins(ws);
+  return ws.writeConfig({
+    plugins: [{ package: '@test/meta', prefix: 'inproc' }],
+    reload: { watch: false },
+    ...sections,
+  });
+}
+
 /** The meta plugin served over Streamable HTTP by its own process (the bench's direct server), to mount by URL. */
 async function startRemoteMeta(t: Test, ws: Workspace): Promise<string> {
   const entry = join(ws.dir, 'node_modules/@test/meta/index.js');
@@ -415,10 +425,7 @@ t.test(
 t.test('each containment limit hit is counted, by its config key', async (t) => {
   const otlp = await startOtlpReceiver(t);
   const ws = makeWorkspace(t);
-  writeMetaPlugins(ws);
-  const config = ws.writeConfig({
-    plugins: [{ package: '@test/meta', prefix: 'inproc' }],
-    reload: { watch: false },
+  const config = writeInprocConfig(ws, {
     http: { port: 0, maxSessions: 1, maxListenStreams: 1, maxConnections: 12, maxBodyBytes: 1000, bodyTimeoutMs: 300 },
   });
   const host = await startHttpHost(t, config, { env: otlp.env });
@@ -469,10 +476,7 @@ t.test('each containment limit hit is counted, by its config key', async (t) => 
 t.test('turned on by the config alone, recording arguments and results when it opts in', async (t) => {
   const otlp = await startOtlpReceiver(t);
   const ws = makeWorkspace(t);
-  writeMetaPlugins(ws);
-  const config = ws.writeConfig({
-    plugins: [{ package: '@test/meta', prefix: 'inproc' }],
-    reload: { watch: false },
+  const config = writeInprocConfig(ws, {
     telemetry: { enabled: true, endpoint: otlp.env.OTEL_EXPORTER_OTLP_ENDPOINT, recordArguments: true },
   });
   const host = await startStdioHost(t, config, { env: { ...otlp.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' } });
@@ -552,17 +556,14 @@ t.test(
 t.test('a reload that changes the telemetry section is served, and says the change waits for a restart', async (t) => {
   const otlp = await startOtlpReceiver(t);
   const ws = makeWorkspace(t);
-  writeMetaPlugins(ws);
-  const write = (telemetry: Record<string, unknown>) =>
-    ws.writeConfig({ plugins: [{ package: '@test/meta', prefix: 'inproc' }], reload: { watch: false }, telemetry });
-  const config = write({ serviceName: 'before' });
+  const config = writeInprocConfig(ws, { telemetry: { serviceName: 'before' } });
   const host = await startStdioHost(t, config, { env: otlp.env });
 
   const unchanged = await runCli(['reload', '--config', config]);
   t.equal(unchanged.code, 0, unchanged.stderr);
   t.notMatch(unchanged.stdout, 'warning:', 'a reload that leaves the section alone says nothing of it');
 
-  write({ serviceName: 'after', recordArguments: true });
+  writeInprocConfig(ws, { telemetry: { serviceName: 'after', recordArguments: true } });
   const reload = await runCli(['reload', '--config', config]);
   t.equal(reload.code, 0, reload.stderr);
   const warning =
