@@ -77,10 +77,12 @@ export async function start(options: StartOptions): Promise<number> {
     if ('ended' in service) void service.ended.then(() => resolve('stdin closed'));
   });
   const reason = await stopped;
-  options.logger.info(`stopping (${reason}): letting calls in flight finish`);
-  // Out of the cluster and the balancer first: new requests go to other replicas while this one drains.
-  await cluster?.leave();
+  // Out of the balancer first, at once: from here every new request and health probe is answered 503,
+  // so the balancer sends new requests to other replicas while this one drains. Then out of the
+  // cluster, which takes a Redis round trip.
   if ('stopAccepting' in service) service.stopAccepting();
+  options.logger.info(`stopping (${reason}): letting calls in flight finish`);
+  await cluster?.leave();
   await reloading.close();
   await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();
