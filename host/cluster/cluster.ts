@@ -10,13 +10,13 @@ import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
   clusterKey,
-  replicaStatus,
   replyChannel,
   type ClusterKeyKind,
   type ClusterRequest,
   type ReplicaReply,
 } from './cluster-commands.js';
 import type { HostRuntime } from '../runtime.js';
+import { hostStatus } from '../host-status.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -206,7 +206,7 @@ export class Cluster {
     const answer = async ({ id, command }: ClusterRequest): Promise<void> => {
       const reply: ReplicaReply = { replica: this.replica, url: this.url ?? '', pid: process.pid, configFile };
       if (command === 'reload') reply.outcome = await reloader.reload('mcp-host reload --cluster');
-      else reply.status = replicaStatus(runtime);
+      else reply.status = hostStatus(runtime);
       await this.command(() => this.redis.publish(this.key('channel', replyChannel(id)), JSON.stringify(reply)));
     };
     await subscriber

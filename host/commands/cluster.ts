@@ -12,6 +12,7 @@ import {
   type ReplicaReply,
 } from '../cluster/cluster-commands.js';
 import { printOutcome, type ReloadCommandOptions } from './reload.js';
+import { formatHostStatus } from '../host-status.js';
 
 /**
  * `mcp-host reload --cluster`: ask every replica of the config's cluster to
@@ -28,19 +29,21 @@ export async function reloadCluster(options: ReloadCommandOptions): Promise<numb
 
 /**
  * `mcp-host status --cluster`: every replica of the config's cluster with
- * its generation, config hash and mounts, so one that did not take a change
- * shows. Exit 1 if any did not answer.
+ * its generation, config hash, uptime, sessions and mounts, so one that did
+ * not take a change shows. Exit 1 if any did not answer.
  */
-export async function clusterStatus(options: ReloadCommandOptions): Promise<number> {
+export async function clusterStatus(options: ReloadCommandOptions & { json: boolean }): Promise<number> {
   const { name, replies, silent } = await askCluster(options, 'status');
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ cluster: name, replicas: replies }, null, 2)}\n`);
+    return silent ? 1 : 0;
+  }
   process.stdout.write(`cluster "${name}": ${replies.length} replica${replies.length === 1 ? '' : 's'} answered\n`);
   const hashes = new Set<string>();
   for (const reply of replies) {
     if (!reply.status) continue;
-    const { generation, configHash, mounts } = reply.status;
-    hashes.add(configHash);
-    process.stdout.write(`${replicaLabel(reply)}: generation ${generation}, config ${configHash}\n`);
-    for (const mount of mounts) process.stdout.write(`  ${mount.name} (${mount.plugin}): ${mount.state}\n`);
+    hashes.add(reply.status.configHash);
+    process.stdout.write(formatHostStatus(replicaLabel(reply), reply.status));
   }
   if (hashes.size > 1) {
     process.stdout.write(
