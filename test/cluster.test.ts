@@ -1,5 +1,5 @@
 // Replicas behind a real load balancer, coordinated through a real Redis
-// (DESIGN.md, "Scale"): two `mcp-host start` child processes with the same
+// (DESIGN.md, "Scale"): three `mcp-host start` child processes with the same
 // config and cluster secret, Debian's redis-server and haproxy (round
 // robin, no affinity) started by the test on free 127.0.0.1 ports, and the
 // SDK's own Client of both eras. A legacy session keeps working while its
@@ -74,6 +74,8 @@ interface Cluster {
   redis: Engine & { url: string };
   /** The load balancer's MCP URL. */
   url: string;
+  /** The replicas' environment (Redis, the cluster secret), for one more replica. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
@@ -100,7 +102,11 @@ function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}):
 async function startCluster(
   t: Teardown,
   ws: Workspace,
-  { config: extra = {}, env: extraEnv = {} }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+  {
+    config: extra = {},
+    env: extraEnv = {},
+    replicas: count = 2,
+  }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv; replicas?: number } = {},
 ): Promise<Cluster> {
   const config = writeClusterConfig(ws, extra);
   const redis = await startRedis(t);
@@ -112,14 +118,15 @@ async function startCluster(
     HOLD_RELEASE_FILE: join(ws.dir, 'release'),
     ...extraEnv,
   };
-  const ports = [await freePort(), await freePort()];
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await freePort());
   const replicas = await Promise.all(
     ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
   );
   // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
   for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
   const balancer = await startHaproxy(t, ws, ports);
-  return { config, replicas, redis, url: balancer.url };
+  return { config, replicas, redis, url: balancer.url, env };
 }
 
 /** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
@@ -176,16 +183,17 @@ function answering(client: Client): void {
   }));
 }
 
-t.test('two replicas behind HAProxy, one Redis', async (t) => {
+t.test('three replicas behind HAProxy, one Redis', async (t) => {
   const ws = makeWorkspace(t);
-  const cluster = await startCluster(t, ws);
-  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const cluster = await startCluster(t, ws, { replicas: 3 });
+  const [a, b, c] = cluster.replicas as [HttpHost, HttpHost, HttpHost];
+  const logs = () => a.log() + b.log() + c.log();
   /** What must outlive one subtest (a restarted Redis) is torn down with the whole. */
   const whole: Teardown = t;
 
   t.test('a legacy session works while its requests alternate replicas', async (t) => {
-    // initialize opens the session on a; its GET stream and every other request go through b.
-    const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+    // initialize opens the session on a; its GET stream goes through c, and the other requests through b, c, a in turn.
+    const stream = watchingNotificationStream(alternating([a.url, b.url, c.url], c.url));
     const client = new Client({ name: 'legacy', version: '1.0.0' });
     const changed: string[] = [];
     client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
@@ -194,7 +202,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     t.not(client.getNegotiatedProtocolVersion(), MODERN);
     await stream.opened;
     const pids = new Set<string>();
-    for (let i = 0; i < 4; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    for (let i = 0; i < 6; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
     t.equal(pids.size, 1, 'every call of the session is served by the replica that holds it');
     t.equal(
       firstText(await client.callTool({ name: 'r.secret', arguments: {} })),
@@ -204,28 +212,42 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     t.equal(firstText(await client.callTool({ name: 'r.grow', arguments: {} })), 'grew');
     await until('list_changed on the relayed GET stream', () => changed.length > 0);
     t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grown_1'));
-    t.match(a.log() + b.log(), /forwarded a POST to replica/, 'a replica forwarded to the owner');
-    t.match(a.log() + b.log(), /forwarded a GET to replica/, 'the GET stream was relayed');
+    t.match(b.log(), `forwarded a POST to replica ${a.url}`, 'b forwarded to the owner');
+    t.match(c.log(), `forwarded a POST to replica ${a.url}`, 'c forwarded to the owner');
+    t.match(c.log(), `forwarded a GET to replica ${a.url}`, 'the GET stream was relayed');
   });
 
   t.test('a legacy SDK client through HAProxy', async (t) => {
     const client = new Client({ name: 'legacy-lb', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => client.close());
-    for (let i = 0; i < 4; i++) t.ok(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    const pids = new Set<string>();
+    for (let i = 0; i < 6; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    t.equal(pids.size, 1, 'one replica serves the session, whichever one HAProxy sent a request to');
   });
 
   t.test('a 2026-07-28 call whose rounds land on different replicas completes', async (t) => {
     const client = modernClient();
     answering(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url]) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url, c.url]) }),
+    );
     t.teardown(() => client.close());
     t.equal(client.getNegotiatedProtocolVersion(), MODERN);
-    const forwards = () => (a.log() + b.log()).match(/forwarded a POST to replica/g)?.length ?? 0;
+    const forwards = () => logs().match(/forwarded a POST to replica/g)?.length ?? 0;
     const before = forwards();
-    const done = await client.callTool({ name: 'r.ask_twice', arguments: {} });
-    t.match(firstText(done), /^first! then second! on \d+$/);
-    t.ok(forwards() > before, 'a retry that reached the other replica was forwarded to the one holding the call');
+    const holders = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      // One POST more before each call: the next call starts on the next replica.
+      await client.listTools();
+      // The call and its two retries are three POSTs in a row: each lands on another of the three replicas.
+      const done = firstText(await client.callTool({ name: 'r.ask_twice', arguments: {} }));
+      t.match(done, /^first! then second! on \d+$/);
+      holders.add(done);
+    }
+    t.equal(holders.size, 3, 'each call was held by another replica');
+    // The replicas log asynchronously: a forward's line may come a little after its answer.
+    await until('both retries of each call to be forwarded', () => forwards() - before >= 6, 10_000, logs);
   });
 
   t.test('a 2026-07-28 client through HAProxy', async (t) => {
@@ -233,7 +255,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     answering(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => client.close());
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       t.match(firstText(await client.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
     }
   });
@@ -265,7 +287,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
 
     cluster.redis.child.kill('SIGKILL');
     await cluster.redis.exited;
-    for (const replica of [a, b]) {
+    for (const replica of [a, b, c]) {
       await eventually('the replica to report Redis down', async () =>
         /^Redis unreachable/.test((await readiness(replica)).degraded ?? ''),
       );
@@ -283,7 +305,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     );
 
     cluster.redis = await startRedis(whole, cluster.redis.port);
-    for (const replica of [a, b]) {
+    for (const replica of [a, b, c]) {
       await eventually('the replica to recover', async () => (await readiness(replica)).degraded === undefined);
     }
     await eventually(
@@ -296,7 +318,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
   t.test(
     'reload --cluster reloads every replica and reports each; list_changed reaches a relayed stream',
     async (t) => {
-      const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+      const stream = watchingNotificationStream(alternating([a.url, b.url, c.url], b.url));
       const client = new Client({ name: 'legacy-reload', version: '1.0.0' });
       let changed = 0;
       client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
@@ -309,7 +331,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
         env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
       });
       t.equal(run.code, 0, run.stderr);
-      for (const replica of [a, b]) {
+      for (const replica of [a, b, c]) {
         t.match(
           run.stdout,
           new RegExp(
@@ -328,16 +350,16 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
       env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
     });
     t.equal(run.code, 0, run.stderr);
-    t.match(run.stdout, /^cluster "test": 2 replicas answered\n/);
+    t.match(run.stdout, /^cluster "test": 3 replicas answered\n/);
     const hashes = new Set<string>();
-    for (const replica of [a, b]) {
+    for (const replica of [a, b, c]) {
       const line = new RegExp(
         `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12}); up \\d+ s; \\d+ sessions?; mounts 1 up, 0 down\n  r \\(@test/mcp-replicated\\): up\n`,
       ).exec(run.stdout);
       t.ok(line, `${replica.url} is listed with its mount`);
       hashes.add(line?.[2] ?? '');
     }
-    t.equal(hashes.size, 1, 'both run the same config');
+    t.equal(hashes.size, 1, 'all run the same config');
     t.notMatch(run.stdout, 'warning');
 
     // One replica takes a change (its own SIGHUP), the other does not: status shows it.
@@ -447,13 +469,14 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
       ]);
       return stdout.split('\n').filter(Boolean).length;
     };
-    t.equal(await registered(), 1, 'a left at once; only b (killed) is still registered, until its entry lapses');
-    await eventually("b's entry to lapse", async () => (await registered()) === 0);
+    t.equal(await registered(), 2, 'a left at once; b (killed) is still registered until its entry lapses, and c');
+    await eventually("b's entry to lapse", async () => (await registered()) === 1);
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
       env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
     });
-    t.equal(run.code, 1, 'no replica left to answer');
-    t.match(run.stderr, 'no replica of cluster "test" is registered');
+    t.equal(run.code, 0, run.stderr);
+    t.match(run.stdout, /^cluster "test": 1 replica answered\n/);
+    t.match(run.stdout, `mcp-host replica ${c.url} (pid ${c.child.pid})`, 'only c is left');
   });
 });
 
