@@ -32,7 +32,11 @@ const MODERN = '2026-07-28';
 const execFileAsync = promisify(execFile);
 const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
 
-/** Asks its client twice in one call; grows a tool on demand (its list_changed reaches the sessions' GET streams). */
+/**
+ * Asks its client twice in one call; grows a tool on demand (its
+ * list_changed reaches the sessions' GET streams); with options.gate, its
+ * creation waits for that file.
+ */
 const PLUGIN = `
 import { existsSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -42,7 +46,12 @@ const NAME = { type: 'object', properties: { name: { type: 'string' } }, require
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 
 export default {
-  create() {
+  async create({ options }) {
+    // options.gate: creating waits for that file (a reload still running while the test acts).
+    if (options.gate) {
+      writeFileSync(options.gate + '.waiting', '');
+      while (!existsSync(options.gate)) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const server = new McpServer({ name: 'replicated', version: '1.0.0' });
     server.registerTool('secret', { inputSchema: z.object({}) }, async () => text(String(process.env.MCP_HOST_CLUSTER_SECRET)));
     server.registerTool('hold', { inputSchema: z.object({}) }, async () => {
@@ -79,7 +88,7 @@ interface Cluster {
 }
 
 /** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
-function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}): string {
+function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}, fileName?: string): string {
   ws.writePackage(
     'node_modules/@test/mcp-replicated',
     {
@@ -91,12 +100,15 @@ function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}):
     },
     { 'index.js': PLUGIN },
   );
-  return ws.writeConfig({
-    plugins: [{ package: '@test/mcp-replicated' }],
-    reload: { watch: false },
-    cluster: { name: 'test' },
-    ...extra,
-  });
+  return ws.writeConfig(
+    {
+      plugins: [{ package: '@test/mcp-replicated' }],
+      reload: { watch: false },
+      cluster: { name: 'test' },
+      ...extra,
+    },
+    fileName,
+  );
 }
 
 async function startCluster(
@@ -153,6 +165,42 @@ interface Readiness {
   ready: boolean;
   degraded?: string;
   generation: number;
+}
+
+/** How many replicas of the cluster "test" are registered in the Redis on `port`. */
+async function registeredReplicas(port: number): Promise<number> {
+  const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
+    '-p',
+    String(port),
+    '--scan',
+    '--pattern',
+    'mcp-host:test:replica:*',
+  ]);
+  return stdout.split('\n').filter(Boolean).length;
+}
+
+/** The retry of a 2026-07-28 call that asked for input, every request answered. */
+function retryOf(asked: Result): never {
+  return {
+    name: 'r.ask_twice',
+    arguments: {},
+    requestState: asked.requestState,
+    inputResponses: Object.fromEntries(
+      Object.keys(asked.inputRequests as Result).map((key) => [key, { action: 'accept', content: { name: 'x' } }]),
+    ),
+  } as never;
+}
+
+/** A 2026-07-28 client that answers input requests itself (retryOf), not through handlers. */
+function manualClient(): Client {
+  return new Client(
+    { name: 'modern-manual', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: MODERN } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
 }
 
 /** What /readyz says about a replica (loopback, no auth: the details are shown). */
@@ -273,6 +321,106 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     );
   });
 
+  t.test(
+    'a replica whose advertise address nobody can reach: a forward fails at once, naming it and the fix',
+    async (t) => {
+      const closed = await freePort();
+      const advertised = `http://127.0.0.1:${closed}/mcp`;
+      const config = writeClusterConfig(
+        ws,
+        { cluster: { name: 'test', advertise: `http://127.0.0.1:${closed}` } },
+        'unreachable.config.js',
+      );
+      const before = await registeredReplicas(cluster.redis.port);
+      const d = await startHttpHost(t, config, { env: cluster.env });
+      await eventually('d to register', async () => (await registeredReplicas(cluster.redis.port)) > before);
+      const unreachable = (what: string) =>
+        `^Bad Gateway: ${what}, and the mcp-host replica at ${advertised} cannot be reached from this replica ` +
+        `\\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\), though it was heard from [\\d.]+ s ago\\. ` +
+        `Fix: retry; if it persists, that replica's cluster\\.advertise \\(${advertised}\\) is not an address the other ` +
+        'replicas can reach: set it to one they can \\(and check the network between them\\)$';
+
+      const onD = new Client({ name: 'legacy-on-d', version: '1.0.0' });
+      await onD.connect(new StreamableHTTPClientTransport(new URL(d.url)));
+      t.teardown(() => onD.close());
+      const sessionId = (onD.transport as StreamableHTTPClientTransport).sessionId!;
+      const response = await listOnSession(a.url, sessionId, onD.getNegotiatedProtocolVersion()!);
+      t.equal(response.status, 502, 'not 404: the session lives, its replica cannot be reached');
+      t.match(
+        ((await response.json()) as { error: Result }).error.message,
+        new RegExp(unreachable(`session "${sessionId}" lives on another mcp-host replica`)),
+      );
+      await until('a to log it', () =>
+        a.log().includes(`could not forward a POST: the mcp-host replica at ${advertised} cannot be reached`),
+      );
+
+      const manual = manualClient();
+      await manual.connect(new StreamableHTTPClientTransport(new URL(d.url)));
+      const asked = (await manual.callTool(
+        { name: 'r.ask_twice', arguments: {} },
+        { allowInputRequired: true },
+      )) as Result;
+      await manual.close();
+      await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+      t.teardown(() => manual.close());
+      await t.rejects(manual.callTool(retryOf(asked), { allowInputRequired: true }), {
+        message: new RegExp(unreachable('another replica holds the call this requestState continues').slice(1, -1)),
+      });
+
+      // Sent to d itself, the call's two rounds complete: nothing is left for d to drain as it stops.
+      await manual.close();
+      await manual.connect(new StreamableHTTPClientTransport(new URL(d.url)));
+      const second = (await manual.callTool(retryOf(asked), { allowInputRequired: true })) as Result;
+      t.equal(second.resultType, 'input_required', 'the call was still waiting on d');
+      t.match(firstText(await manual.callTool(retryOf(second), { allowInputRequired: true })), /^x then x on \d+$/);
+      await onD.close();
+      // d leaves the cluster as it stops: the replicas below are the three behind HAProxy again.
+      d.child.kill('SIGTERM');
+      t.equal(await d.exited, 0);
+    },
+  );
+
+  t.test(
+    'Redis slow (every client paused): local sessions and calls are served; a lookup gives up in time, saying so',
+    async (t) => {
+      const onA = new Client({ name: 'legacy-on-a-slow', version: '1.0.0' });
+      await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+      t.teardown(() => onA.close());
+      const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
+      const version = onA.getNegotiatedProtocolVersion()!;
+      t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis answers');
+      const modern = modernClient();
+      answering(modern);
+      await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+      t.teardown(() => modern.close());
+
+      const redisCli = (...args: string[]) =>
+        execFileAsync(requireEngine('redis-cli', 'redis-tools'), ['-p', String(cluster.redis.port), ...args]);
+      t.match((await redisCli('CLIENT', 'PAUSE', '8000', 'ALL')).stdout, 'OK');
+      // Answered only once the pause is over: what follows must all happen before.
+      let paused = true;
+      const resumed = redisCli('PING').then(() => (paused = false));
+      t.ok(firstText(await onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
+      t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+      const lost = await listOnSession(b.url, sessionId, version);
+      t.equal(lost.status, 503);
+      t.equal(
+        ((await lost.json()) as { error: Result }).error.message,
+        `Service Unavailable: session "${sessionId}" is not on this replica, and which replica holds it cannot be looked up now (Redis slow: a command got no answer within 1000 ms (cluster.redisTimeoutMs)); retry later`,
+      );
+      t.match(await readiness(b), { ready: true, degraded: 'Redis slow: a command got no answer within 1000 ms' });
+      t.ok(paused, 'all of that was answered while Redis was paused');
+      t.match(b.log(), 'Redis slow: a command got no answer within 1000 ms (cluster.redisTimeoutMs): serving');
+
+      await resumed;
+      await eventually(
+        'b to forward to a again',
+        async () => (await listOnSession(b.url, sessionId, version)).status === 200,
+      );
+      await eventually('b to be no longer degraded', async () => (await readiness(b)).degraded === undefined);
+    },
+  );
+
   t.test('Redis stopped: replicas degrade and serve what they hold; Redis back: they recover', async (t) => {
     const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
     await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
@@ -345,6 +493,55 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     },
   );
 
+  t.test(
+    'reload --cluster across a Redis restart: it ends at once, saying what to check; the replicas reload',
+    async (t) => {
+      const gate = join(ws.dir, 'gate');
+      writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', options: { gate } }] });
+      const generations = await Promise.all([a, b, c].map(async (replica) => (await readiness(replica)).generation));
+      const run = runCli(['reload', '--cluster', '--config', cluster.config], {
+        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      });
+      // A replica creating the plugin again: the command was published, and its answers are awaited.
+      await until('a reload to be running', () => existsSync(`${gate}.waiting`));
+      cluster.redis.child.kill('SIGKILL');
+      await cluster.redis.exited;
+      const ended = await run;
+      t.equal(ended.code, 1, `${ended.stdout}\n${ended.stderr}`);
+      t.match(
+        ended.stderr,
+        `mcp-host: Redis at ${cluster.redis.url}: the connection was lost while waiting for the replicas' answers (`,
+      );
+      t.match(
+        ended.stderr,
+        'Fix: the replicas that did not answer may have reloaded all the same: see each one\u2019s generation with mcp-host status --cluster once Redis is back, and run mcp-host reload --cluster again if one is behind.',
+      );
+      t.match(ended.stderr, /mcp-host replica [\w-]+: did not answer before the connection to Redis was lost/);
+
+      cluster.redis = await startRedis(whole, cluster.redis.port);
+      writeFileSync(gate, '');
+      await Promise.all(
+        [a, b, c].map((replica, index) =>
+          eventually(
+            'the replica to finish its reload',
+            async () => (await readiness(replica)).generation > generations[index]!,
+          ),
+        ),
+      );
+      for (const replica of [a, b, c]) {
+        await eventually(
+          'the replica to be back in Redis',
+          async () => (await readiness(replica)).degraded === undefined,
+        );
+      }
+      const again = await runCli(['reload', '--cluster', '--config', cluster.config], {
+        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      });
+      t.equal(again.code, 0, again.stderr);
+      t.match(again.stdout, /nothing changed/, 'every replica took the change; reload --cluster reaches them again');
+    },
+  );
+
   t.test('status --cluster lists every replica with its generation, config hash and mounts', async (t) => {
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
       env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
@@ -385,14 +582,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     await modern.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => modern.close());
 
-    const manual = new Client(
-      { name: 'modern-manual', version: '1.0.0' },
-      {
-        versionNegotiation: { mode: { pin: MODERN } },
-        capabilities: { elicitation: { form: {} } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
+    const manual = manualClient();
     await manual.connect(new StreamableHTTPClientTransport(new URL(b.url)));
     const asked = (await manual.callTool(
       { name: 'r.ask_twice', arguments: {} },
@@ -403,34 +593,26 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
 
     b.child.kill('SIGKILL');
     await b.exited;
-    await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-    t.teardown(() => manual.close());
-    await t.rejects(
-      manual.callTool(
-        {
-          name: 'r.ask_twice',
-          arguments: {},
-          requestState: asked.requestState,
-          inputResponses: Object.fromEntries(
-            Object.keys(asked.inputRequests as Result).map((key) => [
-              key,
-              { action: 'accept', content: { name: 'x' } },
-            ]),
-          ),
-        } as never,
-        { allowInputRequired: true },
-      ),
-      {
-        code: -32602,
-        message:
-          /Invalid or expired requestState: the mcp-host replica holding the tools\/call it continues is gone \(stopped or restarted\), and its call with it\. Fix: send the tools\/call again without requestState and inputResponses\./,
-      },
-    );
-    const response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    // Until b's heartbeat is missed (3 s), a cannot tell a stopped b from one it cannot reach: it says both.
+    let response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    while (response.status === 502) {
+      t.match(
+        ((await response.json()) as { error: Result }).error.message,
+        `cannot be reached from this replica (connect ECONNREFUSED ${new URL(b.url).host})`,
+      );
+      response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    }
     t.equal(response.status, 404);
     t.match(((await response.json()) as { error: Result }).error, {
       code: -32001,
       message: `Session not found: session "${sessionId}" lived on another mcp-host replica, which is gone (stopped or restarted); start a new one with initialize`,
+    });
+    await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => manual.close());
+    await t.rejects(manual.callTool(retryOf(asked), { allowInputRequired: true }), {
+      code: -32602,
+      message:
+        /Invalid or expired requestState: the mcp-host replica holding the tools\/call it continues is gone \(stopped or restarted\), and its call with it\. Fix: send the tools\/call again without requestState and inputResponses\./,
     });
     for (let i = 0; i < 4; i++) {
       t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
@@ -459,16 +641,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     writeFileSync(join(ws.dir, 'release'), '');
     t.equal(firstText(await held), 'released', 'the call in flight finished');
     t.equal(await a.exited, 0);
-    const registered = async () => {
-      const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
-        '-p',
-        String(cluster.redis.port),
-        '--scan',
-        '--pattern',
-        'mcp-host:test:replica:*',
-      ]);
-      return stdout.split('\n').filter(Boolean).length;
-    };
+    const registered = () => registeredReplicas(cluster.redis.port);
     t.equal(await registered(), 2, 'a left at once; b (killed) is still registered until its entry lapses, and c');
     await eventually("b's entry to lapse", async () => (await registered()) === 1);
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
@@ -491,11 +664,12 @@ t.test('the cluster section is validated like every other key', async (t) => {
     }
   };
   t.same(refusals({ redis: 'redis://10.0.0.5:6379', name: 'prod', advertise: 'http://10.0.0.12:3000' }), []);
-  t.same(refusals({ redis: 'http://x', name: '', advertise: 'ftp://y', extra: 1 }), [
+  t.same(refusals({ redis: 'http://x', name: '', advertise: 'ftp://y', redisTimeoutMs: 0, extra: 1 }), [
     'mcp-host.config.js: cluster.redis: expected a redis:// or rediss:// URL, got "http://x". Fix: e.g. redis: "redis://redis.internal:6379" (or set MCP_HOST_REDIS_URL).',
     'mcp-host.config.js: cluster.name: expected a non-empty string, got "". Fix: e.g. name: "prod".',
     'mcp-host.config.js: cluster.advertise: expected an http:// or https:// URL, got "ftp://y". Fix: e.g. advertise: "http://10.0.0.12:3000".',
-    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name" and "advertise".',
+    'mcp-host.config.js: cluster.redisTimeoutMs: expected a positive integer, got 0. Fix: e.g. redisTimeoutMs: 1000.',
+    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name", "advertise" and "redisTimeoutMs".',
   ]);
   t.same(refusals('yes'), [
     'mcp-host.config.js: cluster: expected an object, got "yes". Fix: e.g. cluster: { redis: "redis://127.0.0.1:6379", name: "prod" }.',

@@ -8,6 +8,8 @@ import { MCP_PATH } from '../serve/http.js';
 export const REDIS_URL_ENV = 'MCP_HOST_REDIS_URL';
 /** The cluster name when the config gives none: every replica with the default forms one cluster. */
 export const DEFAULT_CLUSTER_NAME = 'mcp-host';
+/** How long a replica waits for a Redis command when the config does not say (cluster.redisTimeoutMs). */
+const DEFAULT_REDIS_TIMEOUT_MS = 1_000;
 /** Shorter than this, a shared key is guessable. */
 const MIN_SECRET_LENGTH = 16;
 
@@ -17,6 +19,8 @@ export interface ClusterOptions {
   /** This replica's MCP URL as the other replicas reach it; undefined: the URL it serves at. */
   advertise: string | undefined;
   secret: string;
+  /** How long a Redis command may take before the replica does without its answer. */
+  redisTimeoutMs: number;
 }
 
 /**
@@ -62,5 +66,6 @@ export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHtt
     name: cluster.name ?? DEFAULT_CLUSTER_NAME,
     advertise: cluster.advertise && new URL(MCP_PATH, cluster.advertise).href,
     secret,
+    redisTimeoutMs: cluster.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS,
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config/load.js';
 import { configWhere } from '../config/problem-wording.js';
-import { HostError } from '../errors.js';
+import { HostError, describeThrown } from '../errors.js';
 import { DEFAULT_CLUSTER_NAME, REDIS_URL_ENV } from '../cluster/cluster-options.js';
 import {
   COMMAND_CHANNEL,
@@ -98,6 +98,14 @@ async function askCluster(
     });
   });
   const subscriber = redis.duplicate();
+  // Redis going away (a restart) while the replicas' answers are awaited ends the wait at once, saying so.
+  let lost: string | undefined;
+  let connectionLost!: () => void;
+  const lostConnection = new Promise<void>((resolve) => (connectionLost = resolve));
+  const onLost = (error: unknown) => {
+    lost ??= describeThrown(error);
+    connectionLost();
+  };
   try {
     const replicas = new Set<string>();
     const prefix = clusterKey(name, 'replica', '');
@@ -113,6 +121,8 @@ async function askCluster(
     }
     const request = randomUUID();
     const replies = new Map<string, ReplicaReply>();
+    redis.on('error', onLost);
+    subscriber.on('error', onLost);
     await subscriber.connect();
     const timeoutMs = options.timeoutMs ?? (command === 'reload' ? 120_000 : 10_000);
     let allAnswered!: () => void;
@@ -126,19 +136,32 @@ async function askCluster(
     const published: ClusterRequest = { id: request, command };
     await redis.publish(clusterKey(name, 'channel', COMMAND_CHANNEL), JSON.stringify(published));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    await Promise.race([answered, lostConnection, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    let silent = false;
-    for (const replica of replicas) {
-      if (replies.has(replica)) continue;
-      silent = true;
+    const silentOnes = [...replicas].filter((replica) => !replies.has(replica));
+    if (lost !== undefined && silentOnes.length > 0) {
+      const after =
+        command === 'reload'
+          ? 'may have reloaded all the same: see each one\u2019s generation with mcp-host status --cluster once Redis is back, and run mcp-host reload --cluster again if one is behind'
+          : 'may be serving all the same: run mcp-host status --cluster again once Redis is back';
       process.stderr.write(
-        `mcp-host replica ${replica}: did not answer within ${timeoutMs / 1000} s (stopped, or cannot reach Redis); look at its log\n`,
+        `mcp-host: Redis at ${redisUrl}: the connection was lost while waiting for the replicas' answers (${lost}). Fix: the replicas that did not answer ${after}.\n`,
       );
     }
+    for (const replica of silentOnes) {
+      process.stderr.write(
+        lost === undefined
+          ? `mcp-host replica ${replica}: did not answer within ${timeoutMs / 1000} s (stopped, or cannot reach Redis); look at its log\n`
+          : `mcp-host replica ${replica}: did not answer before the connection to Redis was lost\n`,
+      );
+    }
+    const silent = silentOnes.length > 0;
     return { name, replies: [...replies.values()], silent };
   } finally {
-    await subscriber.quit().catch(() => undefined);
-    await redis.quit().catch(() => undefined);
+    for (const client of [subscriber, redis]) {
+      // A client whose connection was lost never settles a quit(): it is dropped as it is.
+      if (lost === undefined) await client.quit().catch(() => undefined);
+      else if (client.isOpen) client.destroy();
+    }
   }
 }
