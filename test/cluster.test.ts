@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
@@ -203,6 +203,15 @@ function manualClient(): Client {
   );
 }
 
+/** Start r.ask_twice on the replica at `url` and leave it waiting for its retry: the client is closed, not the call. */
+async function callWaitingOn(url: string): Promise<{ manual: Client; asked: Result }> {
+  const manual = manualClient();
+  await manual.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const asked = (await manual.callTool({ name: 'r.ask_twice', arguments: {} }, { allowInputRequired: true })) as Result;
+  await manual.close();
+  return { manual, asked };
+}
+
 /** What /readyz says about a replica (loopback, no auth: the details are shown). */
 async function readiness(replica: HttpHost): Promise<Readiness> {
   return (await fetch(new URL('/readyz', replica.url))).json() as Promise<Readiness>;
@@ -236,6 +245,33 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
   const cluster = await startCluster(t, ws, { replicas: 3 });
   const [a, b, c] = cluster.replicas as [HttpHost, HttpHost, HttpHost];
   const logs = () => a.log() + b.log() + c.log();
+  /** A legacy session and a 2026-07-28 client on a, once b forwards to that session (Redis answers). */
+  const clientsOnA = async (t: Test) => {
+    const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
+    await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => onA.close());
+    const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
+    const version = onA.getNegotiatedProtocolVersion()!;
+    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis answers');
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => modern.close());
+    return { onA, sessionId, version, modern };
+  };
+  /** While Redis cannot answer, a serves its own session and calls, and b cannot place a's session: 503 saying `why` (a pattern). */
+  const servedAlone = async (t: Test, clients: Awaited<ReturnType<typeof clientsOnA>>, why: string) => {
+    t.ok(firstText(await clients.onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
+    t.match(firstText(await clients.modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    const lost = await listOnSession(b.url, clients.sessionId, clients.version);
+    t.equal(lost.status, 503);
+    t.match(
+      ((await lost.json()) as { error: Result }).error.message,
+      new RegExp(
+        `^Service Unavailable: session "${clients.sessionId}" is not on this replica, and which replica holds it cannot be looked up now \\(${why}\\); retry later$`,
+      ),
+    );
+  };
   /** What must outlive one subtest (a restarted Redis) is torn down with the whole. */
   const whole: Teardown = t;
 
@@ -354,13 +390,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
         a.log().includes(`could not forward a POST: the mcp-host replica at ${advertised} cannot be reached`),
       );
 
-      const manual = manualClient();
-      await manual.connect(new StreamableHTTPClientTransport(new URL(d.url)));
-      const asked = (await manual.callTool(
-        { name: 'r.ask_twice', arguments: {} },
-        { allowInputRequired: true },
-      )) as Result;
-      await manual.close();
+      const { manual, asked } = await callWaitingOn(d.url);
       await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
       t.teardown(() => manual.close());
       await t.rejects(manual.callTool(retryOf(asked), { allowInputRequired: true }), {
@@ -383,16 +413,8 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
   t.test(
     'Redis slow (every client paused): local sessions and calls are served; a lookup gives up in time, saying so',
     async (t) => {
-      const onA = new Client({ name: 'legacy-on-a-slow', version: '1.0.0' });
-      await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-      t.teardown(() => onA.close());
-      const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
-      const version = onA.getNegotiatedProtocolVersion()!;
-      t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis answers');
-      const modern = modernClient();
-      answering(modern);
-      await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-      t.teardown(() => modern.close());
+      const clients = await clientsOnA(t);
+      const { sessionId, version } = clients;
 
       const redisCli = (...args: string[]) =>
         execFileAsync(requireEngine('redis-cli', 'redis-tools'), ['-p', String(cluster.redis.port), ...args]);
@@ -400,17 +422,16 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       // Answered only once the pause is over: what follows must all happen before.
       let paused = true;
       const resumed = redisCli('PING').then(() => (paused = false));
-      t.ok(firstText(await onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
-      t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
-      const lost = await listOnSession(b.url, sessionId, version);
-      t.equal(lost.status, 503);
-      t.equal(
-        ((await lost.json()) as { error: Result }).error.message,
-        `Service Unavailable: session "${sessionId}" is not on this replica, and which replica holds it cannot be looked up now (Redis slow: a command got no answer within 1000 ms (cluster.redisTimeoutMs)); retry later`,
+      await servedAlone(
+        t,
+        clients,
+        'Redis slow: a command got no answer within 1000 ms \\(cluster\\.redisTimeoutMs\\)',
       );
       t.match(await readiness(b), { ready: true, degraded: 'Redis slow: a command got no answer within 1000 ms' });
       t.ok(paused, 'all of that was answered while Redis was paused');
-      t.match(b.log(), 'Redis slow: a command got no answer within 1000 ms (cluster.redisTimeoutMs): serving');
+      await until('b to log it', () =>
+        b.log().includes('Redis slow: a command got no answer within 1000 ms (cluster.redisTimeoutMs): serving'),
+      );
 
       await resumed;
       await eventually(
@@ -422,16 +443,8 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
   );
 
   t.test('Redis stopped: replicas degrade and serve what they hold; Redis back: they recover', async (t) => {
-    const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
-    await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-    t.teardown(() => onA.close());
-    const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
-    const version = onA.getNegotiatedProtocolVersion()!;
-    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis is up');
-    const modern = modernClient();
-    answering(modern);
-    await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-    t.teardown(() => modern.close());
+    const clients = await clientsOnA(t);
+    const { sessionId, version } = clients;
 
     cluster.redis.child.kill('SIGKILL');
     await cluster.redis.exited;
@@ -441,16 +454,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       );
     }
     t.match(await readiness(a), { ready: true, degraded: /^Redis unreachable: / }, 'degraded, still ready');
-    t.ok(firstText(await onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
-    t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
-    const lost = await listOnSession(b.url, sessionId, version);
-    t.equal(lost.status, 503);
-    t.match(
-      ((await lost.json()) as { error: Result }).error.message,
-      new RegExp(
-        `^Service Unavailable: session "${sessionId}" is not on this replica, and which replica holds it cannot be looked up now \\(Redis unreachable: .*\\); retry later$`,
-      ),
-    );
+    await servedAlone(t, clients, 'Redis unreachable: .*');
 
     cluster.redis = await startRedis(whole, cluster.redis.port);
     for (const replica of [a, b, c]) {
@@ -582,14 +586,8 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     await modern.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => modern.close());
 
-    const manual = manualClient();
-    await manual.connect(new StreamableHTTPClientTransport(new URL(b.url)));
-    const asked = (await manual.callTool(
-      { name: 'r.ask_twice', arguments: {} },
-      { allowInputRequired: true },
-    )) as Result;
+    const { manual, asked } = await callWaitingOn(b.url);
     t.equal(asked.resultType, 'input_required', 'a call waits on b for its retry');
-    await manual.close();
 
     b.child.kill('SIGKILL');
     await b.exited;
