@@ -555,13 +555,31 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     const hashes = new Set<string>();
     for (const replica of [a, b, c]) {
       const line = new RegExp(
-        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12}); up \\d+ s; \\d+ sessions?; mounts 1 up, 0 down\n  r \\(@test/mcp-replicated\\): up\n`,
+        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12}); up \\d+ (s|min( \\d+ s)?); \\d+ sessions?; mounts 1 up, 0 down\n  r \\(@test/mcp-replicated\\): up\n`,
       ).exec(run.stdout);
       t.ok(line, `${replica.url} is listed with its mount`);
       hashes.add(line?.[2] ?? '');
     }
     t.equal(hashes.size, 1, 'all run the same config');
     t.notMatch(run.stdout, 'warning');
+    const json = await runCli(['status', '--cluster', '--json', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.equal(json.code, 0, json.stderr);
+    const { cluster: name, replicas } = JSON.parse(json.stdout) as { cluster: string; replicas: Result[] };
+    t.equal(name, 'test');
+    t.same(replicas.map((replica) => replica.url).sort(), [a.url, b.url, c.url].sort());
+    for (const replica of replicas) {
+      t.match(replica, {
+        pid: Number,
+        status: {
+          configHash: [...hashes][0],
+          uptimeSeconds: Number,
+          sessions: Number,
+          mounts: [{ name: 'r', state: 'up' }],
+        },
+      });
+    }
 
     // One replica takes a change (its own SIGHUP), the other does not: status shows it.
     const generation = (await readiness(a)).generation;
