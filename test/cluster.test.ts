@@ -722,6 +722,11 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
       'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
     ],
     [
+      { MCP_HOST_HTTP_TOKENS: 'a-token-for-every-interface-0123' },
+      ['--http', '0.0.0.0:0'],
+      'mcp-host.config.js: cluster: this replica listens on 0.0.0.0 (every interface), an address the other replicas cannot connect to, and cluster.advertise does not say where they reach it. Fix: set cluster.advertise to this replica\u2019s address as the other replicas reach it, e.g. advertise: "http://10.0.0.12:3000".',
+    ],
+    [
       {},
       ['--stdio'],
       'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',

@@ -23,13 +23,18 @@ export interface ClusterOptions {
   redisTimeoutMs: number;
 }
 
+/** Addresses a server listens on but no one connects to: "every interface". */
+const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
 /**
- * The `cluster` section resolved against the environment and the address
- * this replica serves HTTP on. A cluster needs Redis, the shared key and an
- * HTTP endpoint; without any of them the replica refuses to start, rather
- * than serve as a lone host the load balancer treats as one of many.
+ * The `cluster` section resolved against the environment and the host
+ * this replica serves HTTP on (undefined: it serves stdio). A cluster needs
+ * Redis, the shared key, an HTTP endpoint and an address the other
+ * replicas can connect to; without any of them the replica refuses to
+ * start, rather than serve as a lone host the load balancer treats as one
+ * of many.
  */
-export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHttp: boolean): ClusterOptions {
+export function clusterOptionsOf(cluster: ClusterConfig, file: string, httpHost: string | undefined): ClusterOptions {
   const where = configWhere(file, 'cluster');
   const redisUrl = cluster.redis ?? process.env[REDIS_URL_ENV];
   if (redisUrl === undefined || redisUrl === '') {
@@ -54,11 +59,18 @@ export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHtt
       fix: `give every replica the same ${CLUSTER_SECRET_ENV} (e.g. the output of \`openssl rand -hex 32\`); it never goes in the config file.`,
     });
   }
-  if (!servesHttp) {
+  if (httpHost === undefined) {
     throw new HostError({
       where,
       what: 'a cluster replica serves HTTP, and this host serves stdio.',
       fix: 'give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
+    });
+  }
+  if (cluster.advertise === undefined && UNSPECIFIED_HOSTS.has(httpHost)) {
+    throw new HostError({
+      where,
+      what: `this replica listens on ${httpHost} (every interface), an address the other replicas cannot connect to, and cluster.advertise does not say where they reach it.`,
+      fix: 'set cluster.advertise to this replica\u2019s address as the other replicas reach it, e.g. advertise: "http://10.0.0.12:3000".',
     });
   }
   return {
