@@ -15,7 +15,7 @@ Usage:
   mcp-host check [--config PATH] [--options JSON]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--cluster] [--config PATH]
-  mcp-host status --cluster [--config PATH]
+  mcp-host status [--cluster] [--json] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
   mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
@@ -67,12 +67,17 @@ previous catalogue. Exits 1 too when no host is running this config.
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
-  status: `Usage: mcp-host status --cluster [--config PATH]
+  status: `Usage: mcp-host status [--cluster] [--json] [--config PATH]
 
-List every replica of the config's cluster (through its Redis, from any machine) with its generation,
-the hash of the config it runs and its mounts' states; warn when the replicas run different configs.
-Exits 1 when a registered replica did not answer.
-  --config PATH   the replicas' config file (default: found from the working directory upward)`,
+Show what every host running this config (on this machine, as this user) serves: its generation,
+the hash of the config it runs, its uptime, its open sessions and its mounts' states (with why a
+mount is down). Exits 1 when no host is running this config.
+  --config PATH   the config file the host was started with (default: found from the working
+                  directory upward)
+  --cluster       list every replica of the config's cluster instead (through its Redis, from any
+                  machine); warn when the replicas run different configs; exit 1 when a registered
+                  replica did not answer
+  --json          machine-readable output`,
   pin: `Usage: mcp-host pin [--diff] [--config PATH]
 
 Write mcp-host.lock.json beside the config: a hash of every served tool's and prompt's definition
@@ -123,11 +128,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${argv[0] === command ? USAGE[command] : USAGE.main}\n`);
     return 0;
   }
-  if (values.json && command !== 'list') throw new UsageError('--json goes with "list"');
+  if (values.json && command !== 'list' && command !== 'status')
+    throw new UsageError('--json goes with "list" or "status"');
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
   if (values.cluster && command !== 'reload' && command !== 'status')
     throw new UsageError('--cluster goes with "reload" or "status"');
-  if (command === 'status' && !values.cluster) throw new UsageError('"status" needs --cluster');
   if ((values.prefix !== undefined || values.flat) && command !== 'add')
     throw new UsageError('--prefix and --flat go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
@@ -156,7 +161,9 @@ async function main(argv: string[]): Promise<number> {
         ? (await import('./commands/cluster.js')).reloadCluster(common)
         : (await import('./commands/reload.js')).reload(common);
     case 'status':
-      return (await import('./commands/cluster.js')).clusterStatus(common);
+      return values.cluster
+        ? (await import('./commands/cluster.js')).clusterStatus({ ...common, json: values.json === true })
+        : (await import('./commands/status.js')).status({ ...common, json: values.json === true });
     case 'pin':
       return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
     default:

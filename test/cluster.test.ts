@@ -1,5 +1,5 @@
 // Replicas behind a real load balancer, coordinated through a real Redis
-// (DESIGN.md, "Scale"): two `mcp-host start` child processes with the same
+// (DESIGN.md, "Scale"): three `mcp-host start` child processes with the same
 // config and cluster secret, Debian's redis-server and haproxy (round
 // robin, no affinity) started by the test on free 127.0.0.1 ports, and the
 // SDK's own Client of both eras. A legacy session keeps working while its
@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
@@ -32,7 +32,11 @@ const MODERN = '2026-07-28';
 const execFileAsync = promisify(execFile);
 const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
 
-/** Asks its client twice in one call; grows a tool on demand (its list_changed reaches the sessions' GET streams). */
+/**
+ * Asks its client twice in one call; grows a tool on demand (its
+ * list_changed reaches the sessions' GET streams); with options.gate, its
+ * creation waits for that file.
+ */
 const PLUGIN = `
 import { existsSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -42,7 +46,12 @@ const NAME = { type: 'object', properties: { name: { type: 'string' } }, require
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 
 export default {
-  create() {
+  async create({ options }) {
+    // options.gate: creating waits for that file (a reload still running while the test acts).
+    if (options.gate) {
+      writeFileSync(options.gate + '.waiting', '');
+      while (!existsSync(options.gate)) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const server = new McpServer({ name: 'replicated', version: '1.0.0' });
     server.registerTool('secret', { inputSchema: z.object({}) }, async () => text(String(process.env.MCP_HOST_CLUSTER_SECRET)));
     server.registerTool('hold', { inputSchema: z.object({}) }, async () => {
@@ -74,10 +83,12 @@ interface Cluster {
   redis: Engine & { url: string };
   /** The load balancer's MCP URL. */
   url: string;
+  /** The replicas' environment (Redis, the cluster secret), for one more replica. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
-function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}): string {
+function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}, fileName?: string): string {
   ws.writePackage(
     'node_modules/@test/mcp-replicated',
     {
@@ -89,18 +100,25 @@ function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}):
     },
     { 'index.js': PLUGIN },
   );
-  return ws.writeConfig({
-    plugins: [{ package: '@test/mcp-replicated' }],
-    reload: { watch: false },
-    cluster: { name: 'test' },
-    ...extra,
-  });
+  return ws.writeConfig(
+    {
+      plugins: [{ package: '@test/mcp-replicated' }],
+      reload: { watch: false },
+      cluster: { name: 'test' },
+      ...extra,
+    },
+    fileName,
+  );
 }
 
 async function startCluster(
   t: Teardown,
   ws: Workspace,
-  { config: extra = {}, env: extraEnv = {} }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+  {
+    config: extra = {},
+    env: extraEnv = {},
+    replicas: count = 2,
+  }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv; replicas?: number } = {},
 ): Promise<Cluster> {
   const config = writeClusterConfig(ws, extra);
   const redis = await startRedis(t);
@@ -112,14 +130,15 @@ async function startCluster(
     HOLD_RELEASE_FILE: join(ws.dir, 'release'),
     ...extraEnv,
   };
-  const ports = [await freePort(), await freePort()];
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await freePort());
   const replicas = await Promise.all(
     ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
   );
   // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
   for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
   const balancer = await startHaproxy(t, ws, ports);
-  return { config, replicas, redis, url: balancer.url };
+  return { config, replicas, redis, url: balancer.url, env };
 }
 
 /** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
@@ -146,6 +165,51 @@ interface Readiness {
   ready: boolean;
   degraded?: string;
   generation: number;
+}
+
+/** How many replicas of the cluster "test" are registered in the Redis on `port`. */
+async function registeredReplicas(port: number): Promise<number> {
+  const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
+    '-p',
+    String(port),
+    '--scan',
+    '--pattern',
+    'mcp-host:test:replica:*',
+  ]);
+  return stdout.split('\n').filter(Boolean).length;
+}
+
+/** The retry of a 2026-07-28 call that asked for input, every request answered. */
+function retryOf(asked: Result): never {
+  return {
+    name: 'r.ask_twice',
+    arguments: {},
+    requestState: asked.requestState,
+    inputResponses: Object.fromEntries(
+      Object.keys(asked.inputRequests as Result).map((key) => [key, { action: 'accept', content: { name: 'x' } }]),
+    ),
+  } as never;
+}
+
+/** A 2026-07-28 client that answers input requests itself (retryOf), not through handlers. */
+function manualClient(): Client {
+  return new Client(
+    { name: 'modern-manual', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: MODERN } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
+}
+
+/** Start r.ask_twice on the replica at `url` and leave it waiting for its retry: the client is closed, not the call. */
+async function callWaitingOn(url: string): Promise<{ manual: Client; asked: Result }> {
+  const manual = manualClient();
+  await manual.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const asked = (await manual.callTool({ name: 'r.ask_twice', arguments: {} }, { allowInputRequired: true })) as Result;
+  await manual.close();
+  return { manual, asked };
 }
 
 /** What /readyz says about a replica (loopback, no auth: the details are shown). */
@@ -176,16 +240,44 @@ function answering(client: Client): void {
   }));
 }
 
-t.test('two replicas behind HAProxy, one Redis', async (t) => {
+t.test('three replicas behind HAProxy, one Redis', async (t) => {
   const ws = makeWorkspace(t);
-  const cluster = await startCluster(t, ws);
-  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const cluster = await startCluster(t, ws, { replicas: 3 });
+  const [a, b, c] = cluster.replicas as [HttpHost, HttpHost, HttpHost];
+  const logs = () => a.log() + b.log() + c.log();
+  /** A legacy session and a 2026-07-28 client on a, once b forwards to that session (Redis answers). */
+  const clientsOnA = async (t: Test) => {
+    const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
+    await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => onA.close());
+    const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
+    const version = onA.getNegotiatedProtocolVersion()!;
+    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis answers');
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => modern.close());
+    return { onA, sessionId, version, modern };
+  };
+  /** While Redis cannot answer, a serves its own session and calls, and b cannot place a's session: 503 saying `why` (a pattern). */
+  const servedAlone = async (t: Test, clients: Awaited<ReturnType<typeof clientsOnA>>, why: string) => {
+    t.ok(firstText(await clients.onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
+    t.match(firstText(await clients.modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    const lost = await listOnSession(b.url, clients.sessionId, clients.version);
+    t.equal(lost.status, 503);
+    t.match(
+      ((await lost.json()) as { error: Result }).error.message,
+      new RegExp(
+        `^Service Unavailable: session "${clients.sessionId}" is not on this replica, and which replica holds it cannot be looked up now \\(${why}\\); retry later$`,
+      ),
+    );
+  };
   /** What must outlive one subtest (a restarted Redis) is torn down with the whole. */
   const whole: Teardown = t;
 
   t.test('a legacy session works while its requests alternate replicas', async (t) => {
-    // initialize opens the session on a; its GET stream and every other request go through b.
-    const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+    // initialize opens the session on a; its GET stream goes through c, and the other requests through b, c, a in turn.
+    const stream = watchingNotificationStream(alternating([a.url, b.url, c.url], c.url));
     const client = new Client({ name: 'legacy', version: '1.0.0' });
     const changed: string[] = [];
     client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
@@ -194,7 +286,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     t.not(client.getNegotiatedProtocolVersion(), MODERN);
     await stream.opened;
     const pids = new Set<string>();
-    for (let i = 0; i < 4; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    for (let i = 0; i < 6; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
     t.equal(pids.size, 1, 'every call of the session is served by the replica that holds it');
     t.equal(
       firstText(await client.callTool({ name: 'r.secret', arguments: {} })),
@@ -204,28 +296,42 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     t.equal(firstText(await client.callTool({ name: 'r.grow', arguments: {} })), 'grew');
     await until('list_changed on the relayed GET stream', () => changed.length > 0);
     t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grown_1'));
-    t.match(a.log() + b.log(), /forwarded a POST to replica/, 'a replica forwarded to the owner');
-    t.match(a.log() + b.log(), /forwarded a GET to replica/, 'the GET stream was relayed');
+    t.match(b.log(), `forwarded a POST to replica ${a.url}`, 'b forwarded to the owner');
+    t.match(c.log(), `forwarded a POST to replica ${a.url}`, 'c forwarded to the owner');
+    t.match(c.log(), `forwarded a GET to replica ${a.url}`, 'the GET stream was relayed');
   });
 
   t.test('a legacy SDK client through HAProxy', async (t) => {
     const client = new Client({ name: 'legacy-lb', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => client.close());
-    for (let i = 0; i < 4; i++) t.ok(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    const pids = new Set<string>();
+    for (let i = 0; i < 6; i++) pids.add(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })));
+    t.equal(pids.size, 1, 'one replica serves the session, whichever one HAProxy sent a request to');
   });
 
   t.test('a 2026-07-28 call whose rounds land on different replicas completes', async (t) => {
     const client = modernClient();
     answering(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url]) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url, c.url]) }),
+    );
     t.teardown(() => client.close());
     t.equal(client.getNegotiatedProtocolVersion(), MODERN);
-    const forwards = () => (a.log() + b.log()).match(/forwarded a POST to replica/g)?.length ?? 0;
+    const forwards = () => logs().match(/forwarded a POST to replica/g)?.length ?? 0;
     const before = forwards();
-    const done = await client.callTool({ name: 'r.ask_twice', arguments: {} });
-    t.match(firstText(done), /^first! then second! on \d+$/);
-    t.ok(forwards() > before, 'a retry that reached the other replica was forwarded to the one holding the call');
+    const holders = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      // One POST more before each call: the next call starts on the next replica.
+      await client.listTools();
+      // The call and its two retries are three POSTs in a row: each lands on another of the three replicas.
+      const done = firstText(await client.callTool({ name: 'r.ask_twice', arguments: {} }));
+      t.match(done, /^first! then second! on \d+$/);
+      holders.add(done);
+    }
+    t.equal(holders.size, 3, 'each call was held by another replica');
+    // The replicas log asynchronously: a forward's line may come a little after its answer.
+    await until('both retries of each call to be forwarded', () => forwards() - before >= 6, 10_000, logs);
   });
 
   t.test('a 2026-07-28 client through HAProxy', async (t) => {
@@ -233,7 +339,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     answering(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => client.close());
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       t.match(firstText(await client.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
     }
   });
@@ -251,39 +357,107 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     );
   });
 
+  t.test(
+    'a replica whose advertise address nobody can reach: a forward fails at once, naming it and the fix',
+    async (t) => {
+      const closed = await freePort();
+      const advertised = `http://127.0.0.1:${closed}/mcp`;
+      const config = writeClusterConfig(
+        ws,
+        { cluster: { name: 'test', advertise: `http://127.0.0.1:${closed}` } },
+        'unreachable.config.js',
+      );
+      const before = await registeredReplicas(cluster.redis.port);
+      const d = await startHttpHost(t, config, { env: cluster.env });
+      await eventually('d to register', async () => (await registeredReplicas(cluster.redis.port)) > before);
+      const unreachable = (what: string) =>
+        `^Bad Gateway: ${what}, and the mcp-host replica at ${advertised} cannot be reached from this replica ` +
+        `\\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\), though it was heard from [\\d.]+ s ago\\. ` +
+        `Fix: retry; if it persists, that replica's cluster\\.advertise \\(${advertised}\\) is not an address the other ` +
+        'replicas can reach: set it to one they can \\(and check the network between them\\)$';
+
+      const onD = new Client({ name: 'legacy-on-d', version: '1.0.0' });
+      await onD.connect(new StreamableHTTPClientTransport(new URL(d.url)));
+      t.teardown(() => onD.close());
+      const sessionId = (onD.transport as StreamableHTTPClientTransport).sessionId!;
+      const response = await listOnSession(a.url, sessionId, onD.getNegotiatedProtocolVersion()!);
+      t.equal(response.status, 502, 'not 404: the session lives, its replica cannot be reached');
+      t.match(
+        ((await response.json()) as { error: Result }).error.message,
+        new RegExp(unreachable(`session "${sessionId}" lives on another mcp-host replica`)),
+      );
+      await until('a to log it', () =>
+        a.log().includes(`could not forward a POST: the mcp-host replica at ${advertised} cannot be reached`),
+      );
+
+      const { manual, asked } = await callWaitingOn(d.url);
+      await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+      t.teardown(() => manual.close());
+      await t.rejects(manual.callTool(retryOf(asked), { allowInputRequired: true }), {
+        message: new RegExp(unreachable('another replica holds the call this requestState continues').slice(1, -1)),
+      });
+
+      // Sent to d itself, the call's two rounds complete: nothing is left for d to drain as it stops.
+      await manual.close();
+      await manual.connect(new StreamableHTTPClientTransport(new URL(d.url)));
+      const second = (await manual.callTool(retryOf(asked), { allowInputRequired: true })) as Result;
+      t.equal(second.resultType, 'input_required', 'the call was still waiting on d');
+      t.match(firstText(await manual.callTool(retryOf(second), { allowInputRequired: true })), /^x then x on \d+$/);
+      await onD.close();
+      // d leaves the cluster as it stops: the replicas below are the three behind HAProxy again.
+      d.child.kill('SIGTERM');
+      t.equal(await d.exited, 0);
+    },
+  );
+
+  t.test(
+    'Redis slow (every client paused): local sessions and calls are served; a lookup gives up in time, saying so',
+    async (t) => {
+      const clients = await clientsOnA(t);
+      const { sessionId, version } = clients;
+
+      const redisCli = (...args: string[]) =>
+        execFileAsync(requireEngine('redis-cli', 'redis-tools'), ['-p', String(cluster.redis.port), ...args]);
+      t.match((await redisCli('CLIENT', 'PAUSE', '8000', 'ALL')).stdout, 'OK');
+      // Answered only once the pause is over: what follows must all happen before.
+      let paused = true;
+      const resumed = redisCli('PING').then(() => (paused = false));
+      await servedAlone(
+        t,
+        clients,
+        'Redis slow: a command got no answer within 1000 ms \\(cluster\\.redisTimeoutMs\\)',
+      );
+      t.match(await readiness(b), { ready: true, degraded: 'Redis slow: a command got no answer within 1000 ms' });
+      t.ok(paused, 'all of that was answered while Redis was paused');
+      await until('b to log it', () =>
+        b.log().includes('Redis slow: a command got no answer within 1000 ms (cluster.redisTimeoutMs): serving'),
+      );
+
+      await resumed;
+      await eventually(
+        'b to forward to a again',
+        async () => (await listOnSession(b.url, sessionId, version)).status === 200,
+      );
+      await eventually('b to be no longer degraded', async () => (await readiness(b)).degraded === undefined);
+    },
+  );
+
   t.test('Redis stopped: replicas degrade and serve what they hold; Redis back: they recover', async (t) => {
-    const onA = new Client({ name: 'legacy-on-a', version: '1.0.0' });
-    await onA.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-    t.teardown(() => onA.close());
-    const sessionId = (onA.transport as StreamableHTTPClientTransport).sessionId!;
-    const version = onA.getNegotiatedProtocolVersion()!;
-    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a while Redis is up');
-    const modern = modernClient();
-    answering(modern);
-    await modern.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-    t.teardown(() => modern.close());
+    const clients = await clientsOnA(t);
+    const { sessionId, version } = clients;
 
     cluster.redis.child.kill('SIGKILL');
     await cluster.redis.exited;
-    for (const replica of [a, b]) {
+    for (const replica of [a, b, c]) {
       await eventually('the replica to report Redis down', async () =>
         /^Redis unreachable/.test((await readiness(replica)).degraded ?? ''),
       );
     }
     t.match(await readiness(a), { ready: true, degraded: /^Redis unreachable: / }, 'degraded, still ready');
-    t.ok(firstText(await onA.callTool({ name: 'r.whoami', arguments: {} })), 'a serves its own session');
-    t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
-    const lost = await listOnSession(b.url, sessionId, version);
-    t.equal(lost.status, 503);
-    t.match(
-      ((await lost.json()) as { error: Result }).error.message,
-      new RegExp(
-        `^Service Unavailable: session "${sessionId}" is not on this replica, and which replica holds it cannot be looked up now \\(Redis unreachable: .*\\); retry later$`,
-      ),
-    );
+    await servedAlone(t, clients, 'Redis unreachable: .*');
 
     cluster.redis = await startRedis(whole, cluster.redis.port);
-    for (const replica of [a, b]) {
+    for (const replica of [a, b, c]) {
       await eventually('the replica to recover', async () => (await readiness(replica)).degraded === undefined);
     }
     await eventually(
@@ -296,7 +470,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
   t.test(
     'reload --cluster reloads every replica and reports each; list_changed reaches a relayed stream',
     async (t) => {
-      const stream = watchingNotificationStream(alternating([a.url, b.url], b.url));
+      const stream = watchingNotificationStream(alternating([a.url, b.url, c.url], b.url));
       const client = new Client({ name: 'legacy-reload', version: '1.0.0' });
       let changed = 0;
       client.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
@@ -309,7 +483,7 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
         env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
       });
       t.equal(run.code, 0, run.stderr);
-      for (const replica of [a, b]) {
+      for (const replica of [a, b, c]) {
         t.match(
           run.stdout,
           new RegExp(
@@ -323,22 +497,89 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     },
   );
 
+  t.test(
+    'reload --cluster across a Redis restart: it ends at once, saying what to check; the replicas reload',
+    async (t) => {
+      const gate = join(ws.dir, 'gate');
+      writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', options: { gate } }] });
+      const generations = await Promise.all([a, b, c].map(async (replica) => (await readiness(replica)).generation));
+      const run = runCli(['reload', '--cluster', '--config', cluster.config], {
+        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      });
+      // A replica creating the plugin again: the command was published, and its answers are awaited.
+      await until('a reload to be running', () => existsSync(`${gate}.waiting`));
+      cluster.redis.child.kill('SIGKILL');
+      await cluster.redis.exited;
+      const ended = await run;
+      t.equal(ended.code, 1, `${ended.stdout}\n${ended.stderr}`);
+      t.match(
+        ended.stderr,
+        `mcp-host: Redis at ${cluster.redis.url}: the connection was lost while waiting for the replicas' answers (`,
+      );
+      t.match(
+        ended.stderr,
+        'Fix: the replicas that did not answer may have reloaded all the same: see each one\u2019s generation with mcp-host status --cluster once Redis is back, and run mcp-host reload --cluster again if one is behind.',
+      );
+      t.match(ended.stderr, /mcp-host replica [\w-]+: did not answer before the connection to Redis was lost/);
+
+      cluster.redis = await startRedis(whole, cluster.redis.port);
+      writeFileSync(gate, '');
+      await Promise.all(
+        [a, b, c].map((replica, index) =>
+          eventually(
+            'the replica to finish its reload',
+            async () => (await readiness(replica)).generation > generations[index]!,
+          ),
+        ),
+      );
+      for (const replica of [a, b, c]) {
+        await eventually(
+          'the replica to be back in Redis',
+          async () => (await readiness(replica)).degraded === undefined,
+        );
+      }
+      const again = await runCli(['reload', '--cluster', '--config', cluster.config], {
+        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      });
+      t.equal(again.code, 0, again.stderr);
+      t.match(again.stdout, /nothing changed/, 'every replica took the change; reload --cluster reaches them again');
+    },
+  );
+
   t.test('status --cluster lists every replica with its generation, config hash and mounts', async (t) => {
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
       env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
     });
     t.equal(run.code, 0, run.stderr);
-    t.match(run.stdout, /^cluster "test": 2 replicas answered\n/);
+    t.match(run.stdout, /^cluster "test": 3 replicas answered\n/);
     const hashes = new Set<string>();
-    for (const replica of [a, b]) {
+    for (const replica of [a, b, c]) {
       const line = new RegExp(
-        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12})\n  r \\(@test/mcp-replicated\\): up\n`,
+        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12}); up \\d+ (s|min( \\d+ s)?); \\d+ sessions?; mounts 1 up, 0 down\n  r \\(@test/mcp-replicated\\): up\n`,
       ).exec(run.stdout);
       t.ok(line, `${replica.url} is listed with its mount`);
       hashes.add(line?.[2] ?? '');
     }
-    t.equal(hashes.size, 1, 'both run the same config');
+    t.equal(hashes.size, 1, 'all run the same config');
     t.notMatch(run.stdout, 'warning');
+    const json = await runCli(['status', '--cluster', '--json', '--config', cluster.config], {
+      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+    });
+    t.equal(json.code, 0, json.stderr);
+    const { cluster: name, replicas } = JSON.parse(json.stdout) as { cluster: string; replicas: Result[] };
+    t.equal(name, 'test');
+    t.same(replicas.map((replica) => replica.url).sort(), [a.url, b.url, c.url].sort());
+    for (const replica of replicas) {
+      t.match(replica, {
+        pid: Number,
+        status: {
+          configHash: [...hashes][0],
+          uptimeSeconds: Number,
+          sessions: Number,
+          mounts: [{ name: 'r', state: 'up' }],
+        },
+      });
+    }
 
     // One replica takes a change (its own SIGHUP), the other does not: status shows it.
     const generation = (await readiness(a)).generation;
@@ -363,52 +604,31 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     await modern.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
     t.teardown(() => modern.close());
 
-    const manual = new Client(
-      { name: 'modern-manual', version: '1.0.0' },
-      {
-        versionNegotiation: { mode: { pin: MODERN } },
-        capabilities: { elicitation: { form: {} } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
-    await manual.connect(new StreamableHTTPClientTransport(new URL(b.url)));
-    const asked = (await manual.callTool(
-      { name: 'r.ask_twice', arguments: {} },
-      { allowInputRequired: true },
-    )) as Result;
+    const { manual, asked } = await callWaitingOn(b.url);
     t.equal(asked.resultType, 'input_required', 'a call waits on b for its retry');
-    await manual.close();
 
     b.child.kill('SIGKILL');
     await b.exited;
-    await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
-    t.teardown(() => manual.close());
-    await t.rejects(
-      manual.callTool(
-        {
-          name: 'r.ask_twice',
-          arguments: {},
-          requestState: asked.requestState,
-          inputResponses: Object.fromEntries(
-            Object.keys(asked.inputRequests as Result).map((key) => [
-              key,
-              { action: 'accept', content: { name: 'x' } },
-            ]),
-          ),
-        } as never,
-        { allowInputRequired: true },
-      ),
-      {
-        code: -32602,
-        message:
-          /Invalid or expired requestState: the mcp-host replica holding the tools\/call it continues is gone \(stopped or restarted\), and its call with it\. Fix: send the tools\/call again without requestState and inputResponses\./,
-      },
-    );
-    const response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    // Until b's heartbeat is missed (3 s), a cannot tell a stopped b from one it cannot reach: it says both.
+    let response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    while (response.status === 502) {
+      t.match(
+        ((await response.json()) as { error: Result }).error.message,
+        `cannot be reached from this replica (connect ECONNREFUSED ${new URL(b.url).host})`,
+      );
+      response = await listOnSession(a.url, sessionId, onB.getNegotiatedProtocolVersion()!);
+    }
     t.equal(response.status, 404);
     t.match(((await response.json()) as { error: Result }).error, {
       code: -32001,
       message: `Session not found: session "${sessionId}" lived on another mcp-host replica, which is gone (stopped or restarted); start a new one with initialize`,
+    });
+    await manual.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    t.teardown(() => manual.close());
+    await t.rejects(manual.callTool(retryOf(asked), { allowInputRequired: true }), {
+      code: -32602,
+      message:
+        /Invalid or expired requestState: the mcp-host replica holding the tools\/call it continues is gone \(stopped or restarted\), and its call with it\. Fix: send the tools\/call again without requestState and inputResponses\./,
     });
     for (let i = 0; i < 4; i++) {
       t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
@@ -437,23 +657,15 @@ t.test('two replicas behind HAProxy, one Redis', async (t) => {
     writeFileSync(join(ws.dir, 'release'), '');
     t.equal(firstText(await held), 'released', 'the call in flight finished');
     t.equal(await a.exited, 0);
-    const registered = async () => {
-      const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
-        '-p',
-        String(cluster.redis.port),
-        '--scan',
-        '--pattern',
-        'mcp-host:test:replica:*',
-      ]);
-      return stdout.split('\n').filter(Boolean).length;
-    };
-    t.equal(await registered(), 1, 'a left at once; only b (killed) is still registered, until its entry lapses');
-    await eventually("b's entry to lapse", async () => (await registered()) === 0);
+    const registered = () => registeredReplicas(cluster.redis.port);
+    t.equal(await registered(), 2, 'a left at once; b (killed) is still registered until its entry lapses, and c');
+    await eventually("b's entry to lapse", async () => (await registered()) === 1);
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
       env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
     });
-    t.equal(run.code, 1, 'no replica left to answer');
-    t.match(run.stderr, 'no replica of cluster "test" is registered');
+    t.equal(run.code, 0, run.stderr);
+    t.match(run.stdout, /^cluster "test": 1 replica answered\n/);
+    t.match(run.stdout, `mcp-host replica ${c.url} (pid ${c.child.pid})`, 'only c is left');
   });
 });
 
@@ -468,11 +680,12 @@ t.test('the cluster section is validated like every other key', async (t) => {
     }
   };
   t.same(refusals({ redis: 'redis://10.0.0.5:6379', name: 'prod', advertise: 'http://10.0.0.12:3000' }), []);
-  t.same(refusals({ redis: 'http://x', name: '', advertise: 'ftp://y', extra: 1 }), [
+  t.same(refusals({ redis: 'http://x', name: '', advertise: 'ftp://y', redisTimeoutMs: 0, extra: 1 }), [
     'mcp-host.config.js: cluster.redis: expected a redis:// or rediss:// URL, got "http://x". Fix: e.g. redis: "redis://redis.internal:6379" (or set MCP_HOST_REDIS_URL).',
     'mcp-host.config.js: cluster.name: expected a non-empty string, got "". Fix: e.g. name: "prod".',
     'mcp-host.config.js: cluster.advertise: expected an http:// or https:// URL, got "ftp://y". Fix: e.g. advertise: "http://10.0.0.12:3000".',
-    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name" and "advertise".',
+    'mcp-host.config.js: cluster.redisTimeoutMs: expected a positive integer, got 0. Fix: e.g. redisTimeoutMs: 1000.',
+    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name", "advertise" and "redisTimeoutMs".',
   ]);
   t.same(refusals('yes'), [
     'mcp-host.config.js: cluster: expected an object, got "yes". Fix: e.g. cluster: { redis: "redis://127.0.0.1:6379", name: "prod" }.',
@@ -507,6 +720,11 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
       { MCP_HOST_REDIS_URL: 'http://redis:6379' },
       undefined,
       'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+    ],
+    [
+      { MCP_HOST_HTTP_TOKENS: 'a-token-for-every-interface-0123' },
+      ['--http', '0.0.0.0:0'],
+      'mcp-host.config.js: cluster: this replica listens on 0.0.0.0 (every interface), an address the other replicas cannot connect to, and cluster.advertise does not say where they reach it. Fix: set cluster.advertise to this replica\u2019s address as the other replicas reach it, e.g. advertise: "http://10.0.0.12:3000".',
     ],
     [
       {},
@@ -575,9 +793,6 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
   const misplaced = await runCli(['list', '--cluster', '--config', plain]);
   t.equal(misplaced.code, 2);
   t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload" or "status"');
-  const bare = await runCli(['status', '--config', plain]);
-  t.equal(bare.code, 2);
-  t.match(bare.stderr, 'mcp-host: "status" needs --cluster');
   const noCluster = await reload(plain, {});
   t.equal(noCluster.code, 1);
   t.match(

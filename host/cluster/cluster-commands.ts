@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
+import type { HostStatus } from '../host-status.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
-import type { HostRuntime } from '../runtime.js';
-import { stableJson } from '../stable-json.js';
 
 export type ClusterKeyKind = 'replica' | 'session' | 'token' | 'channel';
 
@@ -29,14 +27,6 @@ export function replyChannel(request: string): string {
   return `reply:${request}`;
 }
 
-/** What a replica serves: enough to see one that did not take a change. */
-export interface ReplicaStatus {
-  generation: number;
-  /** A short hash of the live config as validated (the same file and environment give the same hash). */
-  configHash: string;
-  mounts: { name: string; plugin: string; state: string }[];
-}
-
 /** One replica's answer to a cluster command. */
 export interface ReplicaReply {
   replica: string;
@@ -45,14 +35,5 @@ export interface ReplicaReply {
   pid: number;
   configFile: string;
   outcome?: ReloadOutcome;
-  status?: ReplicaStatus;
-}
-
-export function replicaStatus(runtime: HostRuntime): ReplicaStatus {
-  const { id, config, mounts } = runtime.current;
-  return {
-    generation: id,
-    configHash: createHash('sha256').update(stableJson(config)).digest('hex').slice(0, 12),
-    mounts: mounts.map((mount) => ({ name: mount.name, plugin: mount.spec.label, state: mount.state })),
-  };
+  status?: HostStatus;
 }

@@ -8,6 +8,8 @@ import { MCP_PATH } from '../serve/http.js';
 export const REDIS_URL_ENV = 'MCP_HOST_REDIS_URL';
 /** The cluster name when the config gives none: every replica with the default forms one cluster. */
 export const DEFAULT_CLUSTER_NAME = 'mcp-host';
+/** How long a replica waits for a Redis command when the config does not say (cluster.redisTimeoutMs). */
+const DEFAULT_REDIS_TIMEOUT_MS = 1_000;
 /** Shorter than this, a shared key is guessable. */
 const MIN_SECRET_LENGTH = 16;
 
@@ -17,15 +19,22 @@ export interface ClusterOptions {
   /** This replica's MCP URL as the other replicas reach it; undefined: the URL it serves at. */
   advertise: string | undefined;
   secret: string;
+  /** How long a Redis command may take before the replica does without its answer. */
+  redisTimeoutMs: number;
 }
 
+/** Addresses a server listens on but no one connects to: "every interface". */
+const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
 /**
- * The `cluster` section resolved against the environment and the address
- * this replica serves HTTP on. A cluster needs Redis, the shared key and an
- * HTTP endpoint; without any of them the replica refuses to start, rather
- * than serve as a lone host the load balancer treats as one of many.
+ * The `cluster` section resolved against the environment and the host
+ * this replica serves HTTP on (undefined: it serves stdio). A cluster needs
+ * Redis, the shared key, an HTTP endpoint and an address the other
+ * replicas can connect to; without any of them the replica refuses to
+ * start, rather than serve as a lone host the load balancer treats as one
+ * of many.
  */
-export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHttp: boolean): ClusterOptions {
+export function clusterOptionsOf(cluster: ClusterConfig, file: string, httpHost: string | undefined): ClusterOptions {
   const where = configWhere(file, 'cluster');
   const redisUrl = cluster.redis ?? process.env[REDIS_URL_ENV];
   if (redisUrl === undefined || redisUrl === '') {
@@ -50,11 +59,18 @@ export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHtt
       fix: `give every replica the same ${CLUSTER_SECRET_ENV} (e.g. the output of \`openssl rand -hex 32\`); it never goes in the config file.`,
     });
   }
-  if (!servesHttp) {
+  if (httpHost === undefined) {
     throw new HostError({
       where,
       what: 'a cluster replica serves HTTP, and this host serves stdio.',
       fix: 'give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
+    });
+  }
+  if (cluster.advertise === undefined && UNSPECIFIED_HOSTS.has(httpHost)) {
+    throw new HostError({
+      where,
+      what: `this replica listens on ${httpHost} (every interface), an address the other replicas cannot connect to, and cluster.advertise does not say where they reach it.`,
+      fix: 'set cluster.advertise to this replica\u2019s address as the other replicas reach it, e.g. advertise: "http://10.0.0.12:3000".',
     });
   }
   return {
@@ -62,5 +78,6 @@ export function clusterOptionsOf(cluster: ClusterConfig, file: string, servesHtt
     name: cluster.name ?? DEFAULT_CLUSTER_NAME,
     advertise: cluster.advertise && new URL(MCP_PATH, cluster.advertise).href,
     secret,
+    redisTimeoutMs: cluster.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS,
   };
 }

@@ -10,13 +10,13 @@ import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
   clusterKey,
-  replicaStatus,
   replyChannel,
   type ClusterKeyKind,
   type ClusterRequest,
   type ReplicaReply,
 } from './cluster-commands.js';
 import type { HostRuntime } from '../runtime.js';
+import { hostStatus } from '../host-status.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -25,6 +25,12 @@ type RedisBatch = ReturnType<RedisClient['multi']>;
 
 /** How often a replica says it is alive and refreshes its sessions' entries. */
 const HEARTBEAT_MS = 2_000;
+/**
+ * A replica heard from within this long is taken for running: one that
+ * cannot be reached then is behind a wrong `advertise` address (or a
+ * network fault), not stopped. A heartbeat may be late on a loaded machine.
+ */
+const ALIVE_WITHIN_MS = HEARTBEAT_MS + 1_000;
 /** A replica not heard from for this long is gone: its sessions answer 404. */
 const REPLICA_TTL_MS = 3 * HEARTBEAT_MS;
 /** A session entry outlives its replica's silence by this much, then Redis drops it. */
@@ -33,6 +39,20 @@ const SESSION_TTL_MS = 60_000;
 const JOIN_WAIT_MS = 5_000;
 /** Headers that describe one hop's connection, not the message: never relayed. */
 const HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade'];
+/** What `command` resolves with when Redis did not answer in time. */
+const LATE = Symbol('late');
+
+/** Another replica as Redis knows it: where it is reached, and how long ago its heartbeat renewed its entry. */
+export interface Peer {
+  url: string;
+  heardMsAgo: number;
+}
+
+/** A request another replica could not be sent: why, and whether that replica is running all the same. */
+export interface Unforwarded {
+  unreachable: string;
+  running: boolean;
+}
 
 /**
  * This replica's membership of a cluster (DESIGN.md, "Scale"): its entry
@@ -60,6 +80,8 @@ export class Cluster {
   private lastFailure = 'not connected to Redis yet';
   /** Whether the current outage was logged already: once per outage, however many retries fail. */
   private outageLogged = false;
+  /** Why Redis counts as slow now (a command outlived cluster.redisTimeoutMs); undefined once one answers in time. */
+  private slow: string | undefined;
 
   private constructor(
     private readonly options: ClusterOptions,
@@ -114,7 +136,7 @@ export class Cluster {
 
   /** Why the cluster's shared state is out of reach now; undefined when it is not. */
   get degraded(): string | undefined {
-    return this.redis.isReady ? undefined : this.lastFailure;
+    return this.redis.isReady ? this.slow : this.lastFailure;
   }
 
   /** Resolves once Redis has it (or could not be reached): a client told its session id finds it on any replica. */
@@ -146,18 +168,23 @@ export class Cluster {
   }
 
   /**
-   * Where a session this replica does not hold lives: another replica's URL,
-   * 'gone' when its replica stopped, undefined when no replica holds it.
+   * Where a session this replica does not hold lives: another replica,
+   * 'gone' when its replica stopped, undefined when no replica holds it
+   * (or Redis did not say: then `degraded` says why).
    */
-  async ownerOfSession(id: string): Promise<string | 'gone' | undefined> {
+  async ownerOfSession(id: string): Promise<Peer | 'gone' | undefined> {
     const replica = await this.command(() => this.redis.get(this.key('session', id)));
     if (!replica || replica === this.replica) return undefined;
-    return (await this.urlOfReplica(replica)) ?? 'gone';
+    return (await this.peer(replica)) ?? 'gone';
   }
 
-  /** A live replica's MCP URL. */
-  async urlOfReplica(replica: string): Promise<string | undefined> {
-    return (await this.command(() => this.redis.get(this.key('replica', replica)))) ?? undefined;
+  /** A replica whose entry has not lapsed: its MCP URL, and when it was last heard from. */
+  async peer(replica: string): Promise<Peer | undefined> {
+    const key = this.key('replica', replica);
+    const replies = await this.command(() => this.redis.multi().get(key).pTTL(key).exec());
+    const url = replies?.[0];
+    if (typeof url !== 'string') return undefined;
+    return { url, heardMsAgo: Math.max(0, REPLICA_TTL_MS - Number(replies?.[1])) };
   }
 
   /** Whether a request was forwarded by a replica, and for which client; a forged stamp is refused. */
@@ -166,11 +193,13 @@ export class Cluster {
   }
 
   /**
-   * Send `request` to the replica at `url` and relay its answer, streamed
-   * (an SSE answer or a GET stream flows through as it comes). Undefined
-   * when that replica cannot be reached.
+   * Send `request` to `peer` and relay its answer, streamed (an SSE answer
+   * or a GET stream flows through as it comes); when that replica cannot
+   * be reached, why. A connection that cannot be made fails within Node's
+   * fetch connect timeout (10 s), never later.
    */
-  async forward(request: Request, url: string, clientId: string | undefined): Promise<Response | undefined> {
+  async forward(request: Request, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded> {
+    const { url } = peer;
     const headers = new Headers(request.headers);
     for (const name of HOP_HEADERS) headers.delete(name);
     headers.set(PEER_HEADER, this.auth.stamp(clientId));
@@ -183,8 +212,17 @@ export class Cluster {
         signal: request.signal,
       });
     } catch (error) {
-      this.logger.info(`could not forward a ${request.method} to replica ${url}: ${describeThrown(error)}`);
-      return undefined;
+      // fetch says only "fetch failed"; what failed (ECONNREFUSED, a connect timeout) is its cause.
+      const cause = describeThrown(error instanceof Error && error.cause instanceof Error ? error.cause : error);
+      const running = peer.heardMsAgo <= ALIVE_WITHIN_MS;
+      const heard = `${(peer.heardMsAgo / 1000).toFixed(1)} s ago`;
+      const unreachable = running
+        ? `the mcp-host replica at ${url} cannot be reached from this replica (${cause}), though it was heard from ${heard}. ` +
+          `Fix: retry; if it persists, that replica's cluster.advertise (${url}) is not an address the other replicas can reach: ` +
+          'set it to one they can (and check the network between them)'
+        : `the mcp-host replica at ${url} cannot be reached (${cause}) and was last heard from ${heard}: it stopped`;
+      this.logger[running ? 'warn' : 'info'](`could not forward a ${request.method}: ${unreachable}`);
+      return { unreachable, running };
     }
     this.logger.debug(`forwarded a ${request.method} to replica ${url}: ${answer.status}`);
     const relayed = new Headers(answer.headers);
@@ -206,7 +244,7 @@ export class Cluster {
     const answer = async ({ id, command }: ClusterRequest): Promise<void> => {
       const reply: ReplicaReply = { replica: this.replica, url: this.url ?? '', pid: process.pid, configFile };
       if (command === 'reload') reply.outcome = await reloader.reload('mcp-host reload --cluster');
-      else reply.status = replicaStatus(runtime);
+      else reply.status = hostStatus(runtime);
       await this.command(() => this.redis.publish(this.key('channel', replyChannel(id)), JSON.stringify(reply)));
     };
     await subscriber
@@ -254,14 +292,37 @@ export class Cluster {
     return batch;
   }
 
-  /** A Redis command whose failure is logged, not thrown: the caller does without. */
+  /**
+   * A Redis command whose failure is logged, not thrown: the caller does
+   * without. So does one that Redis does not answer within
+   * cluster.redisTimeoutMs (a Redis that is slow, not down): a request
+   * waits that long at most, and `degraded` says Redis is slow until a
+   * command is answered in time again.
+   */
   private async command<T>(run: () => Promise<T>): Promise<T | undefined> {
     if (!this.redis.isReady) return undefined;
+    const { name, redisTimeoutMs } = this.options;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), redisTimeoutMs)));
     try {
-      return await run();
-    } catch (error) {
-      this.logger.debug(`cluster "${this.options.name}": a Redis command failed: ${describeThrown(error)}`);
+      const answer = await Promise.race([run(), late]);
+      if (answer !== LATE) {
+        if (this.slow !== undefined) this.logger.info(`cluster "${name}": Redis answers in time again`);
+        this.slow = undefined;
+        return answer;
+      }
+      if (this.slow === undefined) {
+        this.slow = `Redis slow: a command got no answer within ${redisTimeoutMs} ms (cluster.redisTimeoutMs)`;
+        this.logger.warn(
+          `cluster "${name}": ${this.slow}: serving this replica's own sessions and calls; what needs Redis waits ${redisTimeoutMs} ms at most, then does without`,
+        );
+      }
       return undefined;
+    } catch (error) {
+      this.logger.debug(`cluster "${name}": a Redis command failed: ${describeThrown(error)}`);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -2,13 +2,15 @@ import { readRequestBody } from '@modelcontextprotocol/server';
 import type { Cluster } from './cluster.js';
 import { ownerOf } from './continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
+import { jsonRpcErrorResponse } from '../serve/http-responses.js';
 
 /**
  * A 2026-07-28 retry (`requestState` with `inputResponses`) whose waiting
  * call another replica holds is forwarded to that replica, its answer
  * relayed. Undefined when this replica serves the request itself: no
  * host-issued state, the call is here, or its replica is gone (the local
- * check then refuses the state and says why).
+ * check then refuses the state and says why). A running replica that
+ * cannot be reached is a 502 that names it and the fix.
  */
 export async function forwardedContinuation(
   cluster: Cluster,
@@ -28,7 +30,16 @@ export async function forwardedContinuation(
   const state = isPlainObject(message) && isPlainObject(message.params) ? message.params.requestState : undefined;
   const owner = typeof state === 'string' ? ownerOf(state) : undefined;
   if (!owner || owner.replica === cluster.replica) return undefined;
-  const url = await cluster.urlOfReplica(owner.replica);
+  const peer = await cluster.peer(owner.replica);
+  if (peer === undefined) return undefined;
   // A clone: when that replica cannot be reached, this one still reads the request to refuse it.
-  return url === undefined ? undefined : cluster.forward(request.clone(), url, clientId);
+  const answer = await cluster.forward(request.clone(), peer, clientId);
+  if (answer instanceof Response) return answer;
+  // A replica that stopped took the call with it: the local check refuses the state and says so.
+  if (!answer.running) return undefined;
+  return jsonRpcErrorResponse(
+    502,
+    -32000,
+    `Bad Gateway: another replica holds the call this requestState continues, and ${answer.unreachable}`,
+  );
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config/load.js';
 import { configWhere } from '../config/problem-wording.js';
-import { HostError } from '../errors.js';
+import { HostError, describeThrown } from '../errors.js';
 import { DEFAULT_CLUSTER_NAME, REDIS_URL_ENV } from '../cluster/cluster-options.js';
 import {
   COMMAND_CHANNEL,
@@ -12,6 +12,7 @@ import {
   type ReplicaReply,
 } from '../cluster/cluster-commands.js';
 import { printOutcome, type ReloadCommandOptions } from './reload.js';
+import { formatHostStatus } from '../host-status.js';
 
 /**
  * `mcp-host reload --cluster`: ask every replica of the config's cluster to
@@ -28,19 +29,21 @@ export async function reloadCluster(options: ReloadCommandOptions): Promise<numb
 
 /**
  * `mcp-host status --cluster`: every replica of the config's cluster with
- * its generation, config hash and mounts, so one that did not take a change
- * shows. Exit 1 if any did not answer.
+ * its generation, config hash, uptime, sessions and mounts, so one that did
+ * not take a change shows. Exit 1 if any did not answer.
  */
-export async function clusterStatus(options: ReloadCommandOptions): Promise<number> {
+export async function clusterStatus(options: ReloadCommandOptions & { json: boolean }): Promise<number> {
   const { name, replies, silent } = await askCluster(options, 'status');
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ cluster: name, replicas: replies }, null, 2)}\n`);
+    return silent ? 1 : 0;
+  }
   process.stdout.write(`cluster "${name}": ${replies.length} replica${replies.length === 1 ? '' : 's'} answered\n`);
   const hashes = new Set<string>();
   for (const reply of replies) {
     if (!reply.status) continue;
-    const { generation, configHash, mounts } = reply.status;
-    hashes.add(configHash);
-    process.stdout.write(`${replicaLabel(reply)}: generation ${generation}, config ${configHash}\n`);
-    for (const mount of mounts) process.stdout.write(`  ${mount.name} (${mount.plugin}): ${mount.state}\n`);
+    hashes.add(reply.status.configHash);
+    process.stdout.write(formatHostStatus(replicaLabel(reply), reply.status));
   }
   if (hashes.size > 1) {
     process.stdout.write(
@@ -95,6 +98,14 @@ async function askCluster(
     });
   });
   const subscriber = redis.duplicate();
+  // Redis going away (a restart) while the replicas' answers are awaited ends the wait at once, saying so.
+  let lost: string | undefined;
+  let connectionLost!: () => void;
+  const lostConnection = new Promise<void>((resolve) => (connectionLost = resolve));
+  const onLost = (error: unknown) => {
+    lost ??= describeThrown(error);
+    connectionLost();
+  };
   try {
     const replicas = new Set<string>();
     const prefix = clusterKey(name, 'replica', '');
@@ -110,6 +121,8 @@ async function askCluster(
     }
     const request = randomUUID();
     const replies = new Map<string, ReplicaReply>();
+    redis.on('error', onLost);
+    subscriber.on('error', onLost);
     await subscriber.connect();
     const timeoutMs = options.timeoutMs ?? (command === 'reload' ? 120_000 : 10_000);
     let allAnswered!: () => void;
@@ -123,19 +136,32 @@ async function askCluster(
     const published: ClusterRequest = { id: request, command };
     await redis.publish(clusterKey(name, 'channel', COMMAND_CHANNEL), JSON.stringify(published));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    await Promise.race([answered, lostConnection, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    let silent = false;
-    for (const replica of replicas) {
-      if (replies.has(replica)) continue;
-      silent = true;
+    const silentOnes = [...replicas].filter((replica) => !replies.has(replica));
+    if (lost !== undefined && silentOnes.length > 0) {
+      const after =
+        command === 'reload'
+          ? 'may have reloaded all the same: see each one\u2019s generation with mcp-host status --cluster once Redis is back, and run mcp-host reload --cluster again if one is behind'
+          : 'may be serving all the same: run mcp-host status --cluster again once Redis is back';
       process.stderr.write(
-        `mcp-host replica ${replica}: did not answer within ${timeoutMs / 1000} s (stopped, or cannot reach Redis); look at its log\n`,
+        `mcp-host: Redis at ${redisUrl}: the connection was lost while waiting for the replicas' answers (${lost}). Fix: the replicas that did not answer ${after}.\n`,
       );
     }
+    for (const replica of silentOnes) {
+      process.stderr.write(
+        lost === undefined
+          ? `mcp-host replica ${replica}: did not answer within ${timeoutMs / 1000} s (stopped, or cannot reach Redis); look at its log\n`
+          : `mcp-host replica ${replica}: did not answer before the connection to Redis was lost\n`,
+      );
+    }
+    const silent = silentOnes.length > 0;
     return { name, replies: [...replies.values()], silent };
   } finally {
-    await subscriber.quit().catch(() => undefined);
-    await redis.quit().catch(() => undefined);
+    for (const client of [subscriber, redis]) {
+      // A client whose connection was lost never settles a quit(): it is dropped as it is.
+      if (lost === undefined) await client.quit().catch(() => undefined);
+      else if (client.isOpen) client.destroy();
+    }
   }
 }

@@ -1,17 +1,10 @@
-import { existsSync } from 'node:fs';
-import { findConfigFile } from '../config/load.js';
-import { HostError, formatProblem, type Problem } from '../errors.js';
+import { formatProblem, type Problem } from '../errors.js';
 import { ALL_LIST_KINDS, LIST_KINDS } from '../catalogue/list-kinds.js';
-import { hostSockets, requestReload, type HostReply } from '../reload/control-channel.js';
+import { askLocalHosts, type LocalHostsOptions } from './local-hosts.js';
 import { pluginChanges } from '../reload/catalogue-diff.js';
 import type { ReloadDiff, ReloadOutcome } from '../reload/reloader.js';
 
-export interface ReloadCommandOptions {
-  configPath?: string;
-  cwd: string;
-  /** How long to wait for a host's reload to finish. */
-  timeoutMs?: number;
-}
+export type ReloadCommandOptions = LocalHostsOptions;
 
 /**
  * `mcp-host reload`: ask every host running this config to reload now,
@@ -19,32 +12,7 @@ export interface ReloadCommandOptions {
  * refused, or if no host runs this config.
  */
 export async function reload(options: ReloadCommandOptions): Promise<number> {
-  const configFile = await findConfigFile(options);
-  if (!existsSync(configFile)) {
-    throw new HostError({
-      where: configFile,
-      what: 'the config file does not exist, so no host can be running it.',
-      fix: 'name the config file the host was started with: mcp-host reload --config PATH.',
-    });
-  }
-  const replies: HostReply[] = [];
-  for (const [pid, socket] of hostSockets(configFile)) {
-    const reply = await requestReload(socket, options.timeoutMs ?? 120_000).catch((error: unknown) => {
-      throw new HostError({
-        where: `the host with pid ${pid} running ${configFile}`,
-        what: `did not answer the reload request: ${(error as Error).message}.`,
-        fix: 'look at that host\u2019s log (stderr); if it hangs, restart it.',
-      });
-    });
-    if (reply) replies.push(reply);
-  }
-  if (replies.length === 0) {
-    throw new HostError({
-      where: configFile,
-      what: 'no running mcp-host serves this config.',
-      fix: `start one (mcp-host start --config ${configFile}); a host started from another config file answers only for that file (pass it with --config).`,
-    });
-  }
+  const replies = await askLocalHosts(options, 'reload', 120_000);
   let refused = false;
   for (const { pid, configFile: file, outcome } of replies) {
     if (!printOutcome(`mcp-host (pid ${pid}, ${file})`, outcome)) refused = true;

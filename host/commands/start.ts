@@ -45,7 +45,7 @@ export async function start(options: StartOptions): Promise<number> {
   const http = options.stdio ? undefined : httpAddress(config.http, options.http);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
   const httpOptions = http && httpServeOptions(config, http);
-  const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions !== undefined);
+  const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions?.host);
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);

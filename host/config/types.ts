@@ -178,6 +178,8 @@ export interface ClusterConfig {
   name?: string;
   /** Where the other replicas reach this one (http:// or https://). Default: this replica's HTTP address. */
   advertise?: string;
+  /** How long a replica waits for a Redis command before it does without, in ms. Default 1 000. */
+  redisTimeoutMs?: number;
 }
 
 export interface HostConfig {

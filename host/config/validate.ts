@@ -314,6 +314,7 @@ const CLUSTER_FIELDS: Record<keyof ClusterConfig, Check> = {
   redis: field(aRedisUrl, '"redis://redis.internal:6379" (or set MCP_HOST_REDIS_URL)'),
   name: field(aNonEmptyString, '"prod"'),
   advertise: field(anHttpUrl, '"http://10.0.0.12:3000"'),
+  redisTimeoutMs: field(aPositiveInteger, '1000'),
 };
 
 const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { hostStatus, type HostStatus } from '../host-status.js';
+import type { HostRuntime } from '../runtime.js';
 import type { Reloader, ReloadOutcome } from './reloader.js';
 
 /**
@@ -19,7 +21,9 @@ import type { Reloader, ReloadOutcome } from './reloader.js';
  * each have started one) without reading the config.
  *
  * The protocol is one JSON line each way: `{"command":"reload"}`, answered
- * with a `HostReply` once the reload finished or was refused.
+ * with a `HostReply` once the reload finished or was refused, or
+ * `{"command":"status"}` (`mcp-host status`), answered with a
+ * `HostStatusReply` at once.
  */
 
 export interface HostReply {
@@ -27,6 +31,20 @@ export interface HostReply {
   configFile: string;
   outcome: ReloadOutcome;
 }
+
+export interface HostStatusReply {
+  pid: number;
+  configFile: string;
+  status: HostStatus;
+}
+
+/** What each command of the control channel is answered with. */
+export interface ControlReplies {
+  reload: HostReply;
+  status: HostStatusReply;
+}
+
+export type ControlCommand = keyof ControlReplies;
 
 /** What a request may be at most: anything longer is not the command. */
 const MAX_REQUEST_BYTES = 4096;
@@ -61,9 +79,10 @@ export interface ControlChannel {
   close(): Promise<void>;
 }
 
-/** Listen for `mcp-host reload` on this host's socket. */
+/** Listen for `mcp-host reload` and `mcp-host status` on this host's socket. */
 export async function openControlChannel(
   configFile: string,
+  runtime: HostRuntime,
   reloader: Reloader,
   logger: Logger,
 ): Promise<ControlChannel> {
@@ -77,7 +96,7 @@ export async function openControlChannel(
   const path = join(controlDirectory(), `${socketStem(configFile)}-${process.pid}.sock`);
   // A socket left by an earlier process with this pid (it cannot be running: the pid is ours).
   removeQuietly(path);
-  const server = createServer((socket) => serve(socket, configFile, reloader, logger));
+  const server = createServer((socket) => serve(socket, configFile, runtime, reloader, logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => resolve());
@@ -98,7 +117,7 @@ export async function openControlChannel(
   };
 }
 
-function serve(socket: Socket, configFile: string, reloader: Reloader, logger: Logger): void {
+function serve(socket: Socket, configFile: string, runtime: HostRuntime, reloader: Reloader, logger: Logger): void {
   let buffered = '';
   socket.setEncoding('utf8');
   socket.on('error', (error) => logger.debug({ err: error }, 'control channel connection error'));
@@ -120,8 +139,15 @@ function serve(socket: Socket, configFile: string, reloader: Reloader, logger: L
     } catch {
       command = undefined;
     }
+    if (command === 'status') {
+      const reply: HostStatusReply = { pid: process.pid, configFile, status: hostStatus(runtime) };
+      socket.end(`${JSON.stringify(reply)}\n`);
+      return;
+    }
     if (command !== 'reload') {
-      socket.end(`${JSON.stringify({ error: 'unknown command: expected {"command":"reload"}' })}\n`);
+      socket.end(
+        `${JSON.stringify({ error: 'unknown command: expected {"command":"reload"} or {"command":"status"}' })}\n`,
+      );
       return;
     }
     void reloader.reload('mcp-host reload').then((outcome) => {
@@ -157,20 +183,25 @@ export function hostSockets(configFile: string): Map<number, string> {
 }
 
 /**
- * Ask one host to reload and wait for its reply. Undefined when nothing
+ * Ask one host `command` and wait for its reply. Undefined when nothing
  * listens there (a host that died without removing its socket, which is
  * then removed).
  */
-export function requestReload(path: string, timeoutMs: number): Promise<HostReply | undefined> {
+export function askHost<C extends ControlCommand>(
+  path: string,
+  command: C,
+  timeoutMs: number,
+): Promise<ControlReplies[C] | undefined> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
     let answer = '';
     socket.setEncoding('utf8');
     socket.setTimeout(timeoutMs, () => {
       socket.destroy();
-      reject(new Error(`no answer within ${timeoutMs / 1000} s (the reload may still be running; see the host's log)`));
+      const still = command === 'reload' ? "the reload may still be running; see the host's log" : "see the host's log";
+      reject(new Error(`no answer within ${timeoutMs / 1000} s (${still})`));
     });
-    socket.on('connect', () => socket.write(`${JSON.stringify({ command: 'reload' })}\n`));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ command })}\n`));
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') {
@@ -180,7 +211,7 @@ export function requestReload(path: string, timeoutMs: number): Promise<HostRepl
     });
     socket.on('end', () => {
       try {
-        const reply = JSON.parse(answer) as HostReply | { error: string };
+        const reply = JSON.parse(answer) as ControlReplies[C] | { error: string };
         if ('error' in reply) reject(new Error(reply.error));
         else resolve(reply);
       } catch {

@@ -13,7 +13,7 @@ export interface ReloadService {
 
 /**
  * Everything that reloads a serving host: the reloader, its file watch and
- * SIGHUP, and the control channel for `mcp-host reload`. A control channel
+ * SIGHUP, and the control channel for `mcp-host reload` (and `status`). A control channel
  * that cannot open is logged, not fatal: the host still serves and the
  * other triggers still work.
  */
@@ -27,7 +27,7 @@ export async function startReloading(
   triggers.start();
   let channel: ControlChannel | undefined;
   try {
-    channel = await openControlChannel(configFile, reloader, logger);
+    channel = await openControlChannel(configFile, runtime, reloader, logger);
     logger.debug(`mcp-host reload reaches this host at ${channel.path}`);
   } catch (error) {
     logger.error(`mcp-host reload cannot reach this host: ${describeThrown(error)}`);

@@ -90,7 +90,14 @@ export class LegacySessions {
     if (!session && cluster && !forwarded) {
       const where = await cluster.ownerOfSession(id);
       const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
-      if (answer) return answer;
+      if (answer instanceof Response) return answer;
+      if (answer?.running) {
+        return jsonRpcErrorResponse(
+          502,
+          -32000,
+          `Bad Gateway: session "${id}" lives on another mcp-host replica, and ${answer.unreachable}`,
+        );
+      }
       if (where === undefined && cluster.degraded !== undefined) {
         return jsonRpcErrorResponse(
           503,
