@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { CLI, until } from './helpers/host.js';
+import { CLI, jsonRpcLine, rawInitializeLine, until } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
 
 t.test('a stdio client that stops reading cannot grow the host', async (t) => {
@@ -26,16 +26,9 @@ t.test('a stdio client that stops reading cannot grow the host', async (t) => {
     answers += lines.length;
   };
   child.stdout.on('data', countAnswers);
-  const line = (message: object) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
-  child.stdin.write(
-    line({
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stops-reading', version: '1' } },
-    }),
-  );
+  child.stdin.write(rawInitializeLine('stops-reading'));
   await until('the initialize answer', () => answers === 1, 20_000);
-  child.stdin.write(line({ method: 'notifications/initialized' }));
+  child.stdin.write(jsonRpcLine({ method: 'notifications/initialized' }));
   // From here on the client reads nothing while it sends every request.
   child.stdout.off('data', countAnswers);
   child.stdout.pause();
@@ -43,7 +36,7 @@ t.test('a stdio client that stops reading cannot grow the host', async (t) => {
   // What the host holds before the flood: its code and the SDK (77 MiB run as users run it), plus
   // what tap's hooks load into every child process (about 60 MiB more).
   const before = rssOf();
-  const chunk = Array.from({ length: 1000 }, (_, i) => line({ id: i + 1, method: 'ping' })).join('');
+  const chunk = Array.from({ length: 1000 }, (_, i) => jsonRpcLine({ id: i + 1, method: 'ping' })).join('');
   for (let sent = 0; sent < requests; sent += 1000) child.stdin.write(chunk);
   // The host stops reading once its stdout is backed up: what it has not
   // read stays in this process (and the pipe), so its own memory levels off.

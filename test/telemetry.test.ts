@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { pathToFileURL } from 'node:url';
-import { CLI, runCli, startHttpHost, startStdioHost } from './helpers/host.js';
+import { CLI, jsonRpcLine, rawInitializeLine, runCli, startHttpHost, startStdioHost } from './helpers/host.js';
 import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
@@ -481,18 +481,11 @@ t.test('a stdio client that stops reading its answers is counted as stdio.backpr
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   t.teardown(() => child.kill('SIGKILL'));
-  const line = (message: object) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
-  child.stdin.write(
-    line({
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stops-reading', version: '1' } },
-    }),
-  );
-  child.stdin.write(line({ method: 'notifications/initialized' }));
+  child.stdin.write(rawInitializeLine('stops-reading'));
+  child.stdin.write(jsonRpcLine({ method: 'notifications/initialized' }));
   // Never read: 10,000 answers of about 40 bytes are far more than the pipe holds.
   child.stdout.pause();
-  child.stdin.write(Array.from({ length: 10_000 }, (_, i) => line({ id: i + 1, method: 'ping' })).join(''));
+  child.stdin.write(Array.from({ length: 10_000 }, (_, i) => jsonRpcLine({ id: i + 1, method: 'ping' })).join(''));
   await otlp.point('mcp-host.limits.hit', { 'mcp-host.limit': 'stdio.backpressure' });
 });
 

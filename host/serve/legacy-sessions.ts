@@ -91,11 +91,14 @@ export class LegacySessions {
       const where = await cluster.ownerOfSession(id);
       const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
       if (answer instanceof Response) return answer;
+      // Its owner may be alive but out of reach (a wrong cluster.advertise, a network fault): still a
+      // 404 as the spec has it (the session cannot be served from here, and the client's way on is a new
+      // one), with why, and the forwarding replica's log carries the warning for the operator.
       if (answer?.running) {
         return jsonRpcErrorResponse(
-          502,
-          -32000,
-          `Bad Gateway: session "${id}" lives on another mcp-host replica, and ${answer.unreachable}`,
+          404,
+          -32001,
+          `Session not found: session "${id}" lives on another mcp-host replica, and ${answer.unreachable}`,
         );
       }
       if (where === undefined && cluster.degraded !== undefined) {

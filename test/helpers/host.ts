@@ -159,6 +159,18 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   });
 }
 
+/** One JSON-RPC message as a line of the stdio transport, as a client without an SDK writes it. */
+export const jsonRpcLine = (message: object): string => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+
+/** A 2025-era `initialize` request (id 0) from a client without an SDK, as a line for the host's stdin. */
+export function rawInitializeLine(clientName: string): string {
+  return jsonRpcLine({
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+  });
+}
+
 /** Poll until `check` holds; fail naming what was awaited (and the host's log, when given). */
 export async function until(what: string, check: () => boolean, ms = 10_000, log?: () => string): Promise<void> {
   const deadline = Date.now() + ms;
