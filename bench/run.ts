@@ -4,6 +4,10 @@
  * over stdio and then over Streamable HTTP; host and direct are measured in
  * alternating rounds so machine noise hits both alike, and each figure is
  * printed with the ratio host/direct of the time per call (1.00x = free).
+ * Over stdio, a third server is measured beside them: the plugin behind the
+ * least proxy the SDK allows (`serve-sdk-proxy-stdio.ts`), the floor any
+ * SDK-built proxy pays; `sdk-proxy/direct` is that floor, `host/sdk-proxy`
+ * what the host adds on top of it.
  * Then the same plugin through the host in a worker thread (`isolation:
  * 'worker'`) against in the host's thread, over stdio: worker/in-process.
  *
@@ -217,13 +221,19 @@ async function measure(
   );
 }
 
-/** `uncached` is the host serving the plugin with no page cache (see hostConfig). */
+/**
+ * `uncached` is the host serving the plugin with no page cache (see
+ * hostConfig); `floor`, when given, the plugin behind the least proxy the
+ * SDK allows (serve-sdk-proxy-stdio.ts): host/floor is what the host adds to
+ * any SDK-built proxy's cost, floor/direct that cost.
+ */
 async function compare(
   transport: string,
   host: Target,
   direct: Target,
   uncached: Target,
   line: ClientLine,
+  floor?: Target,
 ): Promise<void> {
   console.log(
     `\n${transport}, ${line} client: ${ROUNDS} alternating rounds of ${CALLS} calls (load average ${loadAverage()})`,
@@ -233,16 +243,23 @@ async function compare(
   // direct server (two SDK servers, the router), so it needs more calls
   // before the JIT has compiled its hot paths; measuring earlier would
   // charge it for compilation rather than for routing.
-  for (const target of [host, direct, uncached]) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
+  const targets = floor ? [host, direct, uncached, floor] : [host, direct, uncached];
+  for (const target of targets) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(target);
   await measure('tools/call sequential', sequentialCalls, host, direct, { ratio: goals.sequential! });
   await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, direct, {
     ratio: goals.concurrent!,
   });
+  if (floor) {
+    await measure('tools/call sequential', sequentialCalls, floor, direct, undefined);
+    await measure('tools/call sequential', sequentialCalls, host, floor, undefined);
+    await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, floor, direct, undefined);
+    await measure(`tools/call ${CONCURRENCY} concurrent`, concurrentCalls, host, floor, undefined);
+  }
   // The host keeps the pages of a plugin that announces its changes; the direct server rebuilds its list every time.
   await measure('tools/list (21, host cached)', listTools, host, direct, undefined);
   // The routing cost alone: every list reaches the plugin, as the first list after a change does.
   await measure('tools/list (21, first after change)', listTools, uncached, direct, undefined);
-  await Promise.all([host.client.close(), direct.client.close(), uncached.client.close()]);
+  await Promise.all(targets.map((target) => target.client.close()));
 }
 
 function loadAverage(): string {
@@ -294,15 +311,17 @@ async function compareStartTime(): Promise<void> {
   try {
     for (let i = 0; i < START_PLUGINS; i++) writeBenchPlugin(ws, i, '1.0.0', START_TOOLS);
     const config = writeBenchConfig(ws, START_PLUGINS, false);
-    const samples: { host: number[]; direct: number[] } = { host: [], direct: [] };
+    const entries = Array.from({ length: START_PLUGINS }, (_, i) => join(ws.dir, `node_modules/@bench/p${i}/index.js`));
+    const samples: { host: number[]; floor: number[]; direct: number[] } = { host: [], floor: [], direct: [] };
     for (let i = 0; i < starts; i++) {
       samples.host.push(await timeToFirstList(node, [CLI, 'start', '--config', config]));
+      samples.floor.push(await timeToFirstList(node, [sdkProxy, ...entries]));
       samples.direct.push(await timeToFirstList(node, [directStdio, join(plugin, 'index.js')]));
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const host = median(samples.host);
     console.log(
-      `host, ${START_PLUGINS} plugins: median ${host.toFixed(0)} ms   one plugin served directly: median ${median(samples.direct).toFixed(0)} ms   goal <= ${START_GOAL_MS} ms ${host <= START_GOAL_MS ? 'met' : 'NOT met'}`,
+      `host, ${START_PLUGINS} plugins: median ${host.toFixed(0)} ms   the same plugins behind the SDK-only proxy: median ${median(samples.floor).toFixed(0)} ms   one plugin served directly: median ${median(samples.direct).toFixed(0)} ms   goal <= ${START_GOAL_MS} ms ${host <= START_GOAL_MS ? 'met' : 'NOT met'}`,
     );
   } finally {
     ws.cleanup();
@@ -336,6 +355,7 @@ async function compareIsolation(): Promise<void> {
 
 const node = process.execPath;
 const directStdio = join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js');
+const sdkProxy = join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js');
 const config = hostConfig(true);
 const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
@@ -352,6 +372,11 @@ for (const line of CLIENT_LINES) {
         tool: 'bench.echo',
       },
       line,
+      {
+        name: 'sdk-proxy',
+        client: await connectStdio(line, node, [sdkProxy, join(plugin, 'index.js')]),
+        tool: 'echo',
+      },
     );
   }
   if (!TRANSPORTS.includes('http')) continue;

@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
+import { assertLogged, runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -124,7 +124,7 @@ t.test("a stdio child's log line reaches only the session it can be tied to", as
     'both lines in the host log',
     () => /B-private-data-42/.test(host.log()) && /A-private-data-41/.test(host.log()),
   );
-  t.match(host.log(), /log message from the plugin, tied to no single client session/);
+  await assertLogged(t, host.log, /log message from the plugin, tied to no single client session/);
 
   // B's call alone in flight: its line is B's.
   await b.client.callTool({ name: 'child.together', arguments: { note: 'B-alone-43', of: 1 } });
@@ -268,7 +268,7 @@ t.test('weak or missing auth refuses to start, naming the fix', async (t) => {
     args: ['--http', '0.0.0.0:0'],
     env: { MCP_HOST_HTTP_TOKENS: undefined },
   });
-  t.match(host.log(), /reachable beyond this machine with no auth of its own \(http.auth: 'none'\)/);
+  await assertLogged(t, host.log, /reachable beyond this machine with no auth of its own \(http.auth: 'none'\)/);
 });
 
 t.test('HTTP batches: refused where the revision has none, as over stdio', async (t) => {

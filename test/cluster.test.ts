@@ -15,12 +15,13 @@ import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcon
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import {
+  assertLogged,
   runCli,
   startHttpHost,
-  until,
-  watchingNotificationStream,
   type HttpHost,
   type Teardown,
+  until,
+  watchingNotificationStream,
 } from './helpers/host.js';
 import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
@@ -296,9 +297,9 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     t.equal(firstText(await client.callTool({ name: 'r.grow', arguments: {} })), 'grew');
     await until('list_changed on the relayed GET stream', () => changed.length > 0);
     t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grown_1'));
-    t.match(b.log(), `forwarded a POST to replica ${a.url}`, 'b forwarded to the owner');
-    t.match(c.log(), `forwarded a POST to replica ${a.url}`, 'c forwarded to the owner');
-    t.match(c.log(), `forwarded a GET to replica ${a.url}`, 'the GET stream was relayed');
+    await assertLogged(t, b.log, `forwarded a POST to replica ${a.url}`, 'b forwarded to the owner');
+    await assertLogged(t, c.log, `forwarded a POST to replica ${a.url}`, 'c forwarded to the owner');
+    await assertLogged(t, c.log, `forwarded a GET to replica ${a.url}`, 'the GET stream was relayed');
   });
 
   t.test('a legacy SDK client through HAProxy', async (t) => {

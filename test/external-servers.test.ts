@@ -16,7 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
-import { runCli, startStdioHost, until, type StdioHost } from './helpers/host.js';
+import { assertLogged, runCli, startStdioHost, type StdioHost, until } from './helpers/host.js';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 
 const EVERYTHING_BIN = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -330,8 +330,9 @@ t.test('npm server packages: server-everything prefixed, server-memory flat, fro
   t.comment(`host and its stdio children stopped in ${Date.now() - stopping} ms`);
   await until('the stdio children to exit', () => children.every((pid) => !isAlive(pid)), 5000);
   t.pass('no child outlives the host');
-  t.match(
-    host.log(),
+  await assertLogged(
+    t,
+    host.log,
     /"plugin":"everything".*Starting default \(STDIO\) server/,
     "a child's stderr is logged under its mount",
   );
@@ -383,7 +384,11 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     'its tools are back',
   );
   t.same(((await client.callTool(echo)) as ToolResult).structuredContent, { text: 'hello', pid: second });
-  t.match(host.log(), /went down: its process \(pid \d+\) was killed by signal SIGKILL.*Reconnecting in 100 ms/);
+  await assertLogged(
+    t,
+    host.log,
+    /went down: its process \(pid \d+\) was killed by signal SIGKILL.*Reconnecting in 100 ms/,
+  );
   const logTime = (pattern: RegExp) =>
     (
       JSON.parse(
@@ -512,7 +517,11 @@ t.test('a remote that only speaks the legacy HTTP+SSE transport is reached over 
   t.same(await host.client.callTool({ name: 'legacy.echo', arguments: { message: 'old' } }), {
     content: [{ type: 'text', text: 'Echo: old' }],
   });
-  t.match(host.log(), /answered HTTP 404 to a Streamable HTTP initialize: trying the legacy HTTP\+SSE transport/);
+  await assertLogged(
+    t,
+    host.log,
+    /answered HTTP 404 to a Streamable HTTP initialize: trying the legacy HTTP\+SSE transport/,
+  );
 });
 
 t.test('check reports the upstreams it could not reach, and why; start serves the rest', async (t) => {

@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
-import { runCli, startHttpHost, startStdioHost, until } from './helpers/host.js';
+import { assertLogged, runCli, startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -189,8 +189,8 @@ t.test('a 2026-only upstream, by URL and as a child, serves a legacy stdio clien
   const host = await startStdioHost(t, mountAll(upstreams), { clientOptions: ANSWERS });
   t.not(host.client.getNegotiatedProtocolVersion(), MODERN, 'the client speaks a 2025-era revision');
   await exercise(t, host.client);
-  t.match(host.log(), /connected: modern-only 2\.0\.0 speaking MCP 2026-07-28/);
-  t.match(host.log(), /connected: legacy-only 1\.0\.0 speaking MCP 2025-11-25/);
+  await assertLogged(t, host.log, /connected: modern-only 2\.0\.0 speaking MCP 2026-07-28/);
+  await assertLogged(t, host.log, /connected: legacy-only 1\.0\.0 speaking MCP 2025-11-25/);
 });
 
 t.test('a 2026-only upstream, by URL and as a child, serves a 2026-07-28 HTTP client', async (t) => {
@@ -308,7 +308,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     (await host.client.listTools()).tools.map((tool) => tool.name),
     ['strict.hello'],
   );
-  t.match(host.log(), /falling back to initialize: it closed the connection on server\/discover/);
+  await assertLogged(t, host.log, /falling back to initialize: it closed the connection on server\/discover/);
   t.notMatch(host.log(), /went down/, 'the exit on the probe is not an outage');
 });
 

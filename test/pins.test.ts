@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Client } from '@modelcontextprotocol/client';
-import { runCli, startStdioHost } from './helpers/host.js';
+import { assertLogged, runCli, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -109,7 +109,7 @@ t.test('pin, then an upgrade changes a description: refuse withholds it until pi
   await t.rejects(host.client.callTool({ name: 'docs.grown', arguments: {} }), {
     message: /Tool "docs\.grown" is withheld: tool "docs\.grown" is not pinned in mcp-host\.lock\.json/,
   });
-  t.match(host.log(), 'tool \\"docs.grown\\" is not pinned in mcp-host.lock.json; withheld from clients');
+  await assertLogged(t, host.log, 'tool \\"docs.grown\\" is not pinned in mcp-host.lock.json; withheld from clients');
 
   // Reviewed: pin again, and the reload serves them.
   t.equal((await runCli(['pin', '--config', config], { env: ws.env })).code, 0);
@@ -137,7 +137,7 @@ t.test('warn (the default) serves a drifted definition, and check and the log re
   const host = await startStdioHost(t, config, { env: ws.env });
   const { tools } = await host.client.listTools();
   t.equal(tools.find((tool) => tool.name === 'docs.search')?.description, RUG_PULL, 'served as it is');
-  t.match(host.log(), 'tool \\"docs.search\\" changed since it was pinned');
+  await assertLogged(t, host.log, 'tool \\"docs.search\\" changed since it was pinned');
 });
 
 t.test('a lock that is not an mcp-host lock is refused naming the file and the fix; pin replaces it', async (t) => {

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runCli, startHttpHost, startStdioHost, type StdioHost, type Teardown } from './helpers/host.js';
+import { assertLogged, runCli, startHttpHost, startStdioHost, type StdioHost, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -155,7 +155,7 @@ t.test('a fault in plugin code outside a request restarts that plugin only', asy
     expected++;
     t.equal(await call(host, 'faulty.instance'), String(expected), `a fresh instance after ${tool}`);
   }
-  t.match(host.log(), /went down: .*Reconnecting in \d+ ms/);
+  await assertLogged(t, host.log, /went down: .*Reconnecting in \d+ ms/);
   t.notOk(host.transport.pid === undefined, 'the host is still running');
 });
 
@@ -250,8 +250,9 @@ export default { create: () => new McpServer({ name: 'anonymous', version: '1.0.
   const host = await startHttpHost(t, ws.writeConfig(config(['steady', 'anonymous'])), { env: ws.env });
   host.child.kill('SIGUSR2');
   t.equal(await host.exited, 1);
-  t.match(
-    host.log(),
+  await assertLogged(
+    t,
+    host.log,
     /"msg":"an exception was thrown outside any request, and no plugin's code is on its stack or in its async context: the host's own fault; exiting with status 1"/,
   );
 });

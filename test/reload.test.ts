@@ -462,6 +462,7 @@ t.test('a burst of five saves ends at the latest config, with one notification',
   await host.client.ping();
   t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
   t.equal(host.notified.tools, 1);
+  await host.until('the reload in the log', () => count(host.log(), 'reloading (changed on disk') >= 1);
   t.equal(count(host.log(), 'reloading (changed on disk'), 1, 'one reload for five saves');
 });
 

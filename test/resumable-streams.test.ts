@@ -7,7 +7,7 @@
 // arguments is accepted only when its Mcp-Param-* headers carry them.
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import { startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
+import { assertLogged, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
 
 const MODERN = '2026-07-28';
@@ -132,8 +132,9 @@ t.test('the event store is bounded: the oldest events are dropped, and resuming 
   };
   await client.callTool({ name: 'resumable.pulse', arguments: { count: 40 } });
   await until('the host saying it dropped events', () => /http.eventStoreBytes/.test(host.log()), 10_000, host.log);
-  t.match(
-    host.log(),
+  await assertLogged(
+    t,
+    host.log,
     /HTTP session [\w-]+: dropped its \d+ oldest SSE events over 2000 bytes \(http.eventStoreBytes\); a client resuming before them is refused/,
   );
   const tooLate = await fetch(host.url, { headers: { ...headers, 'last-event-id': '_GET_stream_1' } });

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { makeWorkspace } from './helpers/packages.js';
-import { startHttpHost, until } from './helpers/host.js';
+import { assertLogged, startHttpHost, until } from './helpers/host.js';
 
 const SHARED = `
 import { McpServer } from '@modelcontextprotocol/server';
@@ -128,7 +128,11 @@ t.test('two sessions on one shared plugin', async (t) => {
     await settled(alice, bob);
     t.same(alice.logs, [], 'a log tied to no call reaches no session');
     t.same(bob.logs, ['an info line', 'an error line'], 'only its own call reached bob');
-    t.match(host.log(), /"data":"an announcement".*log message from the plugin, tied to no single client session/);
+    await assertLogged(
+      t,
+      host.log,
+      /"data":"an announcement".*log message from the plugin, tied to no single client session/,
+    );
   });
 
   t.test('a resource update reaches only the sessions subscribed to it', async (t) => {

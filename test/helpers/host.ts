@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Client, type ClientOptions, type FetchLike } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Test } from 'tap';
 import { REPO_ROOT } from './packages.js';
 
 /** The built CLI the tests run, as a user would (`npm run build` first). */
@@ -178,6 +179,25 @@ export async function until(what: string, check: () => boolean, ms = 10_000, log
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `; host log:\n${log()}` : ''}`);
     await sleep(10);
   }
+}
+
+/**
+ * Assert that the host's log shows `pattern` (a substring, or a RegExp),
+ * waiting for it first: log lines reach the test on stderr, apart from the
+ * answers on stdout, and the host writes them asynchronously, so a line
+ * logged before an answer may still arrive after it. A line that never
+ * comes fails the assertion, with the log as it was.
+ */
+export async function assertLogged(
+  t: Pick<Test, 'match'>,
+  log: () => string,
+  pattern: string | RegExp,
+  message?: string,
+): Promise<void> {
+  const shows = () => (typeof pattern === 'string' ? log().includes(pattern) : pattern.test(log()));
+  await until(`the log to show ${String(pattern)}`, shows).catch(() => {});
+  if (message === undefined) t.match(log(), pattern);
+  else t.match(log(), pattern, message);
 }
 
 /**
