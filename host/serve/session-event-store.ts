@@ -6,8 +6,8 @@ interface StoredEvent {
    * The message as JSON, not the object: a small JSON-RPC object costs the
    * heap several times its serialized size, so holding the text keeps the
    * memory a session's store uses close to the bytes it counts against its
-   * bound (measured: the soak's live heap grew 45 to 101 MiB in 40 s with ten
-   * quiet-reading sessions holding objects).
+   * bound (measured: holding objects, the soak's live heap grew 45 to 101 MiB
+   * in 40 s with ten sessions calling tools).
    */
   json: string;
 }
