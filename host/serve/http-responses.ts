@@ -8,6 +8,18 @@ export function jsonRpcErrorResponse(status: number, code: number, message: stri
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
+/**
+ * A message's body as JSON, read from a copy so that the message itself can
+ * still be handed on (to the SDK's handler, or to the client); undefined
+ * when the body is not JSON.
+ */
+export async function peekJson(message: Request | Response): Promise<unknown> {
+  return message
+    .clone()
+    .json()
+    .catch(() => undefined);
+}
+
 /** Write a small, fully buffered web `Response` (a refusal) to a Node response. */
 export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   const body = await response.text();

@@ -2,7 +2,7 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
-import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import { jsonRpcErrorResponse, onBodyEnd, peekJson } from './http-responses.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
@@ -108,10 +108,8 @@ function isListenRequest(request: Request): boolean {
  */
 async function paramHeadersRefusal(runtime: HostRuntime, request: Request): Promise<Response | undefined> {
   if (request.method !== 'POST' || request.headers.get('mcp-method') !== 'tools/call') return undefined;
-  const body = (await request
-    .clone()
-    .json()
-    .catch(() => undefined)) as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  const body = (await peekJson(request)) as
+    { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } } | undefined;
   if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
   const tool = runtime.current.index.owners.tools.get(body.params.name)?.served;
   const params = headerParamsOf(tool?.inputSchema);
@@ -120,10 +118,7 @@ async function paramHeadersRefusal(runtime: HostRuntime, request: Request): Prom
 
 /** A `subscriptions/listen` request's body, as far as it is one: its id and params. */
 async function listenRequestOf(request: Request): Promise<EntryRequest> {
-  const body = (await request
-    .clone()
-    .json()
-    .catch(() => undefined)) as { id?: unknown; params?: unknown } | undefined;
+  const body = (await peekJson(request)) as { id?: unknown; params?: unknown } | undefined;
   const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : undefined;
   return {
     method: 'subscriptions/listen',
@@ -142,10 +137,7 @@ function resourcesOf(params: Record<string, unknown> | undefined): string[] {
 
 /** The JSON-RPC error a refusal carries, when it carries one. */
 async function jsonRpcErrorOf(response: Response): Promise<{ code: number; message: string } | undefined> {
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+  const body = (await peekJson(response)) as { error?: { code?: unknown; message?: unknown } } | undefined;
   const error = body?.error;
   if (typeof error?.code !== 'number') return undefined;
   return { code: error.code, message: String(error.message) };
