@@ -14,8 +14,9 @@
  * Both SDK lines' clients are measured, as users run both: v2
  * (`@modelcontextprotocol/client`) and v1 (`@modelcontextprotocol/sdk`, whose
  * lighter client shows the host's own cost more plainly), 2025-era sessions.
- * Then a 10,000-tool list, the start time with 100 plugins x 20 tools, and
- * the reload figures. Each row carries issue #16's goal beside it.
+ * Then a 10,000-tool list, beside the floor of any server (the same list
+ * answered from recorded bytes), the start time with 100 plugins x 20 tools,
+ * and the reload figures. Each row carries issue #16's goal beside it.
  * BENCH_ROUNDS and BENCH_CALLS scale the run; BENCH_CLIENTS (`v1,v2`) and
  * BENCH_TRANSPORTS (`stdio,http`) narrow it; BENCH_ONLY_CALLS=1 stops after the
  * call figures, BENCH_STARTS (5) sets how many starts are timed.
@@ -268,27 +269,45 @@ function loadAverage(): string {
     .join(' ');
 }
 
-/** One full list of 10,000 tools, host (cached, and as the first list after a change) against direct, over stdio. */
+/**
+ * One full list of 10,000 tools over stdio, per client line: the host
+ * (cached, and as the first list after a change) against direct, and the
+ * cached host against the floor of any server: the same list answered from
+ * bytes recorded in advance (serve-recorded-list-stdio.ts), which leaves
+ * only what the pipe and the client itself spend.
+ */
 async function compareManyTools(): Promise<void> {
-  console.log(`\n${MANY_TOOLS} tools in one plugin, stdio, v2 client (load average ${loadAverage()})`);
   const options = { fillers: MANY_TOOLS - 1 };
-  const direct: Target = {
-    name: 'direct',
-    client: await connectStdio('v2', node, [directStdio, join(plugin, 'index.js'), JSON.stringify(options)]),
-    tool: 'echo',
-  };
-  const host = async (cached: boolean): Promise<Target> => ({
-    name: 'host',
-    client: await connectStdio('v2', node, [CLI, 'start', '--config', hostConfig(cached, options.fillers)]),
-    tool: 'bench.echo',
-  });
-  const [cached, uncached] = [await host(true), await host(false)];
-  for (const target of [cached, uncached, direct]) await listManyTools(target);
-  await measure('tools/list (10,000, host cached)', listManyTools, cached, direct, { ms: MANY_TOOLS_GOAL_MS });
-  await measure('tools/list (10,000, first after change)', listManyTools, uncached, direct, {
-    ms: MANY_TOOLS_GOAL_MS,
-  });
-  await Promise.all([cached.client.close(), uncached.client.close(), direct.client.close()]);
+  const recorded = join(REPO_ROOT, '.tmp', 'bench', 'recorded-list.json');
+  for (const line of CLIENT_LINES) {
+    console.log(`\n${MANY_TOOLS} tools in one plugin, stdio, ${line} client (load average ${loadAverage()})`);
+    const direct: Target = {
+      name: 'direct',
+      client: await connectStdio(line, node, [directStdio, join(plugin, 'index.js'), JSON.stringify(options)]),
+      tool: 'echo',
+    };
+    const host = async (cached: boolean): Promise<Target> => ({
+      name: 'host',
+      client: await connectStdio(line, node, [CLI, 'start', '--config', hostConfig(cached, options.fillers)]),
+      tool: 'bench.echo',
+    });
+    const [cached, uncached] = [await host(true), await host(false)];
+    // The host's own answer, recorded: the floor answers with the very bytes the host sends.
+    writeFileSync(recorded, JSON.stringify(await cached.client.listTools()));
+    const floor: Target = {
+      name: 'recorded',
+      client: await connectStdio(line, node, [recordedList, recorded]),
+      tool: '',
+    };
+    for (const target of [cached, uncached, direct, floor]) await listManyTools(target);
+    await measure('tools/list (10,000, host cached)', listManyTools, cached, direct, { ms: MANY_TOOLS_GOAL_MS });
+    await measure('tools/list (10,000, first after change)', listManyTools, uncached, direct, {
+      ms: MANY_TOOLS_GOAL_MS,
+    });
+    await measure('tools/list (10,000, floor)', listManyTools, floor, direct, { ms: MANY_TOOLS_GOAL_MS });
+    await measure('tools/list (10,000, host cached)', listManyTools, cached, floor, undefined);
+    await Promise.all([cached, uncached, direct, floor].map((target) => target.client.close()));
+  }
 }
 
 /** Milliseconds from spawning a server to its first tools/list answered. */
@@ -356,6 +375,7 @@ async function compareIsolation(): Promise<void> {
 const node = process.execPath;
 const directStdio = join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js');
 const sdkProxy = join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js');
+const recordedList = join(REPO_ROOT, 'dist/bench/serve-recorded-list-stdio.js');
 const config = hostConfig(true);
 const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);

@@ -308,6 +308,57 @@ t.test('pageSize: the host pages its own output', async (t) => {
   );
 });
 
+t.test('a page nothing changed in is answered as before, a page that changed anew', async (t) => {
+  // 20 pages of one tool: more than the host keeps per catalogue, so pages are dropped and made again too.
+  const ws = makeWorkspace();
+  t.teardown(ws.cleanup);
+  ws.writePackage('node_modules/@t/many', manifest('@t/many', { prefix: 'many' }), {
+    'index.js': `
+import { McpServer } from '@modelcontextprotocol/server';
+export default { create() {
+  const server = new McpServer({ name: 'many', version: '1.0.0' });
+  for (let i = 0; i < 19; i++) server.registerTool('t' + i, { description: 'tool ' + i }, async () => ({ content: [] }));
+  server.registerTool('grow', {}, async () => {
+    server.registerTool('grown', { description: 'added' }, async () => ({ content: [] }));
+    return { content: [] };
+  });
+  return server;
+} };`,
+  });
+  const host = await startStdioHost(t, ws.writeConfig({ plugins: [{ package: '@t/many' }], pageSize: 1 }));
+  const listPage = (cursor?: string) =>
+    host.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
+  const cursors: (string | undefined)[] = [];
+  const pageThrough = async () => {
+    const pages: unknown[] = [];
+    cursors.length = 0;
+    let cursor: string | undefined;
+    do {
+      cursors.push(cursor);
+      const page = await listPage(cursor);
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return pages;
+  };
+  const first = await pageThrough();
+  t.equal(first.length, 20);
+  t.same(await pageThrough(), first, 'the same pages, word for word');
+  t.same(await listPage(cursors.at(-1)), first.at(-1), 'the same page asked again: the same answer');
+  await host.client.callTool({ name: 'many.grow', arguments: {} });
+  await host.until('tools/list_changed', () => host.notified.tools > 0);
+  const after = await pageThrough();
+  t.equal(after.length, 21);
+  t.same(
+    (after.at(-1) as { tools: { name: string; description: string }[] }).tools.map(({ name, description }) => ({
+      name,
+      description,
+    })),
+    [{ name: 'many.grown', description: 'added' }],
+    'the changed list is answered anew',
+  );
+});
+
 t.test('collisions and bad names are refused at preflight, every one of them', async (t) => {
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);

@@ -4,11 +4,12 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
 import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
-import type { ListKind } from '../catalogue/list-kinds.js';
+import { LIST_KINDS, type ListKind } from '../catalogue/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
+import { reuseUnchangedPage } from './shared-list-results.js';
 import { FrontSession } from './front-session.js';
 import { traceSession } from '../telemetry/telemetry.js';
 import { TracedServer } from '../telemetry/traced-server.js';
@@ -64,9 +65,14 @@ export function createFrontSession(
           ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
         );
   const list = (kind: ListKind) => async (request: { params?: Params }) => {
-    const page = await listPage(runtime.current, kind, request.params?.cursor as string | undefined);
-    // A 2026-07-28 client is told how long the composed page may be reused (cache-hints.ts).
-    return { ...asListResult(kind, page), ...(servesModernEra(server) ? page.hint : {}) };
+    const generation = runtime.current;
+    const cursor = request.params?.cursor as string | undefined;
+    const page = await listPage(generation, kind, cursor);
+    // A 2026-07-28 client is told how long the composed page may be reused
+    // (cache-hints.ts); its SDK copies every result it sends, so only a
+    // 2025-era answer can be one shared with the last (shared-list-results.ts).
+    if (servesModernEra(server)) return { ...asListResult(kind, page), ...page.hint };
+    return reuseUnchangedPage(generation, `${kind} ${cursor ?? ''}`, LIST_KINDS[kind].field, asListResult(kind, page));
   };
 
   if (capabilities.tools) {

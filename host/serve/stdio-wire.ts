@@ -4,7 +4,6 @@ import {
   PARSE_ERROR,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   parseJSONRPCMessage,
-  serializeMessage,
   type JSONRPCMessage,
   type RequestId,
   type Transport,
@@ -12,6 +11,7 @@ import {
 import { LineSplitter } from '../line-splitter.js';
 import { isPlainObject } from '../plain-object.js';
 import { recordLimitHit } from '../telemetry/telemetry.js';
+import { messageLine } from '../proxy/shared-list-results.js';
 
 export interface WireObserver {
   received(message: JSONRPCMessage): void;
@@ -98,7 +98,7 @@ export class StdioWire implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the stdio connection is closed'));
     this.observer?.sent(message);
-    const line = serializeMessage(message);
+    const line = messageLine(message);
     if ('method' in message) {
       this.flush();
       this.writeNow(line);
