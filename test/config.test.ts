@@ -554,6 +554,24 @@ t.test('a .js config edited on disk is loaded with its new content in the same p
   t.same((await loadConfig({ cwd: ws.dir })).plugins, [{ package: 'a', prefix: 'two' }]);
 });
 
+t.test('a config that imports nothing is run again only when its text changes', async (t) => {
+  // Node never unloads a module: running an unchanged config anew at each reload kept a copy of it each time.
+  const ws = makeWorkspace(t);
+  const runs = () => (globalThis as { configRuns?: number }).configRuns ?? 0;
+  const write = (name: string) =>
+    ws.writeConfig(
+      `globalThis.configRuns = (globalThis.configRuns ?? 0) + 1;\nexport default { name: '${name}', plugins: [] };\n`,
+    );
+  write('first');
+  const before = runs();
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'first');
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'first');
+  t.equal(runs(), before + 1, 'the unchanged config ran once');
+  write('second');
+  t.equal((await loadConfig({ cwd: ws.dir })).name, 'second');
+  t.equal(runs(), before + 2, 'the edited config ran again');
+});
+
 t.test('a .cjs config and the files it requires are fresh on every load', async (t) => {
   const ws = makeWorkspace(t);
   const write = (name: string) => writeFileSync(join(ws.dir, 'name.cjs'), `module.exports = '${name}';\n`);
