@@ -17,6 +17,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { createRequire, register } from 'node:module';
+import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AS_MODULE_PARAM, isInScope, SCOPE_PARAM, TAG_PARAM } from './fresh-import-hooks.js';
 
@@ -44,8 +45,10 @@ export async function importFresh(
     hooksRegistered = true;
   }
   importedScopes.add(realScope);
+  // The prefix test first: the cache holds every CommonJS file of the process, and a start with many plugins scans it for each.
+  const scopePrefix = join(realScope, sep);
   for (const cached of Object.keys(requireCache)) {
-    if (isInScope(cached, realScope)) delete requireCache[cached];
+    if (cached.startsWith(scopePrefix) && isInScope(cached, realScope)) delete requireCache[cached];
   }
   const url = pathToFileURL(realFile);
   url.searchParams.set(TAG_PARAM, tag);
