@@ -74,7 +74,8 @@ export function codeIdentity(spec: PluginSpec, stamps: DirectoryStamps = new Map
 /** The file's stats, or undefined when it cannot be read (gone, unreadable): a change either way. */
 function statOf(path: string): Stats | undefined {
   try {
-    return statSync(path);
+    // Most node_modules directories looked for are absent: no error built for each.
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
