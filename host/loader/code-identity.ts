@@ -30,8 +30,9 @@ export type DirectoryStamps = Map<string, number>;
  * distinct versions of a plugin loaded, not with the number of reloads.
  *
  * Synchronous: a start or reload walks every plugin at once, and a few
- * dozen metadata reads per package cost less done in place than as as many
- * promises through the thread pool (40 ms of a 100-plugin start, measured).
+ * dozen metadata reads per package cost less done in place than as so many
+ * promises through the thread pool (27 ms of a 100-plugin start's profile
+ * as promises, 10 ms in place).
  */
 export function codeIdentity(spec: PluginSpec, stamps: DirectoryStamps = new Map()): string {
   if (spec.kind !== 'in-process') return spec.fingerprint;
