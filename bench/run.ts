@@ -19,7 +19,8 @@
  * and the reload figures. Each row carries issue #16's goal beside it.
  * BENCH_ROUNDS and BENCH_CALLS scale the run; BENCH_CLIENTS (`v1,v2`) and
  * BENCH_TRANSPORTS (`stdio,http`) narrow it; BENCH_ONLY_CALLS=1 stops after the
- * call figures, BENCH_STARTS (5) sets how many starts are timed.
+ * call figures, BENCH_ONLY=start runs the start-time row alone, BENCH_STARTS
+ * (5) sets how many starts are timed.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -379,6 +380,11 @@ const recordedList = join(REPO_ROOT, 'dist/bench/serve-recorded-list-stdio.js');
 const config = hostConfig(true);
 const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
+
+if (process.env.BENCH_ONLY === 'start') {
+  await compareStartTime();
+  process.exit();
+}
 
 for (const line of CLIENT_LINES) {
   if (TRANSPORTS.includes('stdio')) {

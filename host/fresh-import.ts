@@ -15,8 +15,9 @@
  * caller passes a new tag only when the code may have changed: each fresh
  * import stays in memory, as Node never unloads a module.
  */
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
+import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AS_MODULE_PARAM, isInScope, SCOPE_PARAM, TAG_PARAM } from './fresh-import-hooks.js';
 
@@ -34,7 +35,8 @@ export async function importFresh(
   }: { /** Load `file` as an ES module whatever its package's "type" says. */ asModule?: boolean } = {},
 ): Promise<Record<string, unknown>> {
   // Node resolves imports to real paths; the scope must be one too to contain them.
-  const [realFile, realScope] = await Promise.all([realpath(file), realpath(scopeDir)]);
+  // Read in place: a start imports every plugin at once, and a promise each through the thread pool cost more.
+  const [realFile, realScope] = [realpathSync.native(file), realpathSync.native(scopeDir)];
   // The hook runs every later import of the process through a loader thread,
   // which slows start-up noticeably; the first import of a scope finds nothing
   // cached, so it is needed only from the second (a reload) on, or to load a
@@ -44,8 +46,10 @@ export async function importFresh(
     hooksRegistered = true;
   }
   importedScopes.add(realScope);
+  // The prefix test first: the cache holds every CommonJS file of the process, and a start with many plugins scans it for each.
+  const scopePrefix = join(realScope, sep);
   for (const cached of Object.keys(requireCache)) {
-    if (isInScope(cached, realScope)) delete requireCache[cached];
+    if (cached.startsWith(scopePrefix) && isInScope(cached, realScope)) delete requireCache[cached];
   }
   const url = pathToFileURL(realFile);
   url.searchParams.set(TAG_PARAM, tag);

@@ -42,7 +42,16 @@ export class HostRuntime implements MountEvents {
    * replica it names: a key of this process's own, or the cluster's when
    * replicas share calls (start.ts).
    */
-  stateSigning: StateSigning = { key: randomBytes(32), replica: randomUUID() };
+  get stateSigning(): StateSigning {
+    // Made at first use: the first random bytes of a process cost a start 2-3 ms, and most hosts never sign a continuation.
+    return (this.signing ??= { key: randomBytes(32), replica: randomUUID() });
+  }
+
+  set stateSigning(signing: StateSigning) {
+    this.signing = signing;
+  }
+
+  private signing?: StateSigning;
 
   constructor(readonly logger: Logger) {}
 

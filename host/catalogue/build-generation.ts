@@ -2,7 +2,7 @@ import type { ResolvedConfig } from '../config/types.js';
 import { ProblemsError, formatProblem, problemsOf, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
-import { codeIdentity } from '../loader/code-identity.js';
+import { codeIdentity, type DirectoryStamps } from '../loader/code-identity.js';
 import { startMount } from '../mounts/start-mount.js';
 import { recordMountKind } from '../telemetry/telemetry.js';
 import { mountName, type Mount, type MountEvents } from '../mounts/mount.js';
@@ -39,6 +39,7 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
   );
   const started: Mount[] = [];
   const problems: Problem[] = [];
+  const stamps: DirectoryStamps = new Map();
 
   const mounts = await Promise.all(
     specs.map(async (spec) => {
@@ -49,7 +50,7 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
       }
       try {
         recordMountKind(mountName(spec), spec.kind);
-        const mount = await startMount(spec, await codeIdentity(spec), logger, events, config);
+        const mount = await startMount(spec, codeIdentity(spec, stamps), logger, events, config);
         started.push(mount);
         return mount;
       } catch (error) {

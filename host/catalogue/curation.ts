@@ -1,8 +1,13 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
 import type { ItemCuration } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import type { CurationConfig } from '../loader/types.js';
 import { keyOf, type ListItem, type ListKind } from './list-kinds.js';
+
+const require = createRequire(import.meta.url);
+/** picomatch is loaded when a config first curates by glob: a host whose entries name no globs never reads it. */
+const picomatch = (...args: Parameters<typeof Picomatch>) => (require('picomatch') as typeof Picomatch)(...args);
 
 /** `*` matches names with dots too: a tool name is one word, not a path. */
 const GLOB_OPTIONS = { dot: true } as const;

@@ -2,7 +2,7 @@ import { HostError } from '../errors.js';
 import { configWhere } from '../config/problem-wording.js';
 import type { ClusterConfig } from '../config/types.js';
 import { CLUSTER_SECRET_ENV, takeSecretEnv } from '../secret-env.js';
-import { MCP_PATH } from '../serve/http.js';
+import { MCP_PATH } from '../serve/listen-address.js';
 
 /** The environment variable naming Redis when the config's `cluster.redis` does not. */
 export const REDIS_URL_ENV = 'MCP_HOST_REDIS_URL';

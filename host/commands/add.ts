@@ -187,7 +187,7 @@ async function entryFor(
 ): Promise<NewEntry> {
   if (options.flat) return { package: name, flat: true };
   if (options.prefix !== undefined) return { package: name, prefix: options.prefix };
-  const pkg = await resolvePackage(name, dir, configWhere(configFile));
+  const pkg = resolvePackage(name, dir, configWhere(configFile));
   const manifest = pkg.packageJson['mcp-host'];
   if (isPlainObject(manifest) && typeof manifest.prefix === 'string') return { package: name };
   const known = ['.', '_', '__'].includes(separator as string) ? (separator as Separator) : '.';

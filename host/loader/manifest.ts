@@ -5,8 +5,8 @@
  * `"mcp-host"` manifest, and whether its config entry fits that kind.
  */
 import { openSync, readSync, closeSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
-import semver from 'semver';
 import type { Problem } from '../errors.js';
 import { isDispatcherLevelKey, misplacedDispatcherKeyProblem } from '../config/dispatcher-keys.js';
 import { prefixProblem } from '../config/prefix.js';
@@ -89,14 +89,19 @@ export function checkPackage(
   return { problems };
 }
 
+const require = createRequire(import.meta.url);
+
 /** `peerDependencies["mcp-host"]`, when present, must be a semver range this host's version satisfies. */
 function peerRangeProblems(pkg: ResolvedPackage, plugin: string): Problem[] {
   const peers = pkg.packageJson.peerDependencies;
   const range =
     typeof peers === 'object' && peers !== null ? (peers as Record<string, unknown>)['mcp-host'] : undefined;
   if (range === undefined) return [];
+  // semver's two functions (twenty files) are loaded here, when a plugin first declares a range: most declare none.
+  const validRange = require('semver/ranges/valid.js') as typeof import('semver').validRange;
+  const satisfies = require('semver/functions/satisfies.js') as typeof import('semver').satisfies;
   const where = `${plugin}: package.json peerDependencies["mcp-host"]`;
-  if (typeof range !== 'string' || semver.validRange(range) === null) {
+  if (typeof range !== 'string' || validRange(range) === null) {
     return [
       {
         where,
@@ -105,7 +110,7 @@ function peerRangeProblems(pkg: ResolvedPackage, plugin: string): Problem[] {
       },
     ];
   }
-  if (semver.satisfies(HOST_VERSION, range, { includePrerelease: true })) return [];
+  if (satisfies(HOST_VERSION, range, { includePrerelease: true })) return [];
   return [
     {
       where,

@@ -124,7 +124,7 @@ async function resolveEntry(entry: PluginEntry, path: string, config: ResolvedCo
 }
 
 async function resolvePackageEntry(entry: PackagePluginEntry, path: string, config: ResolvedConfig): Promise<Outcome> {
-  const pkg = await resolvePackage(entry.package, config.dir, configWhere(config.file, `${path}.package`));
+  const pkg = resolvePackage(entry.package, config.dir, configWhere(config.file, `${path}.package`));
   const { checked, problems } = checkPackage(pkg, entry, path, config);
   if (!checked) return { problems };
   const common = { label: pkg.label, packageJsonHash: pkg.packageJsonHash };

@@ -4,8 +4,7 @@
  * a package name through the node_modules directories Node looks in, or a
  * local path relative to the config. Reads files only; runs no plugin code.
  */
-import { existsSync, statSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { endSentence } from '../config/problem-wording.js';
@@ -33,13 +32,13 @@ const IMPORT_CONDITIONS = ['node', 'import', 'default'];
  * Find the package `specifier` names, looking from `configDir`. `where` places
  * the entry in the config for the error a missing package gets.
  */
-export async function resolvePackage(specifier: string, configDir: string, where: string): Promise<ResolvedPackage> {
+export function resolvePackage(specifier: string, configDir: string, where: string): ResolvedPackage {
   const dir = isLocalPath(specifier)
     ? findLocalPackage(specifier, configDir, where)
     : findInstalled(specifier, configDir, where);
   const packageJsonFile = join(dir, 'package.json');
   const repair = isLocalPath(specifier) ? 'correct it.' : `reinstall the package: npm install ${specifier}`;
-  const { hash, parsed } = await readPackageJson(packageJsonFile);
+  const { hash, parsed } = readPackageJson(packageJsonFile);
   if ('error' in parsed) {
     throw new HostError({
       where,
@@ -58,7 +57,7 @@ export async function resolvePackage(specifier: string, configDir: string, where
   const record = packageJson as Record<string, unknown>;
   return {
     specifier,
-    dir: await realpath(dir),
+    dir: realpathSync.native(dir),
     packageJson: record,
     packageJsonHash: hash,
     label: typeof record.name === 'string' ? record.name : specifier,

@@ -4,7 +4,6 @@ import type { PluginSpec } from '../loader/types.js';
 import { InProcessChannel } from './in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
 import { startSupervisedMount } from './supervisor.js';
-import { WorkerChannel } from './worker-channel.js';
 
 /**
  * Start the mount a spec describes, whatever its kind, and drain its lists,
@@ -24,6 +23,8 @@ export async function startMount(
   switch (spec.kind) {
     case 'in-process': {
       if (spec.isolation === 'worker') {
+        // Loaded, like the kinds below, when a config first mounts one.
+        const { WorkerChannel } = await import('./worker-channel.js');
         const open = () => new WorkerChannel(spec, importTag, config, mountLogger);
         return startSupervisedMount(spec, open, config, mountLogger, events);
       }

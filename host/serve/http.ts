@@ -7,7 +7,7 @@ import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
 import { capQueuedBytes, jsonRpcErrorResponse, sendResponse } from './http-responses.js';
-import { isLoopback } from './listen-address.js';
+import { isLoopback, MCP_PATH } from './listen-address.js';
 import type { Logger } from '../log.js';
 import type { HttpConfig } from '../config/types.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -17,9 +17,6 @@ import type { Cluster } from '../cluster/cluster.js';
 import { PEER_HEADER } from '../cluster/peer-auth.js';
 import { forwardedContinuation } from '../cluster/forward-continuation.js';
 import { recordLimitHit } from '../telemetry/telemetry.js';
-
-/** Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404. */
-export const MCP_PATH = '/mcp';
 
 /** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {

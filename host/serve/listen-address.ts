@@ -1,3 +1,9 @@
+/**
+ * Where the host serves MCP. Besides it, /healthz and /readyz (health.ts); other paths are 404.
+ * Here rather than in http.ts: a cluster's config reads it without loading the HTTP server.
+ */
+export const MCP_PATH = '/mcp';
+
 export interface ListenAddress {
   /** Absent when only a port was given. */
   host?: string;
