@@ -20,6 +20,26 @@ export async function peekJson(message: Request | Response): Promise<unknown> {
     .catch(() => undefined);
 }
 
+/**
+ * A POST's body read once: the JSON it holds (undefined when it is empty or
+ * not JSON), and a request carrying the same body again for whoever reads
+ * it after. A 2025-era session's call, the hot path, is served from the
+ * JSON alone: a copy per reader (`clone()`, for the era's classifier, the
+ * batch check, the transport) would tee the body's stream and parse it anew
+ * each time. Any other method's request passes as it is.
+ */
+export async function readBodyOnce(request: Request): Promise<{ request: Request; json: unknown }> {
+  if (request.method !== 'POST') return { request, json: undefined };
+  const text = await request.text();
+  let json: unknown;
+  try {
+    json = text.length === 0 ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { request: new Request(request, { body: text }), json };
+}
+
 /** Write a small, fully buffered web `Response` (a refusal) to a Node response. */
 export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   const body = await response.text();

@@ -6,7 +6,7 @@ import type { HostRuntime } from '../runtime.js';
 import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
-import { capQueuedBytes, jsonRpcErrorResponse, sendResponse } from './http-responses.js';
+import { capQueuedBytes, jsonRpcErrorResponse, readBodyOnce, sendResponse } from './http-responses.js';
 import { isLoopback } from './listen-address.js';
 import type { Logger } from '../log.js';
 import type { HttpConfig } from '../config/types.js';
@@ -115,12 +115,13 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const serveMcp = (req: IncomingMessage, res: ServerResponse) =>
     toNodeHandler(
       {
-        fetch: async (request, extra) => {
+        fetch: async (received, extra) => {
+          const { request, json } = await readBodyOnce(received);
           const clientId = extra?.authInfo?.clientId;
           // A request another replica forwarded is this replica's to serve: it is never forwarded on.
           const forwarded = request.headers.has(PEER_HEADER);
-          const answer = (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
-            ? await legacy.handle(request, clientId, forwarded)
+          const answer = (await isLegacyRequest(request, json, { maxRequestBodySize }))
+            ? await legacy.handle(request, json, clientId, forwarded)
             : ((cluster && !forwarded
                 ? await forwardedContinuation(cluster, request, clientId, maxRequestBodySize)
                 : undefined) ?? (await modern.fetch(request, extra?.authInfo)));
