@@ -116,15 +116,15 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     toNodeHandler(
       {
         fetch: async (received, extra) => {
-          const { request, json } = await readBodyOnce(received);
+          const read = await readBodyOnce(received);
           const clientId = extra?.authInfo?.clientId;
           // A request another replica forwarded is this replica's to serve: it is never forwarded on.
-          const forwarded = request.headers.has(PEER_HEADER);
-          const answer = (await isLegacyRequest(request, json, { maxRequestBodySize }))
-            ? await legacy.handle(request, json, clientId, forwarded)
+          const forwarded = received.headers.has(PEER_HEADER);
+          const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
+            ? await legacy.handle(read, clientId, forwarded)
             : ((cluster && !forwarded
-                ? await forwardedContinuation(cluster, request, clientId, maxRequestBodySize)
-                : undefined) ?? (await modern.fetch(request, extra?.authInfo)));
+                ? await forwardedContinuation(cluster, read.withBody(), clientId, maxRequestBodySize)
+                : undefined) ?? (await modern.fetch(read.withBody(), extra?.authInfo)));
           return capQueuedBytes(answer, limits.maxStreamQueueBytes, () => {
             recordLimitHit('http.maxStreamQueueBytes');
             runtime.logger.warn(
@@ -389,5 +389,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 /** The request's path, or the raw target when it is not one (`*`, garbage): never `/mcp` then. */
 function pathOf(target: string | undefined): string {
   const raw = target ?? '/';
+  // Nearly every request's target is the endpoint itself: no URL to parse.
+  if (raw === MCP_PATH) return raw;
   return URL.canParse(raw, 'http://host.invalid') ? new URL(raw, 'http://host.invalid').pathname : raw;
 }

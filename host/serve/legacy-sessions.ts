@@ -8,7 +8,7 @@ import {
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
-import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import { jsonRpcErrorResponse, onBodyEnd, type ReadRequest } from './http-responses.js';
 import { SessionEventStore } from './session-event-store.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { recordLimitHit } from '../telemetry/telemetry.js';
@@ -72,11 +72,12 @@ export class LegacySessions {
   }
 
   /**
-   * `json`: the POST's body, parsed already (readBodyOnce); undefined when it is not JSON, for the transport to refuse.
+   * `read`: the request, its body read once (readBodyOnce).
    * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
    * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
    */
-  async handle(request: Request, json: unknown, owner?: string, forwarded = false): Promise<Response> {
+  async handle(read: ReadRequest, owner?: string, forwarded = false): Promise<Response> {
+    const { request, json } = read;
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
       if (request.method === 'POST') return this.open(request, json, owner);
@@ -90,7 +91,7 @@ export class LegacySessions {
     const { cluster } = this.options;
     if (!session && cluster && !forwarded) {
       const where = await cluster.ownerOfSession(id);
-      const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
+      const answer = where && where !== 'gone' ? await cluster.forward(read.withBody(), where, owner) : undefined;
       if (answer instanceof Response) return answer;
       // Its owner may be alive but out of reach (a wrong cluster.advertise, a network fault): still a
       // 404 as the spec has it (the session cannot be served from here, and the client's way on is a new
@@ -349,7 +350,7 @@ async function refusedBatch(session: LegacySession, request: Request, json: unkn
   if (request.method !== 'POST') return undefined;
   const revision = session.front.server.getNegotiatedProtocolVersion();
   if (revision === undefined || revision < FIRST_REVISION_WITHOUT_BATCHES) return undefined;
-  // A body that is not JSON is read again: one that merely looks like an array is refused as a batch too.
+  // A body that is not JSON (which the request still carries) is read: one that merely looks like an array is refused as a batch too.
   const batch =
     json !== undefined
       ? Array.isArray(json)
