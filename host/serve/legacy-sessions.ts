@@ -350,24 +350,24 @@ async function refusedBatch(session: LegacySession, request: Request, json: unkn
   if (request.method !== 'POST') return undefined;
   const revision = session.front.server.getNegotiatedProtocolVersion();
   if (revision === undefined || revision < FIRST_REVISION_WITHOUT_BATCHES) return undefined;
-  // A body that is not JSON (which the request still carries) is read: one that merely looks like an array is refused as a batch too.
-  const batch =
-    json !== undefined
-      ? Array.isArray(json)
-      : (
-          await request
-            .clone()
-            .text()
-            .catch(() => '')
-        )
-          .trimStart()
-          .startsWith('[');
-  if (!batch) return undefined;
+  if (!(json === undefined ? await looksLikeArray(request) : Array.isArray(json))) return undefined;
   return jsonRpcErrorResponse(
     400,
     -32600,
     `Invalid Request: this session speaks MCP ${revision}, which has no JSON-RPC batches; send one message per request`,
   );
+}
+
+/**
+ * A body that is not JSON (the request still carries it, for the transport
+ * to refuse) that merely looks like an array is refused as a batch too.
+ */
+async function looksLikeArray(request: Request): Promise<boolean> {
+  const text = await request
+    .clone()
+    .text()
+    .catch(() => '');
+  return text.trimStart().startsWith('[');
 }
 
 /**
