@@ -4,10 +4,11 @@
  * over stdio and then over Streamable HTTP; host and direct are measured in
  * alternating rounds so machine noise hits both alike, and each figure is
  * printed with the ratio host/direct of the time per call (1.00x = free).
- * Over stdio, a third server is measured beside them: the plugin behind the
- * least proxy the SDK allows (`serve-sdk-proxy-stdio.ts`), the floor any
- * SDK-built proxy pays; `sdk-proxy/direct` is that floor, `host/sdk-proxy`
- * what the host adds on top of it.
+ * A third server is measured beside them, over each transport: the plugin
+ * behind the least proxy the SDK allows (`serve-sdk-proxy-stdio.ts`,
+ * `serve-sdk-proxy-http.ts`), the floor any SDK-built proxy pays;
+ * `sdk-proxy/direct` is that floor, `host/sdk-proxy` what the host adds on
+ * top of it.
  * Then the same plugin through the host in a worker thread (`isolation:
  * 'worker'`) against in the host's thread, over stdio: worker/in-process.
  *
@@ -226,8 +227,8 @@ async function measure(
 /**
  * `uncached` is the host serving the plugin with no page cache (see
  * hostConfig); `floor`, when given, the plugin behind the least proxy the
- * SDK allows (serve-sdk-proxy-stdio.ts): host/floor is what the host adds to
- * any SDK-built proxy's cost, floor/direct that cost.
+ * SDK allows (bench/sdk-proxy.ts): host/floor is what the host adds to any
+ * SDK-built proxy's cost, floor/direct that cost.
  */
 async function compare(
   transport: string,
@@ -377,6 +378,8 @@ const node = process.execPath;
 const directStdio = join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js');
 const sdkProxy = join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js');
 const recordedList = join(REPO_ROOT, 'dist/bench/serve-recorded-list-stdio.js');
+const directHttp = join(REPO_ROOT, 'dist/bench/serve-direct-http.js');
+const sdkProxyHttp = join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-http.js');
 const config = hostConfig(true);
 const uncachedConfig = hostConfig(false);
 console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
@@ -417,11 +420,7 @@ for (const line of CLIENT_LINES) {
       },
       {
         name: 'direct',
-        client: await connectHttp(
-          line,
-          [join(REPO_ROOT, 'dist/bench/serve-direct-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
-          children,
-        ),
+        client: await connectHttp(line, [directHttp, join(plugin, 'index.js'), '127.0.0.1:0'], children),
         tool: 'echo',
       },
       {
@@ -430,6 +429,11 @@ for (const line of CLIENT_LINES) {
         tool: 'bench.echo',
       },
       line,
+      {
+        name: 'sdk-proxy',
+        client: await connectHttp(line, [sdkProxyHttp, join(plugin, 'index.js'), '127.0.0.1:0'], children),
+        tool: 'echo',
+      },
     );
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -20,6 +20,39 @@ export async function peekJson(message: Request | Response): Promise<unknown> {
     .catch(() => undefined);
 }
 
+/** A request whose body was read once (readBodyOnce). */
+export interface ReadRequest {
+  /** The request as received: its body is read already when `json` is defined. */
+  request: Request;
+  /** The POST body's JSON; undefined for any other method, and for a body that is empty or not JSON (which `request` still carries). */
+  json: unknown;
+  /** The request carrying its body again, for whoever reads it after (the 2026-07-28 handler, another replica); made once, when first asked for. */
+  withBody(): Request;
+}
+
+/**
+ * A POST's body read once, and its JSON handed on. A 2025-era session's
+ * call, the hot path, is served from the JSON alone (the era's classifier,
+ * the batch check and the session's transport each take it parsed); a copy
+ * per reader (`clone()`) would tee the body's stream and parse it anew each
+ * time, and a request rebuilt with the body costs as much, so one is made
+ * only for a reader of the body itself.
+ */
+export async function readBodyOnce(received: Request): Promise<ReadRequest> {
+  const intact: ReadRequest = { request: received, json: undefined, withBody: () => received };
+  if (received.method !== 'POST') return intact;
+  const text = await received.text();
+  let rebuilt: Request | undefined;
+  const withBody = () => (rebuilt ??= new Request(received, { body: text }));
+  try {
+    const json: unknown = text.length === 0 ? undefined : JSON.parse(text);
+    if (json !== undefined) return { request: received, json, withBody };
+  } catch {
+    // Not JSON: served from the text, as received.
+  }
+  return { ...intact, request: withBody(), withBody };
+}
+
 /** Write a small, fully buffered web `Response` (a refusal) to a Node response. */
 export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   const body = await response.text();

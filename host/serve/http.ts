@@ -6,7 +6,7 @@ import type { HostRuntime } from '../runtime.js';
 import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
-import { capQueuedBytes, jsonRpcErrorResponse, sendResponse } from './http-responses.js';
+import { capQueuedBytes, jsonRpcErrorResponse, readBodyOnce, sendResponse } from './http-responses.js';
 import { isLoopback, MCP_PATH } from './listen-address.js';
 import type { Logger } from '../log.js';
 import type { HttpConfig } from '../config/types.js';
@@ -112,15 +112,16 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const serveMcp = (req: IncomingMessage, res: ServerResponse) =>
     toNodeHandler(
       {
-        fetch: async (request, extra) => {
+        fetch: async (received, extra) => {
+          const read = await readBodyOnce(received);
           const clientId = extra?.authInfo?.clientId;
           // A request another replica forwarded is this replica's to serve: it is never forwarded on.
-          const forwarded = request.headers.has(PEER_HEADER);
-          const answer = (await isLegacyRequest(request, undefined, { maxRequestBodySize }))
-            ? await legacy.handle(request, clientId, forwarded)
+          const forwarded = received.headers.has(PEER_HEADER);
+          const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
+            ? await legacy.handle(read, clientId, forwarded)
             : ((cluster && !forwarded
-                ? await forwardedContinuation(cluster, request, clientId, maxRequestBodySize)
-                : undefined) ?? (await modern.fetch(request, extra?.authInfo)));
+                ? await forwardedContinuation(cluster, read.withBody(), clientId, maxRequestBodySize)
+                : undefined) ?? (await modern.fetch(read.withBody(), extra?.authInfo)));
           return capQueuedBytes(answer, limits.maxStreamQueueBytes, () => {
             recordLimitHit('http.maxStreamQueueBytes');
             runtime.logger.warn(
@@ -385,5 +386,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 /** The request's path, or the raw target when it is not one (`*`, garbage): never `/mcp` then. */
 function pathOf(target: string | undefined): string {
   const raw = target ?? '/';
+  // Nearly every request's target is the endpoint itself: no URL to parse.
+  if (raw === MCP_PATH) return raw;
   return URL.canParse(raw, 'http://host.invalid') ? new URL(raw, 'http://host.invalid').pathname : raw;
 }

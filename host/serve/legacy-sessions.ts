@@ -8,7 +8,7 @@ import {
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
-import { jsonRpcErrorResponse, onBodyEnd } from './http-responses.js';
+import { jsonRpcErrorResponse, onBodyEnd, type ReadRequest } from './http-responses.js';
 import { SessionEventStore } from './session-event-store.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { recordLimitHit } from '../telemetry/telemetry.js';
@@ -72,13 +72,15 @@ export class LegacySessions {
   }
 
   /**
+   * `read`: the request, its body read once (readBodyOnce).
    * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
    * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
    */
-  async handle(request: Request, owner?: string, forwarded = false): Promise<Response> {
+  async handle(read: ReadRequest, owner?: string, forwarded = false): Promise<Response> {
+    const { request, json } = read;
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
-      if (request.method === 'POST') return this.open(request, owner);
+      if (request.method === 'POST') return this.open(request, json, owner);
       return jsonRpcErrorResponse(
         400,
         -32000,
@@ -89,7 +91,7 @@ export class LegacySessions {
     const { cluster } = this.options;
     if (!session && cluster && !forwarded) {
       const where = await cluster.ownerOfSession(id);
-      const answer = where && where !== 'gone' ? await cluster.forward(request, where, owner) : undefined;
+      const answer = where && where !== 'gone' ? await cluster.forward(read.withBody(), where, owner) : undefined;
       if (answer instanceof Response) return answer;
       // Its owner may be alive but out of reach (a wrong cluster.advertise, a network fault): still a
       // 404 as the spec has it (the session cannot be served from here, and the client's way on is a new
@@ -130,9 +132,9 @@ export class LegacySessions {
     session.lastActive = Date.now();
     const missed = resumedTooLate(session, request);
     if (missed) return missed;
-    const batch = await refusedBatch(session, request);
+    const batch = await refusedBatch(session, request, json);
     if (batch) return batch;
-    const response = await session.transport.handleRequest(request);
+    const response = await session.transport.handleRequest(request, parsed(json));
     // The GET stream is where a broadcast (list_changed) can reach this
     // session: a session that never opened one costs a broadcast nothing.
     // Once it has, it stays counted in when the stream drops: what it misses
@@ -155,7 +157,7 @@ export class LegacySessions {
    * A POST without a session: an `initialize` opens one. Anything else gets
    * the transport's own 400 and the would-be session is dropped at once.
    */
-  private async open(request: Request, owner: string | undefined): Promise<Response> {
+  private async open(request: Request, json: unknown, owner: string | undefined): Promise<Response> {
     const full = this.fullFor(owner) ?? (await this.fullAcrossClusterFor(owner));
     if (full) return full;
     this.opening += 1;
@@ -196,7 +198,7 @@ export class LegacySessions {
       };
       transport.onmessage = cancelOnDisconnect(transport);
       await front.server.connect(transport);
-      const response = await transport.handleRequest(request);
+      const response = await transport.handleRequest(request, parsed(json));
       if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
         uncount();
         await front.server.close();
@@ -275,6 +277,11 @@ export class LegacySessions {
   }
 }
 
+/** The transport's options for a body read already: it need not read and parse it again. */
+function parsed(json: unknown): { parsedBody: unknown } | undefined {
+  return json === undefined ? undefined : { parsedBody: json };
+}
+
 /** The same response, counted as open on its session until its body ends or the client drops it. */
 function tracked(session: LegacySession, request: Request, response: Response): Response {
   session.open += 1;
@@ -339,20 +346,28 @@ const FIRST_REVISION_WITHOUT_BATCHES = '2025-06-18';
  * A batch (a JSON array body) on a session whose revision has none is
  * refused, as over stdio: the SDK's transport would otherwise serve it.
  */
-async function refusedBatch(session: LegacySession, request: Request): Promise<Response | undefined> {
+async function refusedBatch(session: LegacySession, request: Request, json: unknown): Promise<Response | undefined> {
   if (request.method !== 'POST') return undefined;
   const revision = session.front.server.getNegotiatedProtocolVersion();
   if (revision === undefined || revision < FIRST_REVISION_WITHOUT_BATCHES) return undefined;
-  const body = await request
-    .clone()
-    .text()
-    .catch(() => '');
-  if (!body.trimStart().startsWith('[')) return undefined;
+  if (!(json === undefined ? await looksLikeArray(request) : Array.isArray(json))) return undefined;
   return jsonRpcErrorResponse(
     400,
     -32600,
     `Invalid Request: this session speaks MCP ${revision}, which has no JSON-RPC batches; send one message per request`,
   );
+}
+
+/**
+ * A body that is not JSON (the request still carries it, for the transport
+ * to refuse) that merely looks like an array is refused as a batch too.
+ */
+async function looksLikeArray(request: Request): Promise<boolean> {
+  const text = await request
+    .clone()
+    .text()
+    .catch(() => '');
+  return text.trimStart().startsWith('[');
 }
 
 /**

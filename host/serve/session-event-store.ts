@@ -10,6 +10,10 @@ interface StoredEvent {
    * in 40 s with ten sessions calling tools).
    */
   json: string;
+  /** `json`'s size in bytes, as counted against the bound (counted once, when stored). */
+  bytes: number;
+  /** The event's number in the session (its id's `n`). */
+  count: number;
 }
 
 /**
@@ -41,11 +45,13 @@ export class SessionEventStore implements EventStore {
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
-    const eventId = `${streamId}_${this.next++}`;
+    const count = this.next++;
+    const eventId = `${streamId}_${count}`;
     const json = JSON.stringify(message);
-    this.events.set(eventId, { streamId, json });
-    this.bytes += Buffer.byteLength(json);
-    this.dropOverBound();
+    const bytes = Buffer.byteLength(json);
+    this.events.set(eventId, { streamId, json, bytes, count });
+    this.bytes += bytes;
+    if (this.bytes > this.maxBytes) this.dropOverBound();
     return eventId;
   }
 
@@ -84,15 +90,16 @@ export class SessionEventStore implements EventStore {
   private dropOverBound(): void {
     let dropped = 0;
     // The newest event stays even when it alone is over the bound: a client may resume after it.
-    while (this.bytes > this.maxBytes && this.events.size > 1) {
-      const [eventId, event] = this.events.entries().next().value as [EventId, StoredEvent];
+    for (const [eventId, event] of this.events) {
+      if (this.bytes <= this.maxBytes || this.events.size === 1) {
+        this.oldest = event.count;
+        break;
+      }
       this.events.delete(eventId);
-      this.bytes -= Buffer.byteLength(event.json);
+      this.bytes -= event.bytes;
       dropped += 1;
     }
     if (dropped === 0) return;
-    const [oldestId] = this.events.keys();
-    this.oldest = Number(/_(\d+)$/.exec(oldestId!)?.[1]);
     if (!this.toldDrop) {
       this.toldDrop = true;
       this.onDrop(dropped);
