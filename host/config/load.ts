@@ -8,7 +8,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import { describeThrown, HostError } from '../errors.js';
@@ -150,10 +149,10 @@ function configTag(source: string): string {
  * as CommonJS and fail at `export`. Its syntax decides, as Node 22 decides
  * for a package with no "type"; only the config file itself is loaded so
  * (by a load hook), never what it imports, and it keeps its own path, so
- * `import.meta.url` and relative imports mean what they say.
+ * `import.meta.url` and relative imports mean what they say. `source` is the
+ * file's text as cosmiconfig read it: it is not read a second time.
  */
-async function loadJsFresh(file: string): Promise<unknown> {
-  const source = await readFile(file, 'utf8');
+async function loadJsFresh(file: string, source: string): Promise<unknown> {
   const asModule =
     extname(file) === '.js' && nearestPackageType(dirname(file)) === 'commonjs' && needsModuleSyntax(source);
   const module = await importFresh(file, configTag(source), dirname(file), { asModule });

@@ -4,7 +4,7 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
 import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
-import { LIST_KINDS, type ListKind } from '../catalogue/list-kinds.js';
+import type { ListKind } from '../catalogue/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
@@ -72,7 +72,7 @@ export function createFrontSession(
     // (cache-hints.ts); its SDK copies every result it sends, so only a
     // 2025-era answer can be one shared with the last (shared-list-results.ts).
     if (servesModernEra(server)) return { ...asListResult(kind, page), ...page.hint };
-    return reuseUnchangedPage(generation, `${kind} ${cursor ?? ''}`, LIST_KINDS[kind].field, asListResult(kind, page));
+    return reuseUnchangedPage(generation, kind, cursor, asListResult(kind, page));
   };
 
   if (capabilities.tools) {

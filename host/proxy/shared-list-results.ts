@@ -1,5 +1,6 @@
 import { serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Generation } from '../catalogue/generation.js';
+import { LIST_KINDS, type ListKind } from '../catalogue/list-kinds.js';
 
 type ListResult = Record<string, unknown>;
 
@@ -29,19 +30,22 @@ const KEPT_PAGES = 16;
 const texts = new WeakMap<object, string | undefined>();
 
 /**
- * The result last answered for this page of `generation` if it is the same
- * as `result` (the list `field`'s items, and `nextCursor`), else `result`,
- * kept as the one to compare the next answer with. Either way its text is
- * kept once made: nothing changes a list result after it is composed.
+ * The result last answered for the page of `kind` at `cursor` in
+ * `generation` if it is the same as `result` (its items, and `nextCursor`),
+ * else `result`, kept as the one to compare the next answer with. Either way
+ * its text is kept once made: nothing changes a list result after it is
+ * composed.
  */
 export function reuseUnchangedPage(
   generation: Generation,
-  page: string,
-  field: string,
+  kind: ListKind,
+  cursor: string | undefined,
   result: ListResult,
 ): ListResult {
   let pages = lastResults.get(generation);
   if (!pages) lastResults.set(generation, (pages = new Map()));
+  const page = `${kind} ${cursor ?? ''}`;
+  const { field } = LIST_KINDS[kind];
   const last = pages.get(page);
   if (last && last.nextCursor === result.nextCursor && sameItems(last[field], result[field])) return last;
   pages.delete(page);
