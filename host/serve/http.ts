@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { HostRuntime } from '../runtime.js';
 import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
-import { capQueuedBytes, jsonRpcErrorResponse, readBodyOnce, sendResponse } from './http-responses.js';
+import { jsonRpcErrorResponse } from './http-responses.js';
+import { readRequest, RequestBodyTooLarge, writeAnswer, writeWhole, type ReadRequest } from './node-exchange.js';
 import { isLoopback, MCP_PATH } from './listen-address.js';
 import type { Logger } from '../log.js';
 import type { HttpConfig } from '../config/types.js';
@@ -102,37 +102,47 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   });
   const { cluster } = options;
   const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });
-  const adapterOptions = {
-    maxRequestBodySize,
-    onerror: (error: Error) => runtime.logger.warn({ err: error }, 'an HTTP request failed inside the MCP handler'),
+  const streamBound = {
+    maxQueuedBytes: limits.maxStreamQueueBytes,
+    onOverflow: (res: ServerResponse) => {
+      recordLimitHit('http.maxStreamQueueBytes');
+      runtime.logger.warn(
+        `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
+      );
+      // Ending the response would wait for the very client that does not read.
+      res.destroy();
+    },
   };
-  // One adapter per request, so that a stream over its queue bound can cut
-  // its own connection: ending the response would wait for the very client
-  // that does not read.
-  const serveMcp = (req: IncomingMessage, res: ServerResponse) =>
-    toNodeHandler(
-      {
-        fetch: async (received, extra) => {
-          const read = await readBodyOnce(received);
-          const clientId = extra?.authInfo?.clientId;
-          // A request another replica forwarded is this replica's to serve: it is never forwarded on.
-          const forwarded = received.headers.has(PEER_HEADER);
-          const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
-            ? await legacy.handle(read, clientId, forwarded)
-            : ((cluster && !forwarded
-                ? await forwardedContinuation(cluster, read.withBody(), clientId, maxRequestBodySize)
-                : undefined) ?? (await modern.fetch(read.withBody(), extra?.authInfo)));
-          return capQueuedBytes(answer, limits.maxStreamQueueBytes, () => {
-            recordLimitHit('http.maxStreamQueueBytes');
-            runtime.logger.warn(
-              `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
-            );
-            res.destroy();
-          });
-        },
-      },
-      adapterOptions,
-    )(req, res);
+  const serveMcp = async (req: IncomingMessage, res: ServerResponse, authInfo?: AuthInfo): Promise<void> => {
+    // The request's signal: aborted when its client goes before the answer is whole, which cancels its calls in flight in either era.
+    const exchange = new AbortController();
+    let answered = false;
+    res.once('close', () => {
+      if (!answered) exchange.abort();
+    });
+    let read: ReadRequest;
+    try {
+      read = await readRequest(req, exchange.signal, maxRequestBodySize);
+    } catch (error) {
+      if (error instanceof RequestBodyTooLarge) return refuseTooLarge(req, res, error);
+      // The client went mid-body: nobody is left to answer.
+      if (exchange.signal.aborted) return;
+      throw error;
+    }
+    const clientId = authInfo?.clientId;
+    // A request another replica forwarded is this replica's to serve: it is never forwarded on.
+    const forwarded = PEER_HEADER in req.headers;
+    const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
+      ? await legacy.handle(read, clientId, forwarded)
+      : ((cluster && !forwarded
+          ? await forwardedContinuation(cluster, read.withBody(), clientId, maxRequestBodySize)
+          : undefined) ?? (await modern.fetch(read.withBody(), authInfo)));
+    await writeAnswer(res, answer, exchange.signal, {
+      maxQueuedBytes: streamBound.maxQueuedBytes,
+      onOverflow: () => streamBound.onOverflow(res),
+    });
+    answered = true;
+  };
 
   /** A request another replica forwarded: for which client, or why its stamp is refused. Undefined for a client's own request. */
   const peerOf = (req: IncomingMessage) => {
@@ -168,7 +178,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         );
       }
       const detailed = checkRebinding(req) === undefined && (!checkToken || 'authInfo' in (await checkToken(req)));
-      return sendResponse(res, healthResponse(runtime, path, detailed, cluster?.degraded));
+      return writeWhole(res, healthResponse(runtime, path, detailed, cluster?.degraded));
     }
     const peer = peerOf(req);
     if (peer && 'refused' in peer) {
@@ -196,43 +206,28 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         ),
       );
     }
+    let authInfo: AuthInfo | undefined;
     if (peer) {
       if (peer.clientId !== undefined) {
-        (req as IncomingMessage & { auth?: AuthInfo }).auth = {
-          token: '',
-          clientId: peer.clientId,
-          scopes: [],
-          expiresAt: Number.MAX_SAFE_INTEGER,
-        };
+        authInfo = { token: '', clientId: peer.clientId, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER };
       }
     } else if (checkToken) {
       const verdict = await checkToken(req);
       if ('challenge' in verdict) return refuse(req, res, verdict.challenge);
-      // Which token it was travels on (the adapter hands `req.auth` to the
-      // handler), so a session answers only the token that opened it. The
-      // token itself is the host's, checked and dropped here: no plugin can
-      // be handed it, not even one whose entry forwards Authorization.
-      (req as IncomingMessage & { auth?: AuthInfo }).auth = verdict.authInfo;
+      // Which token it was travels on, so a session answers only the token
+      // that opened it. The token itself is the host's, checked and dropped
+      // here: no plugin can be handed it, not even one whose entry forwards
+      // Authorization.
+      authInfo = verdict.authInfo;
       delete req.headers.authorization;
     }
-    // A declared length over the bound is refused here, without the SDK
-    // adapter's `Connection: close`: a client still uploading would get a
-    // reset instead of this answer. (A chunked body over the bound is
-    // caught by the adapter as it reads.)
+    // A declared length over the bound is refused before the body is read.
+    // (A chunked body over the bound is refused as it is read.)
     if (Number(req.headers['content-length']) > maxRequestBodySize) {
-      recordLimitHit('http.maxBodyBytes');
-      return refuse(
-        req,
-        res,
-        jsonRpcErrorResponse(
-          413,
-          -32000,
-          `Payload Too Large: Request body must not exceed ${maxRequestBodySize} bytes`,
-        ),
-      );
+      return refuseTooLarge(req, res, new RequestBodyTooLarge(maxRequestBodySize));
     }
     if (!req.complete) bodyDeadline(req, res, limits.bodyTimeoutMs, runtime.logger);
-    await serveMcp(req, res);
+    await serveMcp(req, res, authInfo);
   };
 
   const server = createServer((req, res) => {
@@ -243,7 +238,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       runtime.logger.error({ err: error }, `could not answer ${req.method} ${req.url}`);
       if (!res.headersSent) {
         // The cause stays in the host's log: a network client learns nothing of the host's insides.
-        void sendResponse(
+        void writeWhole(
           res,
           jsonRpcErrorResponse(500, -32603, 'mcp-host could not answer this request; the host log says why'),
         );
@@ -344,7 +339,7 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: numb
       return;
     }
     res.shouldKeepAlive = false;
-    void sendResponse(res, jsonRpcErrorResponse(408, -32000, message)).finally(() => req.socket.destroySoon());
+    void writeWhole(res, jsonRpcErrorResponse(408, -32000, message)).finally(() => req.socket.destroySoon());
   }, timeoutMs);
   timer.unref();
   req.once('end', () => clearTimeout(timer));
@@ -357,8 +352,17 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: numb
  * the answer rather than a reset; one that keeps sending past a grace
  * period is cut off.
  */
+/**
+ * A body over `http.maxBodyBytes`, refused with 413 and without `Connection:
+ * close`: a client still uploading would get a reset instead of the answer.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, tooLarge: RequestBodyTooLarge): Promise<void> {
+  recordLimitHit('http.maxBodyBytes');
+  return refuse(req, res, jsonRpcErrorResponse(413, -32000, tooLarge.message));
+}
+
 async function refuse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  await sendResponse(res, response);
+  await writeWhole(res, response);
   if (req.complete) return;
   const cut = setTimeout(() => req.socket.destroy(), REFUSAL_DRAIN_MS);
   cut.unref();

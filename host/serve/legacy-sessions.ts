@@ -8,7 +8,8 @@ import {
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
-import { jsonRpcErrorResponse, onBodyEnd, type ReadRequest } from './http-responses.js';
+import { jsonRpcErrorResponse } from './http-responses.js';
+import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { recordLimitHit } from '../telemetry/telemetry.js';
@@ -72,7 +73,7 @@ export class LegacySessions {
   }
 
   /**
-   * `read`: the request, its body read once (readBodyOnce).
+   * `read`: the request, its body read once (node-exchange.ts).
    * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
    * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
    */
@@ -140,9 +141,9 @@ export class LegacySessions {
     // Once it has, it stays counted in when the stream drops: what it misses
     // meanwhile is kept (bounded) for its client to resume with Last-Event-ID.
     const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
-    if (!stream) return tracked(session, request, response);
+    if (!stream) return tracked(session, response);
     this.runtime.setReachable(session.front, true);
-    return tracked(session, request, await primedGetStream(session, request, response));
+    return tracked(session, await primedGetStream(session, request, response));
   }
 
   /** End every session (shutdown): their front servers leave the runtime as they close. */
@@ -204,7 +205,7 @@ export class LegacySessions {
         await front.server.close();
         return response;
       }
-      return tracked(session, request, response);
+      return tracked(session, response);
     } catch (error) {
       uncount();
       throw error;
@@ -283,16 +284,12 @@ function parsed(json: unknown): { parsedBody: unknown } | undefined {
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */
-function tracked(session: LegacySession, request: Request, response: Response): Response {
+function tracked(session: LegacySession, response: Response): Response {
   session.open += 1;
-  return onBodyEnd(
-    response,
-    () => {
-      session.open -= 1;
-      session.lastActive = Date.now();
-    },
-    request.signal,
-  );
+  return onAnswered(response, () => {
+    session.open -= 1;
+    session.lastActive = Date.now();
+  });
 }
 
 /**

@@ -2,7 +2,8 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
-import { jsonRpcErrorResponse, onBodyEnd, peekJson } from './http-responses.js';
+import { jsonRpcErrorResponse, peekJson } from './http-responses.js';
+import { onAnswered } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
@@ -74,14 +75,10 @@ export function createModernEndpoint(
       const uris = resourcesOf(listening.params);
       listenStreams += 1;
       for (const uri of uris) watched.hold(uri);
-      return onBodyEnd(
-        response,
-        () => {
-          listenStreams -= 1;
-          uris.forEach((uri) => watched.release(uri));
-        },
-        request.signal,
-      );
+      return onAnswered(response, () => {
+        listenStreams -= 1;
+        uris.forEach((uri) => watched.release(uri));
+      });
     },
     async close() {
       runtime.removeSession(notifier);
