@@ -7,6 +7,7 @@
 // thousand random and mutated messages, and the host still answers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import t, { type Test } from 'tap';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -354,6 +355,11 @@ t.test('over HTTP, each bad request gets the spec’s answer and the host serves
     duplex: 'half',
   } as RequestInit);
   t.equal(chunked.status, 413, 'a chunked body over the limit is refused with 413');
+  // A client that goes mid-body is owed no answer, and its going is no failure of the host's (checked at the end).
+  const halfSent = httpRequest(url, { method: 'POST', headers: { ...MCP_HEADERS, 'content-length': '1000' } });
+  halfSent.on('error', () => {});
+  await new Promise((resolve) => halfSent.write('{"jsonrpc":"2.0",', resolve));
+  halfSent.destroy();
 
   const initialize = await post(url, JSON.stringify(INITIALIZE));
   const session = initialize.headers.get('mcp-session-id')!;
