@@ -1,8 +1,8 @@
-import { readRequestBody } from '@modelcontextprotocol/server';
 import type { Cluster } from './cluster.js';
 import { ownerOf } from './continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
 import { jsonRpcErrorResponse } from '../serve/http-responses.js';
+import type { ReadRequest } from '../serve/node-exchange.js';
 
 /**
  * A 2026-07-28 retry (`requestState` with `inputResponses`) whose waiting
@@ -14,26 +14,16 @@ import { jsonRpcErrorResponse } from '../serve/http-responses.js';
  */
 export async function forwardedContinuation(
   cluster: Cluster,
-  request: Request,
+  { json: message, withBody }: ReadRequest,
   clientId: string | undefined,
-  maxRequestBodySize: number,
 ): Promise<Response | undefined> {
-  if (request.method !== 'POST') return undefined;
-  const body = await readRequestBody(request.clone(), maxRequestBodySize).catch(() => undefined);
-  if (!body || body.tooLarge) return undefined;
-  let message: unknown;
-  try {
-    message = JSON.parse(body.text);
-  } catch {
-    return undefined;
-  }
   const state = isPlainObject(message) && isPlainObject(message.params) ? message.params.requestState : undefined;
   const owner = typeof state === 'string' ? ownerOf(state) : undefined;
   if (!owner || owner.replica === cluster.replica) return undefined;
   const peer = await cluster.peer(owner.replica);
   if (peer === undefined) return undefined;
-  // A clone: when that replica cannot be reached, this one still reads the request to refuse it.
-  const answer = await cluster.forward(request.clone(), peer, clientId);
+  // This replica's own handler, when that one cannot be reached, takes the body parsed: the request carrying it can go.
+  const answer = await cluster.forward(withBody(), peer, clientId);
   if (answer instanceof Response) return answer;
   // A replica that stopped took the call with it: the local check refuses the state and says so.
   if (!answer.running) return undefined;

@@ -81,10 +81,10 @@ const REFUSAL_DRAIN_MS = 10_000;
  * Host (health.ts says what they show to whom). In front of both eras, in
  * this order: DNS-rebinding protection (Host and Origin), the path, the
  * optional bearer token and a declared body length over the bound (413),
- * all answered before the body is read. The SDK's
- * Node adapter then reads the body under the same bound, and aborts the
- * request's signal when the client disconnects, which cancels its calls in
- * flight in either era.
+ * all answered before the body is read. The exchange (node-exchange.ts)
+ * then reads the body under the same bound, and the request's signal aborts
+ * when the client disconnects, which cancels its calls in flight in either
+ * era.
  */
 export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOptions): Promise<HttpService> {
   const maxRequestBodySize = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
@@ -102,9 +102,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   });
   const { cluster } = options;
   const modern = createModernEndpoint(runtime, { maxRequestBodySize, maxListenStreams: limits.maxListenStreams });
-  const streamBound = {
+  /** The bound on what a stream's client leaves unread (http.maxStreamQueueBytes). */
+  const streamBoundOf = (res: ServerResponse) => ({
     maxQueuedBytes: limits.maxStreamQueueBytes,
-    onOverflow: (res: ServerResponse) => {
+    onOverflow: () => {
       recordLimitHit('http.maxStreamQueueBytes');
       runtime.logger.warn(
         `closed an HTTP stream whose client left more than ${limits.maxStreamQueueBytes} bytes unread (http.maxStreamQueueBytes); the client may reconnect`,
@@ -112,7 +113,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       // Ending the response would wait for the very client that does not read.
       res.destroy();
     },
-  };
+  });
   const serveMcp = async (req: IncomingMessage, res: ServerResponse, authInfo?: AuthInfo): Promise<void> => {
     // The request's signal: aborted when its client goes before the answer is whole, which cancels its calls in flight in either era.
     const exchange = new AbortController();
@@ -134,13 +135,9 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     const forwarded = PEER_HEADER in req.headers;
     const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
       ? await legacy.handle(read, clientId, forwarded)
-      : ((cluster && !forwarded
-          ? await forwardedContinuation(cluster, read.withBody(), clientId, maxRequestBodySize)
-          : undefined) ?? (await modern.fetch(read.withBody(), authInfo)));
-    await writeAnswer(res, answer, exchange.signal, {
-      maxQueuedBytes: streamBound.maxQueuedBytes,
-      onOverflow: () => streamBound.onOverflow(res),
-    });
+      : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
+        (await modern.fetch(read, authInfo)));
+    await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));
     answered = true;
   };
 

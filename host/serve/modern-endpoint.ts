@@ -3,13 +3,14 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { SessionNotifier } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, peekJson } from './http-responses.js';
-import { onAnswered } from './node-exchange.js';
+import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
 
 export interface ModernEndpoint {
-  fetch(request: Request, authInfo?: AuthInfo): Promise<Response>;
+  /** `read`: the request, its body read once (node-exchange.ts): the handler takes it parsed. */
+  fetch(read: ReadRequest, authInfo?: AuthInfo): Promise<Response>;
   /** Close the open `subscriptions/listen` streams and in-flight exchanges; leave the runtime. */
   close(): Promise<void>;
 }
@@ -51,7 +52,7 @@ export function createModernEndpoint(
   let listenStreams = 0;
 
   return {
-    async fetch(request, authInfo) {
+    async fetch({ request, json }, authInfo) {
       const listen = isListenRequest(request);
       if (listen && listenStreams >= maxListenStreams) {
         recordLimitHit('http.maxListenStreams');
@@ -61,11 +62,14 @@ export function createModernEndpoint(
           `Service Unavailable: mcp-host has ${maxListenStreams} subscriptions/listen streams open, its limit (http.maxListenStreams); close one, retry later, or raise http.maxListenStreams in the host config`,
         );
       }
-      const refusal = await paramHeadersRefusal(runtime, request);
+      const refusal = paramHeadersRefusal(runtime, request, json);
       if (refusal) return refusal;
-      const listening = listen ? await listenRequestOf(request) : undefined;
+      const listening = listen ? listenRequestOf(request, json) : undefined;
       const answered = listening && traceAnsweredAtEntry(listening);
-      const response = await handler.fetch(request, authInfo && { authInfo });
+      const response = await handler.fetch(request, {
+        ...(authInfo && { authInfo }),
+        ...(json !== undefined && { parsedBody: json }),
+      });
       // Only an opened stream counts and holds subscriptions (a refusal is a JSON answer).
       if (!listening || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
         if (answered) answered(await jsonRpcErrorOf(response));
@@ -103,10 +107,9 @@ function isListenRequest(request: Request): boolean {
  * does for tools it registers itself, because intermediaries route on the
  * headers and must see what the plugin will act on.
  */
-async function paramHeadersRefusal(runtime: HostRuntime, request: Request): Promise<Response | undefined> {
+function paramHeadersRefusal(runtime: HostRuntime, request: Request, json: unknown): Response | undefined {
   if (request.method !== 'POST' || request.headers.get('mcp-method') !== 'tools/call') return undefined;
-  const body = (await peekJson(request)) as
-    { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } } | undefined;
+  const body = json as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } } | undefined;
   if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
   const tool = runtime.current.index.owners.tools.get(body.params.name)?.served;
   const params = headerParamsOf(tool?.inputSchema);
@@ -114,8 +117,8 @@ async function paramHeadersRefusal(runtime: HostRuntime, request: Request): Prom
 }
 
 /** A `subscriptions/listen` request's body, as far as it is one: its id and params. */
-async function listenRequestOf(request: Request): Promise<EntryRequest> {
-  const body = (await peekJson(request)) as { id?: unknown; params?: unknown } | undefined;
+function listenRequestOf(request: Request, json: unknown): EntryRequest {
+  const body = json as { id?: unknown; params?: unknown } | undefined;
   const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : undefined;
   return {
     method: 'subscriptions/listen',
