@@ -20,8 +20,9 @@
  * and the reload figures. Each row carries issue #16's goal beside it.
  * BENCH_ROUNDS and BENCH_CALLS scale the run; BENCH_CLIENTS (`v1,v2`) and
  * BENCH_TRANSPORTS (`stdio,http`) narrow it; BENCH_ONLY_CALLS=1 stops after the
- * call figures, BENCH_ONLY=start runs the start-time row alone, BENCH_STARTS
- * (5) sets how many starts are timed.
+ * call figures, BENCH_ONLY=start runs the start-time row alone and
+ * BENCH_ONLY=many-tools the 10,000-tool rows, BENCH_STARTS (5) sets how many
+ * starts are timed.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -386,6 +387,10 @@ console.log(`mcp-host bench (node ${process.version}): host/direct is the time p
 
 if (process.env.BENCH_ONLY === 'start') {
   await compareStartTime();
+  process.exit();
+}
+if (process.env.BENCH_ONLY === 'many-tools') {
+  await compareManyTools();
   process.exit();
 }
 

@@ -14,17 +14,42 @@
  * The same tag imports the same instances again (the cache is reused), so a
  * caller passes a new tag only when the code may have changed: each fresh
  * import stays in memory, as Node never unloads a module.
+ *
+ * The first load of an ES module scope, when the caller allows it
+ * (`inPlace`), is a `require()` of its plain path instead: nothing is cached
+ * for it yet, so it needs no tag, and Node (20.19 and later) links and runs
+ * an ES module graph there in one synchronous pass, where `import()` walks
+ * the whole graph below the entry (the SDK, zod and its locales) through
+ * some 800 promises. Once an AsyncLocalStorage is on (in-process-link.ts)
+ * each promise also costs an async-hooks round: 100 plugins took 140 ms to
+ * import, 50 ms to require. A module `require()` cannot load (top-level
+ * await; an older Node) is imported as above.
  */
 import { realpathSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
-import { join, sep } from 'node:path';
+import { dirname, extname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AS_MODULE_PARAM, isInScope, SCOPE_PARAM, TAG_PARAM } from './fresh-import-hooks.js';
+import { nearestPackageType } from './module-type.js';
 
-const requireCache = createRequire(import.meta.url).cache;
+const requireModule = createRequire(import.meta.url);
+const requireCache = requireModule.cache;
 let hooksRegistered = false;
 /** Scopes imported once already: importing one again is when the hook is needed. */
 const importedScopes = new Set<string>();
+/**
+ * The tag each scope loaded in place was asked for: its files run at their
+ * plain URLs, so their stack frames name no tag, and asking for that tag
+ * again gets them from require's cache.
+ */
+const tagsInPlace = new Map<string, string>();
+/** Why `require()` leaves a module to `import()`: top-level await, or a Node without require(esm). */
+const IMPORT_ONLY = new Set(['ERR_REQUIRE_ASYNC_MODULE', 'ERR_REQUIRE_ESM']);
+
+/** The tag the code of `scopeDir` (a real path) that runs at its plain URLs was loaded for, if any. */
+export function tagLoadedInPlace(scopeDir: string): string | undefined {
+  return tagsInPlace.get(scopeDir);
+}
 
 export async function importFresh(
   file: string,
@@ -32,11 +57,27 @@ export async function importFresh(
   scopeDir: string,
   {
     asModule = false,
-  }: { /** Load `file` as an ES module whatever its package's "type" says. */ asModule?: boolean } = {},
+    inPlace = false,
+  }: {
+    /** Load `file` as an ES module whatever its package's "type" says. */
+    asModule?: boolean;
+    /** The first load of an ES module scope may be a `require()` (see above). */
+    inPlace?: boolean;
+  } = {},
 ): Promise<Record<string, unknown>> {
   // Node resolves imports to real paths; the scope must be one too to contain them.
   // Read in place: a start imports every plugin at once, and a promise each through the thread pool cost more.
   const [realFile, realScope] = [realpathSync.native(file), realpathSync.native(scopeDir)];
+  const tagInPlace = tagsInPlace.get(realScope);
+  const firstLoad = tagInPlace === undefined && inPlace && !importedScopes.has(realScope) && isEsModule(realFile);
+  if (tagInPlace === tag || firstLoad) {
+    const loaded = requireInPlace(realFile);
+    if (loaded) {
+      tagsInPlace.set(realScope, tag);
+      importedScopes.add(realScope);
+      return loaded;
+    }
+  }
   // The hook runs every later import of the process through a loader thread,
   // which slows start-up noticeably; the first import of a scope finds nothing
   // cached, so it is needed only from the second (a reload) on, or to load a
@@ -56,4 +97,26 @@ export async function importFresh(
   url.searchParams.set(SCOPE_PARAM, realScope);
   if (asModule) url.searchParams.set(AS_MODULE_PARAM, '1');
   return (await import(url.href)) as Record<string, unknown>;
+}
+
+/** The module at `file` loaded by `require()`, or undefined when only `import()` can load it. */
+function requireInPlace(file: string): Record<string, unknown> | undefined {
+  try {
+    return requireModule(file) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== undefined && IMPORT_ONLY.has(code)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Whether Node loads `file` as an ES module. A CommonJS scope keeps
+ * `import()`: its files are fresh by dropping them from require's cache, and
+ * the same tag reuses the loader's wrapper of them.
+ */
+function isEsModule(file: string): boolean {
+  const extension = extname(file);
+  if (extension === '.mjs') return true;
+  return extension === '.js' && nearestPackageType(dirname(file)) === 'module';
 }

@@ -3,12 +3,13 @@
 // refusal made from package.json alone (exact messages), server packages and
 // their bins, command and URL entries, fingerprints, and the definition
 // check after a fresh import.
-import { writeFileSync } from 'node:fs';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../host/config/load.js';
 import { formatProblem, problemsOf, type Problem } from '../host/errors.js';
 import { loadDefinition } from '../host/loader/definition.js';
+import { tagLoadedInPlace } from '../host/fresh-import.js';
 import { readPackageJson } from '../host/loader/package-json-cache.js';
 import { resolvePlugins } from '../host/loader/resolve-plugins.js';
 import type { InProcessSpec, PluginSpec } from '../host/loader/types.js';
@@ -510,6 +511,12 @@ async function definitionFailure(spec: InProcessSpec, tag: string): Promise<stri
   throw new Error('the definition loaded');
 }
 
+/** What the definition `spec` loads under `tag` creates: the test plugins below report the code that ran. */
+async function createdUnder(spec: InProcessSpec, tag: string): Promise<{ version: string; z?: unknown }> {
+  const created = (await loadDefinition(spec, tag)).create({ options: {}, logger: undefined as never });
+  return created as unknown as { version: string; z?: unknown };
+}
+
 t.test('a definition is imported fresh per tag: changed files really run, dependencies stay shared', async (t) => {
   const ws = makeWorkspace(t);
   const write = (version: string) =>
@@ -523,11 +530,7 @@ t.test('a definition is imported fresh per tag: changed files really run, depend
     });
   write('one');
   const spec = await inProcessSpec(ws, 'changing');
-  const run = async (tag: string) =>
-    (await loadDefinition(spec, tag)).create({ options: {}, logger: undefined as never }) as unknown as {
-      version: string;
-      z: unknown;
-    };
+  const run = (tag: string) => createdUnder(spec, tag);
   const first = await run('g1');
   t.equal(first.version, 'one');
   write('two');
@@ -535,6 +538,28 @@ t.test('a definition is imported fresh per tag: changed files really run, depend
   t.equal(second.version, 'two', 'a file the entry imports is fresh too');
   t.equal(second.z, first.z, 'a dependency outside the package keeps its one instance');
   t.equal((await run('g1')).version, 'one', 'the same tag reuses the code it loaded');
+  t.equal(tagLoadedInPlace(realpathSync(spec.packageDir)), 'g1', 'the first load was a require() of its plain path');
+});
+
+/** An entry with top-level await, which counts its runs in `globalThis.awaitingRuns`. */
+const awaitingSource = (version: string) => `globalThis.awaitingRuns = (globalThis.awaitingRuns ?? 0) + 1;
+const version = await Promise.resolve(${JSON.stringify(version)});
+export default { create: () => ({ version, connect: async () => {}, close: async () => {} }) };
+`;
+
+t.test('an ES module require() cannot load (top-level await) is imported, fresh per tag all the same', async (t) => {
+  const ws = makeWorkspace(t);
+  const write = (version: string) =>
+    ws.writePackage('node_modules/awaiting', pluginJson('awaiting'), { 'index.js': awaitingSource(version) });
+  write('one');
+  const spec = await inProcessSpec(ws, 'awaiting');
+  const version = async (tag: string) => (await createdUnder(spec, tag)).version;
+  t.equal(await version('g1'), 'one');
+  t.equal(tagLoadedInPlace(realpathSync(spec.packageDir)), undefined, 'not loaded in place');
+  t.equal((globalThis as { awaitingRuns?: number }).awaitingRuns, 1, 'its code ran once: require() refused it unrun');
+  write('two');
+  t.equal(await version('g2'), 'two');
+  t.equal(await version('g1'), 'one', 'the same tag reuses the code it loaded');
 });
 
 t.test('a CommonJS plugin and the files it requires are fresh per tag', async (t) => {
@@ -550,12 +575,7 @@ t.test('a CommonJS plugin and the files it requires are fresh per tag', async (t
     );
   write('one');
   const spec = await inProcessSpec(ws, 'cjs-plugin');
-  const version = async (tag: string) =>
-    (
-      (await loadDefinition(spec, tag)).create({ options: {}, logger: undefined as never }) as unknown as {
-        version: string;
-      }
-    ).version;
+  const version = async (tag: string) => (await createdUnder(spec, tag)).version;
   t.equal(await version('g1'), 'one');
   write('two');
   t.equal(await version('g2'), 'two');

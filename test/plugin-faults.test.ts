@@ -159,6 +159,69 @@ t.test('a fault in plugin code outside a request restarts that plugin only', asy
   t.notOk(host.transport.pid === undefined, 'the host is still running');
 });
 
+/**
+ * `@t/lingering` at `version`: 1.0.0 leaves behind, from its import, a timer
+ * that throws once a file named `fire` appears in its directory, and says in
+ * the host's log when its server is closed.
+ */
+function writeLingering(ws: Workspace, version: string): void {
+  const leftBehind = `import { existsSync } from 'node:fs';
+const fire = new URL('./fire', import.meta.url);
+const timer = setInterval(() => {
+  if (!existsSync(fire)) return;
+  clearInterval(timer);
+  throw new Error('left behind by ${version}');
+}, 20);
+timer.unref();
+`;
+  ws.writePackage(
+    'node_modules/@t/lingering',
+    { ...manifest('@t/lingering', 'lingering'), version },
+    {
+      'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+${version === '1.0.0' ? leftBehind : ''}let instances = 0;
+export default {
+  create({ logger }) {
+    const instance = ++instances;
+    const server = new McpServer({ name: 'lingering', version: '${version}' });
+    server.registerTool('instance', { description: 'Which code and instance answers.' }, async () => ({
+      content: [{ type: 'text', text: '${version} #' + instance }],
+    }));
+    const close = server.close.bind(server);
+    server.close = async () => {
+      logger.info('lingering ${version} closed');
+      await close();
+    };
+    return server;
+  },
+};
+`,
+    },
+  );
+}
+
+t.test('a fault of code a reload replaced is logged, and the instance that replaced it keeps serving', async (t) => {
+  const ws = workspace(t);
+  writeLingering(ws, '1.0.0');
+  const configFile = ws.writeConfig(config(['lingering']));
+  const host = await startStdioHost(t, configFile, { env: ws.env });
+  t.equal(await call(host, 'lingering.instance'), '1.0.0 #1');
+  writeLingering(ws, '2.0.0');
+  const reload = await runCli(['reload', '--config', configFile], { env: ws.env });
+  t.equal(reload.code, 0, 'the upgrade is reloaded');
+  await host.until('1.0.0 closed', () => host.log().includes('lingering 1.0.0 closed'));
+  ws.writeFile('node_modules/@t/lingering/fire', '');
+  const cause = 'an exception was thrown outside any request: left behind by 1.0.0.';
+  await host.until('the fault of 1.0.0 in the log', () => host.log().includes(cause));
+  t.match(
+    host.log(),
+    `(@t/lingering), no longer mounted, faulted: ${cause} Nothing to restart.`,
+    'blamed on the code it came from, which nothing runs any more',
+  );
+  t.notMatch(host.log(), '(@t/lingering) faulted:', 'not on the instance of 2.0.0');
+  t.equal(await call(host, 'lingering.instance'), '2.0.0 #1', 'the instance of 2.0.0 still serves, never restarted');
+});
+
 t.test('a plugin that exits at import or in create() is refused by check, start and reload', async (t) => {
   const ws = workspace(t);
   const atImport = ws.writeConfig(config(['steady', 'exit-at-import']), 'import.config.js');

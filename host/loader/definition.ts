@@ -26,7 +26,7 @@ export async function loadDefinition(spec: InProcessSpec, importTag: string): Pr
   const plugin = pluginWhere(spec.path, spec.label);
   let module: Record<string, unknown>;
   try {
-    module = await importFresh(spec.entryFile, importTag, spec.packageDir);
+    module = await importFresh(spec.entryFile, importTag, spec.packageDir, { inPlace: true });
   } catch (error) {
     throw new HostError(
       {

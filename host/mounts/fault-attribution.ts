@@ -30,6 +30,7 @@ import { describeThrown } from '../errors.js';
 import { endSentence } from '../config/problem-wording.js';
 import type { Logger } from '../log.js';
 import { TAG_PARAM } from '../fresh-import-hooks.js';
+import { tagLoadedInPlace } from '../fresh-import.js';
 import { pluginInContext } from './in-process-link.js';
 
 /** What a plugin did, in words for the log, the outage and its calls in flight. */
@@ -83,7 +84,8 @@ const described = new Map<string, string>();
 
 /** Register `owner` as running the code in `packageDir` (imported under `importTag`) until the claim is released. */
 export function claimPluginCode(packageDir: string, importTag: string, owner: FaultOwner): PluginCodeClaim {
-  const dir = realpathSync(packageDir);
+  // The native call, as fresh-import.ts makes it: one system call rather than an lstat per path segment, and the same path.
+  const dir = realpathSync.native(packageDir);
   const claims = claimsByDir.get(dir) ?? new Set<PluginCodeClaim>();
   claimsByDir.set(dir, claims);
   described.set(dir, owner.description);
@@ -108,7 +110,9 @@ function attribute(stack: string | undefined): Culprit | undefined {
     if (dir === undefined) continue;
     const live = [...claimsByDir.get(dir)!];
     // Two versions of one package (a reload beside the live one) differ by import tag.
-    const sameCode = frame.tag === undefined ? live : live.filter((claim) => claim.importTag === frame.tag);
+    // Code loaded in place (fresh-import.ts) runs at its plain URL: its tag is the one it was loaded for.
+    const tag = frame.tag ?? tagLoadedInPlace(dir);
+    const sameCode = tag === undefined ? live : live.filter((claim) => claim.importTag === tag);
     // Two mounts of one version run the same files: the async context tells them apart.
     if (inContext && sameCode.includes(inContext)) return only(inContext);
     return { owners: sameCode.flatMap((claim) => claim.live ?? []), description: described.get(dir)! };

@@ -71,6 +71,18 @@ export class Mount {
     resources: new Map(),
     resourceTemplates: new Map(),
   };
+  /**
+   * The JSON text of the first page of each list last found valid, for the
+   * lists whose changes the upstream does not announce (see `resultProblem`
+   * and `fetchPage`): one page per list, so a client's made-up cursors
+   * cannot grow it.
+   */
+  private readonly validFirstPages: Record<ListKind, { text?: string }> = {
+    tools: {},
+    prompts: {},
+    resources: {},
+    resourceTemplates: {},
+  };
   /** While the mount is down, why, and what would bring it back: set by its supervisor. */
   outage?: { cause: string; fix: string };
 
@@ -119,8 +131,12 @@ export class Mount {
     return this.checked(method, await this.peer.request(method, params, hooks));
   }
 
-  private checked(method: string, result: Record<string, unknown>): Record<string, unknown> {
-    const problem = resultProblem(method, result, this.spec.maxResultBytes);
+  private checked(
+    method: string,
+    result: Record<string, unknown>,
+    lastValid?: { text?: string },
+  ): Record<string, unknown> {
+    const problem = resultProblem(method, result, this.spec.maxResultBytes, lastValid);
     // A HostError reaches a client as -32603 with this message, and start-up lists it as the mount's problem.
     if (problem) throw new HostError({ where: this.description, ...problem });
     return result;
@@ -162,7 +178,9 @@ export class Mount {
       if (!(error instanceof RpcError) || error.message.includes(this.description)) throw error;
       throw new HostError({ where: this.description, what: `failed ${method}: ${error.message}` }, { cause: error });
     }
-    const items = this.checked(method, result)[field] as ListItem[];
+    // A list whose changes are not announced is fetched for every request, and is mostly the same list.
+    const lastValid = cursor === undefined && !this.announcesChanges(kind) ? this.validFirstPages[kind] : undefined;
+    const items = this.checked(method, result, lastValid)[field] as ListItem[];
     const next = result.nextCursor;
     const hint = hintOf(result);
     return {
