@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * The SDK's own adapter (`toNodeHandler`) builds each request with its body
  * as a web stream, which the host then read back to parse it, and streams
  * every answer through a web-stream reader per chunk. On the hot path (a
- * call in a 2025-era session) that was a third of the host's CPU per call
- * over HTTP. Here the body is read from Node once, into its text and JSON;
+ * call in a 2025-era session) that was about a quarter of the host's CPU
+ * per call over HTTP. Here the body is read from Node once, into its text and JSON;
  * the `Request` carries what the handlers read of it (method, URL,
  * headers, the signal) and its body only for a reader of the body itself;
  * and the answer is written to the socket as its stream yields, each
@@ -18,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** A request body over the bound (the SDK adapter's words, so a client sees one message whoever counted). */
 export class RequestBodyTooLarge extends Error {
-  constructor(readonly maxBytes: number) {
+  constructor(maxBytes: number) {
     super(`Payload Too Large: Request body must not exceed ${maxBytes} bytes`);
   }
 }
@@ -29,7 +29,7 @@ export interface ReadRequest {
   request: Request;
   /** The POST body's JSON; undefined for any other method, and for a body that is empty or not JSON. */
   json: unknown;
-  /** The request carrying its body, for whoever reads it (the 2026-07-28 handler, another replica); made once, when first asked for. */
+  /** The request carrying its body, for whoever reads the body itself (another replica it is forwarded to); made once, when first asked for. */
   withBody(): Request;
 }
 
