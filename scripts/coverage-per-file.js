@@ -12,13 +12,14 @@ import { relative, resolve } from 'node:path';
  */
 const FLOORS = {
   'host/config/validate.ts': { lines: 99, branches: 97 }, // [100, 99.3]
-  'host/catalogue/routing.ts': { lines: 78, branches: 70 }, // [79.1, 71.4]
-  'host/catalogue/cursor.ts': { lines: 83, branches: 65 }, // [84.8, 66.7]
+  'host/catalogue/routing.ts': { lines: 92, branches: 86 }, // [93.5, 88.5]
+  'host/catalogue/cursor.ts': { lines: 95, branches: 83 }, // [97.0, 85.7]
   // Its branches measure 87–90.5% from run to run: which of a reload's coalescing paths a run takes depends on timing.
   'host/reload/reloader.ts': { lines: 96, branches: 85 }, // [97.7, 87.0–90.5]
-  'host/reload/control-channel.ts': { lines: 88, branches: 70 }, // [89.8, 71.8]
-  'host/proxy/front-server.ts': { lines: 98, branches: 84 }, // [100, 86.0]
-  'host/mounts/upstream-peer.ts': { lines: 95, branches: 85 }, // [96.3, 87.4]
+  'host/reload/control-channel.ts': { lines: 89, branches: 74 }, // [90.5, 76.1]
+  'host/proxy/front-server.ts': { lines: 98, branches: 87 }, // [100, 89.7]
+  'host/mounts/upstream-peer.ts': { lines: 96, branches: 87 }, // [97.8, 89.3]
+  'host/serve/node-exchange.ts': { lines: 98, branches: 84 }, // [100, 86.4]
 };
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');

@@ -104,6 +104,9 @@ export interface HttpHost {
   exited: Promise<number | null>;
 }
 
+/** How long a test's HTTP host may take to stop (its streams get 2 s to flush) before it is killed. */
+const HTTP_HOST_STOP_MS = 5_000;
+
 export interface HttpStartOptions {
   /** The arguments after `start --config FILE`. */
   args?: string[];
@@ -114,7 +117,7 @@ export interface HttpStartOptions {
 /**
  * `mcp-host start --config FILE --http 127.0.0.1:0` (or `args` in place of
  * the --http flag), its URL learned from the `listening on http://…` log
- * line; killed when the test ends.
+ * line; stopped (SIGTERM) when the test ends.
  */
 export async function startHttpHost(
   t: Teardown,
@@ -128,8 +131,12 @@ export async function startHttpHost(
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.teardown(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // Stopped as an operator stops it, so that it writes its coverage as it exits; killed if it hangs.
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), HTTP_HOST_STOP_MS);
     await exited;
+    clearTimeout(killer);
   });
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
