@@ -114,7 +114,13 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       res.destroy();
     },
   });
-  const serveMcp = async (req: IncomingMessage, res: ServerResponse, authInfo?: AuthInfo): Promise<void> => {
+  /** `forwarded`: another replica sent it here as this replica's to serve, so it is never forwarded on. */
+  const serveMcp = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    authInfo: AuthInfo | undefined,
+    forwarded: boolean,
+  ): Promise<void> => {
     // The request's signal: aborted when its client goes before the answer is whole, which cancels its calls in flight in either era.
     const exchange = new AbortController();
     let answered = false;
@@ -131,8 +137,6 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       throw error;
     }
     const clientId = authInfo?.clientId;
-    // A request another replica forwarded is this replica's to serve: it is never forwarded on.
-    const forwarded = PEER_HEADER in req.headers;
     const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
       ? await legacy.handle(read, clientId, forwarded)
       : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
@@ -224,7 +228,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       return refuseTooLarge(req, res, new RequestBodyTooLarge(maxRequestBodySize));
     }
     if (!req.complete) bodyDeadline(req, res, limits.bodyTimeoutMs, runtime.logger);
-    await serveMcp(req, res, authInfo);
+    await serveMcp(req, res, authInfo, peer !== undefined);
   };
 
   const server = createServer((req, res) => {

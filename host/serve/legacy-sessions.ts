@@ -133,7 +133,7 @@ export class LegacySessions {
     session.lastActive = Date.now();
     const missed = resumedTooLate(session, request);
     if (missed) return missed;
-    const batch = await refusedBatch(session, request, json);
+    const batch = refusedBatch(session, read);
     if (batch) return batch;
     const response = await session.transport.handleRequest(request, parsed(json));
     // The GET stream is where a broadcast (list_changed) can reach this
@@ -343,28 +343,17 @@ const FIRST_REVISION_WITHOUT_BATCHES = '2025-06-18';
  * A batch (a JSON array body) on a session whose revision has none is
  * refused, as over stdio: the SDK's transport would otherwise serve it.
  */
-async function refusedBatch(session: LegacySession, request: Request, json: unknown): Promise<Response | undefined> {
+function refusedBatch(session: LegacySession, { request, json, text }: ReadRequest): Response | undefined {
   if (request.method !== 'POST') return undefined;
   const revision = session.front.server.getNegotiatedProtocolVersion();
   if (revision === undefined || revision < FIRST_REVISION_WITHOUT_BATCHES) return undefined;
-  if (!(json === undefined ? await looksLikeArray(request) : Array.isArray(json))) return undefined;
+  // A body that is not JSON (left for the transport to refuse) but looks like an array is refused as a batch too.
+  if (!(json === undefined ? text.trimStart().startsWith('[') : Array.isArray(json))) return undefined;
   return jsonRpcErrorResponse(
     400,
     -32600,
     `Invalid Request: this session speaks MCP ${revision}, which has no JSON-RPC batches; send one message per request`,
   );
-}
-
-/**
- * A body that is not JSON (the request still carries it, for the transport
- * to refuse) that merely looks like an array is refused as a batch too.
- */
-async function looksLikeArray(request: Request): Promise<boolean> {
-  const text = await request
-    .clone()
-    .text()
-    .catch(() => '');
-  return text.trimStart().startsWith('[');
 }
 
 /**

@@ -29,6 +29,8 @@ export interface ReadRequest {
   request: Request;
   /** The POST body's JSON; undefined for any other method, and for a body that is empty or not JSON. */
   json: unknown;
+  /** The body's text, as read ('' for none). */
+  text: string;
   /** The request carrying its body, for whoever reads the body itself (another replica it is forwarded to); made once, when first asked for. */
   withBody(): Request;
 }
@@ -48,17 +50,17 @@ export async function readRequest(req: IncomingMessage, signal: AbortSignal, max
   const headers = headersOf(req);
   const text = method === 'GET' || method === 'HEAD' ? '' : await bodyText(req, maxBytes);
   const bare = new Request(url, { method, headers, signal });
-  if (text.length === 0) return { request: bare, json: undefined, withBody: () => bare };
+  if (text.length === 0) return { request: bare, json: undefined, text, withBody: () => bare };
   let rebuilt: Request | undefined;
   const withBody = () => (rebuilt ??= new Request(url, { method, headers, signal, body: text }));
   if (method === 'POST') {
     try {
-      return { request: bare, json: JSON.parse(text), withBody };
+      return { request: bare, json: JSON.parse(text), text, withBody };
     } catch {
       // Not JSON: served from the text, for the handler to refuse as it does.
     }
   }
-  return { request: withBody(), json: undefined, withBody };
+  return { request: withBody(), json: undefined, text, withBody };
 }
 
 /** What the client sent as headers, less the HTTP/2 pseudo-headers. */
