@@ -6,7 +6,7 @@
 // drops), start-up and `check` with unreachable upstreams, protocol
 // revision refusal, per-request timeouts, and no orphan processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
 import { assertLogged, runCli, startStdioHost, type StdioHost, until } from './helpers/host.js';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
+import { assertExited, descendants, isAlive, pidsIn } from './helpers/processes.js';
 
 const EVERYTHING_BIN = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const MEMORY_BIN = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
@@ -135,49 +136,6 @@ async function connectDirect(t: Test, command: string, args: string[], env: Reco
   await client.connect(new StdioClientTransport({ command, args, env, stderr: 'ignore' }));
   t.teardown(() => client.close());
   return client;
-}
-
-/** pid → [parent pid, state], from /proc (Linux). */
-function processTable(): Map<number, { ppid: number; state: string }> {
-  const table = new Map<number, { ppid: number; state: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(entry), { ppid: Number(ppid), state: state! });
-    } catch {
-      // it exited while the table was read
-    }
-  }
-  return table;
-}
-
-/** Every process below `root`. */
-function descendants(root: number): number[] {
-  const table = processTable();
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
-    for (const [pid, { ppid }] of table) {
-      if (ppid === parent) {
-        found.push(pid);
-        queue.push(pid);
-      }
-    }
-  }
-  return found;
-}
-
-/** Running, not a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  const state = processTable().get(pid)?.state;
-  return state !== undefined && state !== 'Z' && state !== 'X';
-}
-
-function pidsIn(file: string): number[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
 }
 
 /** The error a call is refused with, as the client sees it. */
@@ -328,8 +286,7 @@ t.test('npm server packages: server-everything prefixed, server-memory flat, fro
   const stopping = Date.now();
   await host.close();
   t.comment(`host and its stdio children stopped in ${Date.now() - stopping} ms`);
-  await until('the stdio children to exit', () => children.every((pid) => !isAlive(pid)), 5000);
-  t.pass('no child outlives the host');
+  await assertExited(t, children, 'no child outlives the host');
   await assertLogged(
     t,
     host.log,
@@ -400,8 +357,7 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     ).time;
   t.comment(`back up ${logTime(/back up/) - logTime(/went down/)} ms after it went down (backoff 100 ms)`);
   const grandchildren = pidsIn(grandchildFile);
-  await until('the killed child’s grandchild to be reaped', () => !isAlive(grandchildren[0]!), 5000);
-  t.pass("the killed child's process group is reaped");
+  await assertExited(t, grandchildren.slice(0, 1), "the killed child's process group is reaped");
 
   const everyone = descendants(host.pid);
   await host.close();
@@ -593,8 +549,7 @@ t.test('check reports the upstreams it could not reach, and why; start serves th
   const stopping = Date.now();
   await host.close();
   t.comment(`the host stopped in ${Date.now() - stopping} ms with a mute child and a crash loop`);
-  await until('every process the host started to exit', () => everyone.every((pid) => !isAlive(pid)), 5000);
-  t.pass(`no orphan remains, the mute child included (checked ${everyone.length} pids)`);
+  await assertExited(t, everyone, `no orphan remains, the mute child included (checked ${everyone.length} pids)`);
 });
 
 t.test('an upstream that negotiates a revision outside the host range is refused, naming the versions', async (t) => {
@@ -632,8 +587,7 @@ t.test('a reload closes the children of the mounts it removes and keeps the unch
   ws.writeConfig({ reload: { watch: false }, plugins: [kept] });
   process.kill(host.pid, 'SIGHUP');
   await until('tools/list_changed after the reload', () => host.notified.tools === 1);
-  await until("the removed mount's child to exit", () => !isAlive(removed!), 5000);
-  t.pass("the removed mount's child is closed");
+  await assertExited(t, [removed!], "the removed mount's child is closed");
   t.same(pidsIn(keptPids).length, 1, 'the unchanged mount keeps its child');
   t.same(
     (await host.client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name),
