@@ -127,7 +127,10 @@ export async function startHttpHost(
   const child = spawn(process.execPath, [CLI, 'start', '--config', configFile, ...args], {
     env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group, ended when this test process ends (endedWithTheTest).
+    detached: true,
   });
+  endedWithTheTest(child);
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.teardown(async () => {
@@ -147,6 +150,44 @@ export async function startHttpHost(
     void exited.then((code) => reject(new Error(`the host exited (${code}) before listening:\n${log}`)));
   });
   return { url, child, log: () => log, exited };
+}
+
+/** The HTTP hosts of this test process still running. */
+const runningHosts = new Set<ChildProcess>();
+let endingHostsOnExit = false;
+
+/**
+ * A host whose test process ends (it finished, failed, or was killed with
+ * SIGINT, SIGTERM or SIGHUP, as tap's timeout and Ctrl-C do) is stopped
+ * with it: its process group is sent SIGTERM, which the host answers by
+ * closing its own children. A stdio host needs none of this: it exits when
+ * its stdin, this process's pipe, closes.
+ */
+function endedWithTheTest(child: ChildProcess): void {
+  if (!endingHostsOnExit) {
+    endingHostsOnExit = true;
+    process.once('exit', endRunningHosts);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        endRunningHosts();
+        // Raised again, now without this listener: the test process ends as the signal would have ended
+        // it (a handler that deferred to this one, as tap's signal-exit does, then acts).
+        process.kill(process.pid, signal);
+      });
+    }
+  }
+  runningHosts.add(child);
+  child.once('exit', () => runningHosts.delete(child));
+}
+
+function endRunningHosts(): void {
+  for (const child of runningHosts) {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // its group is gone already
+    }
+  }
 }
 
 export interface CliRun {
