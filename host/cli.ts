@@ -38,7 +38,9 @@ print it. Lists every problem found and exits 1 if there is any.
 
 Run in a plugin's own package directory (no config found, its package.json has an "mcp-host"
 field), it checks that package as a plugin: manifest, definition, a dry create() with the
---options given (default {}), and its tools under the names they would get.`,
+--options given (default {}), and its tools under the names they would get.
+  --config PATH   the config file (default: found from the working directory upward)
+  --options JSON  the options a plugin package's dry create() is given (default {})`,
   init: `Usage: mcp-host init
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
@@ -49,11 +51,13 @@ npm install PACKAGE (a registry name, a local directory or a tarball) next to th
 it as check would with its entry added, and only then add the entry to the config file, keeping
 the file's formatting and comments. A refused package leaves the config unchanged.
   --prefix P   mount under prefix P (default: the package's own prefix, else one from its name)
-  --flat       mount with names unchanged`,
+  --flat       mount with names unchanged
+  --config PATH   the config file to add to (default: found from the working directory upward)`,
   list: `Usage: mcp-host list [--config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
-  --json   machine-readable output`,
+  --config PATH   the config file (default: found from the working directory upward)
+  --json          machine-readable output`,
   reload: `Usage: mcp-host reload [--cluster] [--config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
@@ -85,7 +89,8 @@ Write mcp-host.lock.json beside the config: a hash of every served tool's and pr
 no longer matches it is logged and shown by check and reload (config pins: 'warn', the default) or
 withheld from clients until pinned again (pins: 'refuse').
   --diff   write nothing; show, per tool and prompt, which fields drifted from the lock and how.
-           Exits 1 when anything drifted.`,
+           Exits 1 when anything drifted.
+  --config PATH   the config file (default: found from the working directory upward)`,
 };
 
 class UsageError extends Error {}
