@@ -440,7 +440,11 @@ t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => 
   host.child.kill('SIGTERM');
   t.equal(await host.exited, 0, 'exit status 0');
   t.ok(Date.now() - started < 5_000, 'promptly, with open streams');
-  await t.rejects(legacy.client.listTools(), 'the server is gone');
+  await t.rejects(
+    legacy.client.listTools(),
+    { message: 'fetch failed', cause: { code: 'ECONNREFUSED' } },
+    'the server is gone: its port refuses connections',
+  );
 });
 
 t.test('in process: idle 2025-era sessions end, and close() leaves the runtime empty', async (t) => {

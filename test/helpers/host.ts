@@ -230,6 +230,21 @@ export async function until(what: string, check: () => boolean, ms = 10_000, log
 }
 
 /**
+ * Assert that `check` holds, waiting for it first (up to `ms`): a condition
+ * that comes true by itself (a file a plugin writes, a message on its way)
+ * is asserted once it has, or as it is when the wait is over.
+ */
+export async function assertEventually(
+  t: Pick<Test, 'ok'>,
+  message: string,
+  check: () => boolean,
+  ms?: number,
+): Promise<void> {
+  await until(message, check, ms).catch(() => {});
+  t.ok(check(), message);
+}
+
+/**
  * Assert that the host's log shows `pattern` (a substring, or a RegExp),
  * waiting for it first: log lines reach the test on stderr, apart from the
  * answers on stdout, and the host writes them asynchronously, so a line
