@@ -26,6 +26,7 @@ import {
 import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
+import { EVENT_MS } from './helpers/timing.js';
 
 type Result = Record<string, unknown>;
 
@@ -219,7 +220,7 @@ async function readiness(replica: HttpHost): Promise<Readiness> {
 }
 
 /** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
-async function eventually(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+async function eventually(what: string, check: () => Promise<boolean>, ms = EVENT_MS): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -480,7 +480,7 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
     'an open GET stream keeps a session',
   );
   await client.close(); // drops the GET stream without a DELETE, as a crashed client would
-  await until('the idle session to end', () => runtime.sessions.size === 1, 3_000);
+  await until('the idle session to end', () => runtime.sessions.size === 1);
   const gone = await fetch(service.url, {
     method: 'POST',
     headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },

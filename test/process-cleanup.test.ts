@@ -8,6 +8,7 @@ import t from 'tap';
 import { runCli, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { assertNoneLeft, isAlive, pidsIn, processesIn } from './helpers/processes.js';
+import { START_MS } from './helpers/timing.js';
 
 /** Mute and deaf: writes its pid and its grandchild's to the file it is given, then only waits. */
 const STUBBORN_CHILD = `
@@ -58,10 +59,14 @@ function writeFixtures(ws: Workspace): {
 t.test('check with a stdio mount that never answers leaves no process behind', async (t) => {
   const ws = makeWorkspace(t);
   const { stubborn, pidFile } = writeFixtures(ws);
-  const config = ws.writeConfig({ plugins: [stubborn], upstreams: { startTimeoutMs: 1500 }, reload: { watch: false } });
+  const config = ws.writeConfig({
+    plugins: [stubborn],
+    upstreams: { startTimeoutMs: START_MS },
+    reload: { watch: false },
+  });
   const checked = await runCli(['check', '--config', config]);
   t.equal(checked.code, 1, 'check exits 1');
-  t.match(checked.stdout, 'it did not finish connecting within 1500 ms (upstreams.startTimeoutMs)');
+  t.match(checked.stdout, `it did not finish connecting within ${START_MS} ms (upstreams.startTimeoutMs)`);
   t.ok(pidsIn(pidFile).length >= 2, 'the child and its grandchild ran');
   await assertNoneLeft(t, () => processesIn(ws.dir), 'every child check started, and their groups, are gone');
 });
@@ -71,7 +76,7 @@ t.test('start refusing its config leaves no process behind', async (t) => {
   const { stubborn, refused, pidFile } = writeFixtures(ws);
   const config = ws.writeConfig({
     plugins: [stubborn, refused],
-    upstreams: { startTimeoutMs: 1500 },
+    upstreams: { startTimeoutMs: START_MS },
     reload: { watch: false },
   });
   const started = await runCli(['start', '--config', config]);
@@ -86,7 +91,7 @@ t.test('a refused reload ends the children it started; the host keeps serving', 
   const { stubborn, refused, pidFile } = writeFixtures(ws);
   const config = ws.writeConfig({ plugins: [], reload: { watch: false } });
   const host = await startStdioHost(t, config);
-  ws.writeConfig({ plugins: [stubborn, refused], upstreams: { startTimeoutMs: 1500 }, reload: { watch: false } });
+  ws.writeConfig({ plugins: [stubborn, refused], upstreams: { startTimeoutMs: START_MS }, reload: { watch: false } });
   const reload = await runCli(['reload', '--config', config]);
   t.equal(reload.code, 1, 'mcp-host reload exits 1');
   t.match(reload.stderr, 'create() threw: refused on purpose, with a stdio child starting');

@@ -16,6 +16,7 @@ import { Client, type ClientOptions, type FetchLike } from '@modelcontextprotoco
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Test } from 'tap';
 import { REPO_ROOT } from './packages.js';
+import { EVENT_MS, EXIT_MS } from './timing.js';
 
 /** The built CLI the tests run, as a user would (`npm run build` first). */
 export const CLI = join(REPO_ROOT, 'dist/host/cli.js');
@@ -104,9 +105,6 @@ export interface HttpHost {
   exited: Promise<number | null>;
 }
 
-/** How long a test's HTTP host may take to stop (its streams get 2 s to flush) before it is killed. */
-const HTTP_HOST_STOP_MS = 5_000;
-
 export interface HttpStartOptions {
   /** The arguments after `start --config FILE`. */
   args?: string[];
@@ -137,7 +135,7 @@ export async function startHttpHost(
     if (child.exitCode !== null || child.signalCode !== null) return;
     // Stopped as an operator stops it, so that it writes its coverage as it exits; killed if it hangs.
     child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), HTTP_HOST_STOP_MS);
+    const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_MS);
     await exited;
     clearTimeout(killer);
   });
@@ -221,7 +219,7 @@ export function rawInitializeLine(clientName: string): string {
 }
 
 /** Poll until `check` holds; fail naming what was awaited (and the host's log, when given). */
-export async function until(what: string, check: () => boolean, ms = 10_000, log?: () => string): Promise<void> {
+export async function until(what: string, check: () => boolean, ms = EVENT_MS, log?: () => string): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `; host log:\n${log()}` : ''}`);

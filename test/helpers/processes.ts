@@ -9,9 +9,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Test } from 'tap';
 import { until } from './host.js';
-
-/** How long a process signalled to end may take to be gone. */
-const PROCESS_EXIT_MS = 5_000;
+import { EXIT_MS } from './timing.js';
 
 /** pid → [parent pid, state], from /proc (Linux). */
 export function processTable(): Map<number, { ppid: number; state: string }> {
@@ -85,7 +83,7 @@ export function processesIn(dir: string): number[] {
  * failing test leaves nothing running either.
  */
 export async function assertNoneLeft(t: Pick<Test, 'same'>, alive: () => number[], message: string): Promise<void> {
-  await until(message, () => alive().length === 0, PROCESS_EXIT_MS).catch(() => {});
+  await until(message, () => alive().length === 0, EXIT_MS).catch(() => {});
   const left = alive();
   t.same(left, [], message);
   for (const pid of left) {
