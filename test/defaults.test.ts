@@ -4,10 +4,13 @@
 // leaves a key out. (The top-level keys' defaults: config.test.ts, "a
 // minimal config gets every default".)
 import t from 'tap';
+import { composeCatalogue } from '../host/catalogue/compose.js';
 import { loadConfig } from '../host/config/load.js';
 import { resolvePlugins } from '../host/loader/resolve-plugins.js';
-import { HTTP_LIMIT_DEFAULTS, SESSION_IDLE_TIMEOUT_MS } from '../host/serve/http.js';
-import { makeWorkspace } from './helpers/packages.js';
+import { createLogger } from '../host/log.js';
+import { HostRuntime } from '../host/runtime.js';
+import { HTTP_LIMIT_DEFAULTS, SESSION_IDLE_TIMEOUT_MS, serveOverHttp } from '../host/serve/http.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
 
 const MIB = 1024 * 1024;
 
@@ -24,13 +27,64 @@ t.test('the HTTP endpoint’s limits, as documented', async (t) => {
   t.equal(SESSION_IDLE_TIMEOUT_MS, 30 * 60_000, 'http.sessionIdleTimeoutMs: 30 minutes');
 });
 
-t.test('a plugin entry’s limits, as its mount carries them', async (t) => {
-  const ws = makeWorkspace(t);
+/** A plugin package that mounts and serves nothing. */
+function writePlain(ws: Workspace): void {
   ws.writePackage(
     'node_modules/@test/mcp-plain',
     { name: '@test/mcp-plain', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
-    { 'index.js': 'export default { create() {} };\n' },
+    {
+      'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+export default { create: () => new McpServer({ name: 'plain', version: '1.0.0' }) };
+`,
+    },
   );
+}
+
+t.test('with no http.maxSessionsPerToken, a token holds 100 sessions and the next is refused', async (t) => {
+  const ws = makeWorkspace(t);
+  writePlain(ws);
+  const config = ws.writeConfig({ plugins: [{ package: '@test/mcp-plain', prefix: 'plain' }] });
+  const runtime = new HostRuntime(createLogger('silent'));
+  const { generation } = await composeCatalogue({
+    configPath: config,
+    cwd: ws.dir,
+    logger: runtime.logger,
+    events: runtime,
+    id: 1,
+  });
+  runtime.swap(generation);
+  t.teardown(() => runtime.close());
+  const token = 'a-token-for-the-default-0123456789';
+  const service = await serveOverHttp(runtime, { host: '127.0.0.1', port: 0, bearerTokens: [token] });
+  t.teardown(() => service.close());
+  const initialize = async () => {
+    const response = await fetch(service.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'counted', version: '1' } },
+      }),
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  const opened: number[] = [];
+  for (let i = 0; i < 100; i++) opened.push((await initialize()).status);
+  t.same(new Set(opened), new Set([200]), '100 sessions open');
+  const refused = await initialize();
+  t.equal(refused.status, 429, 'the 101st is refused');
+  t.match(refused.body, 'this bearer token holds 100 sessions open, its limit (http.maxSessionsPerToken)');
+});
+
+t.test('a plugin entry’s limits, as its mount carries them', async (t) => {
+  const ws = makeWorkspace(t);
+  writePlain(ws);
   ws.writeConfig({
     plugins: [
       { package: '@test/mcp-plain', prefix: 'shared' },

@@ -290,11 +290,21 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
   });
 
   t.test('a requestState this host did not issue', async (t) => {
-    await t.rejects(retry('v2.ask', 'v1.e30.bm90LWEtbWFj', {}, { who: 'x' }), {
-      code: -32602,
-      message:
-        /Invalid or expired requestState \(mac\): this mcp-host process did not issue it to this client for a tools\/call, or it is older than 600 s\. Fix: send the tools\/call again without requestState and inputResponses\./,
-    });
+    const forged = {
+      'a well-formed token with a MAC it did not make': ['v1.e30.bm90LWEtbWFj', 'mac'],
+      'the same, under a prefix naming a replica': ['mcph.some-replica.v1.e30.bm90LWEtbWFj', 'mac'],
+      'no token at all': ['not-a-request-state', 'malformed'],
+    };
+    for (const [what, [state, why]] of Object.entries(forged)) {
+      await t.rejects(
+        retry('v2.ask', state, {}, { who: 'x' }),
+        {
+          code: -32602,
+          message: `Invalid or expired requestState (${why}): this mcp-host process did not issue it to this client for a tools/call, or it is older than 600 s. Fix: send the tools/call again without requestState and inputResponses.`,
+        },
+        `${what}: refused, saying why`,
+      );
+    }
   });
 
   t.test('a retry that leaves a question unanswered, then answers it', async (t) => {
