@@ -16,6 +16,7 @@ import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import {
   assertLogged,
+  postInitialize,
   runCli,
   startHttpHost,
   type HttpHost,
@@ -767,20 +768,7 @@ t.test('sessions per bearer token are counted across the cluster', async (t) => 
   };
   const first = await open(a.url, tokens[0]);
   await open(b.url, tokens[0]);
-  const refused = await fetch(a.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${tokens[0]}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'third', version: '1' } },
-    }),
-  });
+  const refused = await postInitialize(a.url, { token: tokens[0], clientName: 'third' });
   t.equal(refused.status, 429, 'one session on each replica: the token holds its 2');
   t.match(((await refused.json()) as { error: Result }).error, {
     message:

@@ -4,12 +4,11 @@
 // leaves a key out. (The top-level keys' defaults: config.test.ts, "a
 // minimal config gets every default".)
 import t from 'tap';
-import { composeCatalogue } from '../host/catalogue/compose.js';
 import { loadConfig } from '../host/config/load.js';
 import { resolvePlugins } from '../host/loader/resolve-plugins.js';
-import { createLogger } from '../host/log.js';
-import { HostRuntime } from '../host/runtime.js';
-import { HTTP_LIMIT_DEFAULTS, SESSION_IDLE_TIMEOUT_MS, serveOverHttp } from '../host/serve/http.js';
+import { HTTP_LIMIT_DEFAULTS, SESSION_IDLE_TIMEOUT_MS } from '../host/serve/http.js';
+import { postInitialize } from './helpers/host.js';
+import { serveInProcess } from './helpers/in-process-http.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 
 const MIB = 1024 * 1024;
@@ -44,34 +43,10 @@ t.test('with no http.maxSessionsPerToken, a token holds 100 sessions and the nex
   const ws = makeWorkspace(t);
   writePlain(ws);
   const config = ws.writeConfig({ plugins: [{ package: '@test/mcp-plain', prefix: 'plain' }] });
-  const runtime = new HostRuntime(createLogger('silent'));
-  const { generation } = await composeCatalogue({
-    configPath: config,
-    cwd: ws.dir,
-    logger: runtime.logger,
-    events: runtime,
-    id: 1,
-  });
-  runtime.swap(generation);
-  t.teardown(() => runtime.close());
   const token = 'a-token-for-the-default-0123456789';
-  const service = await serveOverHttp(runtime, { host: '127.0.0.1', port: 0, bearerTokens: [token] });
-  t.teardown(() => service.close());
+  const { service } = await serveInProcess(t, config, ws.dir, { host: '127.0.0.1', port: 0, bearerTokens: [token] });
   const initialize = async () => {
-    const response = await fetch(service.url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'counted', version: '1' } },
-      }),
-    });
+    const response = await postInitialize(service.url, { token, clientName: 'counted' });
     return { status: response.status, body: await response.text() };
   };
   const opened: number[] = [];

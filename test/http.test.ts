@@ -16,10 +16,7 @@ import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcon
 import { CLI, runCli, startHttpHost, until, watchingNotificationStream, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
-import { HostRuntime } from '../host/runtime.js';
-import { createLogger } from '../host/log.js';
-import { composeCatalogue } from '../host/catalogue/compose.js';
-import { serveOverHttp } from '../host/serve/http.js';
+import { serveInProcess } from './helpers/in-process-http.js';
 
 const MODERN = '2026-07-28';
 
@@ -451,18 +448,11 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);
   const { config } = writeLab(ws);
-  const runtime = new HostRuntime(createLogger('silent'));
-  const { generation } = await composeCatalogue({
-    configPath: config,
-    cwd: ws.dir,
-    logger: runtime.logger,
-    events: runtime,
-    id: 1,
+  const { runtime, service } = await serveInProcess(t, config, ws.dir, {
+    host: '127.0.0.1',
+    port: 0,
+    sessionIdleTimeoutMs: 300,
   });
-  runtime.swap(generation);
-  t.teardown(() => runtime.close());
-  const service = await serveOverHttp(runtime, { host: '127.0.0.1', port: 0, sessionIdleTimeoutMs: 300 });
-  t.teardown(() => service.close());
   t.equal(runtime.sessions.size, 1, 'the modern endpoint’s notifier');
 
   const stray = await fetch(service.url, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST });
@@ -502,12 +492,13 @@ t.test(
     const { config } = writeLab(ws);
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const runtime = new HostRuntime(logger);
-    const { generation } = await composeCatalogue({ configPath: config, cwd: ws.dir, logger, events: runtime, id: 1 });
-    runtime.swap(generation);
-    t.teardown(() => runtime.close());
-    const service = await serveOverHttp(runtime, { host: '0.0.0.0', port: 0, allowedHosts: ['mcp.example.test'] });
-    t.teardown(() => service.close());
+    const { service } = await serveInProcess(
+      t,
+      config,
+      ws.dir,
+      { host: '0.0.0.0', port: 0, allowedHosts: ['mcp.example.test'] },
+      logger,
+    );
     t.match(lines.join(''), /is reachable beyond this machine with no auth of its own \(http.auth: 'none'\)/);
     const local = service.url.replace('0.0.0.0', '127.0.0.1');
     const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initializeParams() });

@@ -218,6 +218,22 @@ export function rawInitializeLine(clientName: string): string {
   });
 }
 
+/** A 2025-era `initialize` POSTed to an HTTP host by a client without an SDK, with a bearer token when given. */
+export function postInitialize(
+  url: string,
+  { token, clientName = 'raw' }: { token?: string; clientName?: string } = {},
+) {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: rawInitializeLine(clientName),
+  });
+}
+
 /** Poll until `check` holds; fail naming what was awaited (and the host's log, when given). */
 export async function until(what: string, check: () => boolean, ms = EVENT_MS, log?: () => string): Promise<void> {
   const deadline = Date.now() + ms;
