@@ -16,6 +16,7 @@ import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import {
   assertLogged,
+  eventually,
   postInitialize,
   runCli,
   startHttpHost,
@@ -27,7 +28,6 @@ import {
 import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
-import { EVENT_MS } from './helpers/timing.js';
 
 type Result = Record<string, unknown>;
 
@@ -218,15 +218,6 @@ async function callWaitingOn(url: string): Promise<{ manual: Client; asked: Resu
 /** What /readyz says about a replica (loopback, no auth: the details are shown). */
 async function readiness(replica: HttpHost): Promise<Readiness> {
   return (await fetch(new URL('/readyz', replica.url))).json() as Promise<Readiness>;
-}
-
-/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
-async function eventually(what: string, check: () => Promise<boolean>, ms = EVENT_MS): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function modernClient(): Client {

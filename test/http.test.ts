@@ -13,7 +13,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { pino } from 'pino';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import { CLI, runCli, startHttpHost, until, watchingNotificationStream, type Teardown } from './helpers/host.js';
+import {
+  CLI,
+  eventually,
+  runCli,
+  startHttpHost,
+  until,
+  watchingNotificationStream,
+  type Teardown,
+} from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { serveInProcess } from './helpers/in-process-http.js';
@@ -285,12 +293,9 @@ t.test('one host over HTTP', async (t) => {
       'the listen stream still holds the subscription',
     );
     await stream.close();
-    let watched = '';
-    for (let i = 0; i < 50 && watched !== 'nothing'; i++) {
-      watched = firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} }));
-      await sleep(20);
-    }
-    t.equal(watched, 'nothing', 'the last watcher gone, the plugin is unsubscribed');
+    const watched = async () => firstText(await legacy.client.callTool({ name: 'lab.watched', arguments: {} }));
+    await eventually('the plugin to be unsubscribed', async () => (await watched()) === 'nothing').catch(() => {});
+    t.equal(await watched(), 'nothing', 'the last watcher gone, the plugin is unsubscribed');
   });
 
   t.test('a client that disconnects cancels its call upstream, in either era', async (t) => {
@@ -432,7 +437,7 @@ t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => 
   const modern = await modernClient(t, host.url);
   const subscription = await modern.client.listen({ toolsListChanged: true });
   t.teardown(() => subscription.close());
-  await sleep(100);
+  await legacy.streamOpen;
   const started = Date.now();
   host.child.kill('SIGTERM');
   t.equal(await host.exited, 0, 'exit status 0');
@@ -460,9 +465,11 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
   t.match(await stray.json(), { error: { message: 'Bad Request: Server not initialized' } });
   t.equal(runtime.sessions.size, 1, 'and leaves nothing behind');
 
-  const { client, transport } = await legacyClient(t, service.url);
+  const { client, transport, streamOpen } = await legacyClient(t, service.url);
   const id = transport.sessionId!;
   t.equal(runtime.sessions.size, 2, 'and the legacy session');
+  await streamOpen;
+  // Twice the idle timeout: without its open GET stream, the session would have ended.
   await sleep(600);
   t.equal(
     firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'kept' } })),

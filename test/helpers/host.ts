@@ -243,6 +243,15 @@ export async function until(what: string, check: () => boolean, ms = EVENT_MS, l
   }
 }
 
+/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
+export async function eventually(what: string, check: () => Promise<boolean>, ms = EVENT_MS): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
 /**
  * Assert that `check` holds, waiting for it first (up to `ms`): a condition
  * that comes true by itself (a file a plugin writes, a message on its way)
