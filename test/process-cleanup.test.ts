@@ -56,7 +56,10 @@ function writeFixtures(ws: Workspace): {
   };
 }
 
-t.test('check with a stdio mount that never answers leaves no process behind', async (t) => {
+// Each case waits out upstreams.startTimeoutMs for the child that never answers: they run side by side.
+t.jobs = 3;
+
+t.test('check with a stdio mount that never answers leaves no process behind', { buffered: true }, async (t) => {
   const ws = makeWorkspace(t);
   const { stubborn, pidFile } = writeFixtures(ws);
   const config = ws.writeConfig({
@@ -71,7 +74,7 @@ t.test('check with a stdio mount that never answers leaves no process behind', a
   await assertNoneLeft(t, () => processesIn(ws.dir), 'every child check started, and their groups, are gone');
 });
 
-t.test('start refusing its config leaves no process behind', async (t) => {
+t.test('start refusing its config leaves no process behind', { buffered: true }, async (t) => {
   const ws = makeWorkspace(t);
   const { stubborn, refused, pidFile } = writeFixtures(ws);
   const config = ws.writeConfig({
@@ -86,7 +89,7 @@ t.test('start refusing its config leaves no process behind', async (t) => {
   await assertNoneLeft(t, () => processesIn(ws.dir), 'every child start started, and their groups, are gone');
 });
 
-t.test('a refused reload ends the children it started; the host keeps serving', async (t) => {
+t.test('a refused reload ends the children it started; the host keeps serving', { buffered: true }, async (t) => {
   const ws = makeWorkspace(t);
   const { stubborn, refused, pidFile } = writeFixtures(ws);
   const config = ws.writeConfig({ plugins: [], reload: { watch: false } });
