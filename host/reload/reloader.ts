@@ -42,7 +42,12 @@ export interface ReloaderOptions {
 export class Reloader {
   private running: Promise<ReloadOutcome> | undefined;
   private queued: Promise<ReloadOutcome> | undefined;
-  /** Ids are never reused, not even after a refused build: a list cursor names the generation it was issued in. */
+  /**
+   * Generations are numbered as they are served: a refused build served
+   * nothing (no client saw it, no cursor names it), so the next build takes
+   * its number, and an admin reading "generation 5" knows it is the fifth
+   * catalogue clients were given.
+   */
   private nextId: number;
   private closed = false;
   private readonly listeners: ((outcome: ReloadOutcome) => void)[] = [];
@@ -98,7 +103,7 @@ export class Reloader {
       const problems = [{ where: configPath, what: 'the host is shutting down.', fix: 'start it again.' }];
       return { ok: false, generation: live.id, problems, ms: 0 };
     }
-    const id = this.nextId++;
+    const id = this.nextId;
     logger.info(`reloading (${trigger}): building generation ${id} beside generation ${live.id}`);
     try {
       const { generation } = await composeCatalogue({
@@ -112,6 +117,7 @@ export class Reloader {
       // buildGeneration never throws after starting mounts it keeps, so
       // from here the swap is one synchronous step.
       const { changedLists, notified, ...diff } = this.runtime.swap(generation)!;
+      this.nextId += 1;
       const ms = elapsed();
       logger.info(
         `reloaded (${trigger}) in ${ms} ms: generation ${id} is live; ${summarize(diff.plugins)}; ` +
