@@ -199,6 +199,13 @@ function environmentOf(
         fix: "write --env NAME to pass the host's own NAME, or --env NAME=VALUE.",
       });
     }
+    if (value === undefined && !/\.[cm]?[jt]s$/.test(configFile)) {
+      throw new HostError({
+        where: `--env ${variable}`,
+        what: `${configFile} is not JavaScript or TypeScript, so it cannot read ${variable} from the host's environment when it loads.`,
+        fix: `give the value (--env ${variable}=VALUE; it is then written into the file), or use an mcp-host.config.js.`,
+      });
+    }
     if (value === undefined && process.env[variable!] === undefined) {
       throw new HostError({
         where: `--env ${variable}`,

@@ -10,7 +10,7 @@ import { pino, type Logger } from 'pino';
 export interface ServerStderr {
   /** The logger to check the config with. */
   logger: Logger;
-  /** The lines the mounts named `names` wrote on their stderr, in order. */
+  /** The distinct lines the mounts named `names` wrote on their stderr, in order. */
   of(names: (string | undefined)[]): string[];
 }
 
@@ -30,6 +30,9 @@ export function recordServerStderr(commandLogger: Logger): ServerStderr {
       { name: 'mcp-host', level: threshold < pino.levels.values.info! ? commandLogger.level : 'info' },
       destination,
     ),
-    of: (names) => lines.filter((line) => names.includes(line.plugin as string)).map((line) => String(line.msg)),
+    // A server started more than once (a revision probe, a retry) says the same again: once is enough.
+    of: (names) => [
+      ...new Set(lines.filter((line) => names.includes(line.plugin as string)).map((line) => String(line.msg))),
+    ],
   };
 }
