@@ -1,0 +1,158 @@
+// Every fenced code block in README.md and docs/*.md is run, so that no
+// statement drifts from what the host does. The convention, for whoever
+// writes docs: every block names its language; a ```js (or ```ts) block that
+// is a whole config file (`export default { … plugins … }`) is checked with
+// `mcp-host check` in a directory where the repository's example plugins
+// resolve (by name, and as ./plugins/…); a ```sh block is run with bash
+// (mcp-host on the PATH) and must exit 0; a ```json block must parse; a
+// ```text block is output, shown as printed. A block that cannot run by
+// itself has `<!-- example: fragment -->` or `<!-- example: skip (why) -->`
+// just before it (a blank line between, as prettier writes it). New files in
+// docs/ are covered as they come.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { CLI, runCli } from './helpers/host.js';
+import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
+
+interface Block {
+  /** `docs/operators.md:42`: where the block's opening fence is. */
+  where: string;
+  language: string;
+  body: string;
+  /** The `<!-- example: … -->` line just before the fence (blank lines between, as prettier writes them), if any. */
+  marker: string | undefined;
+}
+
+const MARKER = /^\s*<!-- example: (.*) -->\s*$/;
+const FENCE = /^(\s*)```(.*)$/;
+
+/** The fenced blocks of one Markdown file, in order. */
+export function fencedBlocks(file: string): Block[] {
+  const lines = readFileSync(join(REPO_ROOT, file), 'utf8').split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i]!);
+    if (!open) continue;
+    const indent = open[1]!.length;
+    const body: string[] = [];
+    let end = i + 1;
+    while (end < lines.length && !/^\s*```\s*$/.test(lines[end]!)) body.push(lines[end++]!.slice(indent));
+    blocks.push({
+      where: `${file}:${i + 1}`,
+      language: open[2]!.trim(),
+      body: `${body.join('\n')}\n`,
+      marker: MARKER.exec(lines.slice(0, i).findLast((line) => line.trim() !== '') ?? '')?.[1],
+    });
+    i = end;
+  }
+  return blocks;
+}
+
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+
+/** A config file, as opposed to a plugin's module or a fragment: it exports an object with plugins. */
+const isWholeConfig = (body: string) =>
+  /^\s*(export default|module\.exports\s*=)/m.test(body) && /^\s*plugins\s*:/m.test(body);
+
+/**
+ * A directory like an operator's project: the example plugins resolve by
+ * name (the repository's node_modules is above it) and as ./plugins/…, and
+ * `mcp-host` is on the PATH.
+ */
+function project(t: Parameters<typeof makeWorkspace>[0]): Workspace & { env: NodeJS.ProcessEnv } {
+  const ws = makeWorkspace(t);
+  symlinkSync(join(REPO_ROOT, 'plugins'), join(ws.dir, 'plugins'));
+  const bin = join(ws.dir, '.bin');
+  mkdirSync(bin);
+  const shim = ws.writeFile('.bin/mcp-host', `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  chmodSync(shim, 0o755);
+  return Object.assign(ws, { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+}
+
+/**
+ * Run a ```sh block with bash in `cwd`. It runs in a process group of its
+ * own, ended whole when the block ends or overruns its time, so that a
+ * server a block started cannot outlive it.
+ */
+function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env, detached: true });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const endGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The group has already ended.
+    }
+  };
+  const overrun = setTimeout(() => {
+    output += `\n(ended: still running after ${BLOCK_TIME_MS} ms)`;
+    endGroup();
+  }, BLOCK_TIME_MS);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(overrun);
+      endGroup();
+      resolve({ code: code ?? (signal ? 128 : 1), output });
+    });
+  });
+}
+
+/** The longest a ```sh block may run: a block is a few commands, not a server left running. */
+const BLOCK_TIME_MS = 60_000;
+
+t.test('every block names its language, and every marker is a fragment or a skip with its reason', async (t) => {
+  for (const file of DOCS) {
+    for (const block of fencedBlocks(file)) {
+      t.not(
+        block.language,
+        '',
+        `${block.where}: a fenced block names its language (\`\`\`js, \`\`\`sh, \`\`\`text, …)`,
+      );
+      if (block.marker !== undefined) {
+        t.match(
+          block.marker,
+          /^(fragment|skip \(.+\))$/,
+          `${block.where}: the marker is <!-- example: fragment --> or <!-- example: skip (why) -->`,
+        );
+      }
+    }
+  }
+});
+
+for (const file of DOCS) {
+  t.test(`the examples in ${file} run`, async (t) => {
+    for (const block of fencedBlocks(file)) {
+      if (block.marker !== undefined) continue;
+      const { where, language, body } = block;
+      if (['js', 'javascript', 'ts', 'typescript'].includes(language)) {
+        t.ok(
+          isWholeConfig(body),
+          `${where}: a ${language} block is a whole config, or marked as a fragment or skipped`,
+        );
+        if (!isWholeConfig(body)) continue;
+        const ws = project(t);
+        const config = ws.writeConfig(body, language.startsWith('t') ? 'mcp-host.config.ts' : 'mcp-host.config.js');
+        const checked = await runCli(['check', '--config', config], { cwd: ws.dir, env: ws.env });
+        t.equal(checked.code, 0, `${where}: mcp-host check passes\n${checked.stdout}${checked.stderr}`);
+      } else if (['sh', 'bash', 'shell'].includes(language)) {
+        const ws = project(t);
+        const run = await bash(body, ws.dir, ws.env);
+        t.equal(run.code, 0, `${where}: the commands exit 0\n${run.output}`);
+      } else if (language === 'json') {
+        t.doesNotThrow(() => JSON.parse(body), `${where}: the JSON parses`);
+      } else {
+        t.equal(language, 'text', `${where}: a ${language} block is run, marked, or is text (shown output)`);
+      }
+    }
+  });
+}
