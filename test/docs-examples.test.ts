@@ -10,7 +10,7 @@
 // just before it (a blank line between, as prettier writes it). New files in
 // docs/ are covered as they come.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { CLI, runCli } from './helpers/host.js';
@@ -123,3 +123,31 @@ for (const file of DOCS) {
     }
   });
 }
+
+t.test('docs/configuration.md names every key of the config, its sections and every kind of entry', async (t) => {
+  const types = readFileSync(join(REPO_ROOT, 'host/config/types.ts'), 'utf8');
+  const reference = readFileSync(join(REPO_ROOT, 'docs/configuration.md'), 'utf8');
+  const documented = `${reference}\n${readFileSync(join(REPO_ROOT, 'docs/telemetry.md'), 'utf8')}\n${readFileSync(join(REPO_ROOT, 'docs/replicas.md'), 'utf8')}`;
+  const interfaces = [
+    'HostConfig',
+    'MountOptions',
+    'PackagePluginEntry',
+    'CommandPluginEntry',
+    'UrlPluginEntry',
+    'ItemCuration',
+    'ResourceCuration',
+    'HttpConfig',
+    'HttpAuthConfig',
+    'ReloadConfig',
+    'UpstreamsConfig',
+    'TelemetryConfig',
+    'ClusterConfig',
+  ];
+  for (const name of interfaces) {
+    const body = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(types)?.[1];
+    t.ok(body, `host/config/types.ts declares ${name}`);
+    for (const [, key] of body!.matchAll(/^ {2}(\w+)\??:/gm)) {
+      t.match(documented, `\`${key}\``, `${name}.${key} is documented`);
+    }
+  }
+});
