@@ -54,6 +54,23 @@ t.test('a TypeScript config that does not parse names its line and what it reads
   );
 });
 
+t.test('a TypeScript config that throws, or imports a file that does not parse, says so naming the file', async (t) => {
+  const ws = makeWorkspace(t);
+  const throws = ws.writeFile('mcp-host.config.ts', "throw new Error('no config today');\nexport default {};\n");
+  const thrown = await runCli(['check', '--config', throws]);
+  t.equal(thrown.code, 1);
+  t.match(thrown.stdout, `${throws}: the config cannot be loaded: no config today. Fix: correct the config file.`);
+  ws.writeFile('shared.ts', 'export const plugins = [;\n');
+  const imports = ws.writeFile(
+    'mcp-host.config.mts',
+    "import { plugins } from './shared.ts';\nexport default { plugins };\n",
+  );
+  const imported = await runCli(['check', '--config', imports]);
+  t.equal(imported.code, 1);
+  t.match(imported.stdout, `${imports}: the config cannot be loaded: ParseError: Unexpected token`);
+  t.match(imported.stdout, join(ws.dir, 'shared.ts'), 'the file that does not parse is named');
+});
+
 t.test('a .ts config loads in a project with TypeScript 7 installed, and each load reads it afresh', async (t) => {
   const ws = makeWorkspace(t);
   // The compiler's native binary is an optional dependency no config loader needs; its package is what Node resolves.
