@@ -90,6 +90,14 @@ t.test('install the packed tarball globally, as the README says', async (t) => {
   t.match(installed, `${PACKAGE_VERSION}\n`, 'mcp-host --version answers from any directory');
   const stated = /\((\d+) packages once installed\)/.exec(readmeBlock('## Install', 'sh', 0))?.[1];
   t.match(installed, `added ${stated} packages`, 'the README states how many packages the install adds');
+
+  // Per project: the same file, beside a project's config.
+  const project = join(root, 'per-project');
+  mkdirSync(project);
+  await run('npm', ['init', '-y'], { cwd: project, env });
+  const perProject = readmeBlock('## Install', 'sh', 2).replace('/absolute/path/to', root);
+  const local = await bash(t, perProject, project, "the README's per-project install");
+  t.match(local, `${PACKAGE_VERSION}\n`, "the project's own mcp-host answers");
 });
 
 t.test("the plugin author's, the operator's and the admin's first steps, as printed", async (t) => {
