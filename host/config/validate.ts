@@ -65,7 +65,7 @@ const DEFAULTS = {
     pingIntervalMs: 15_000,
     heartbeatTimeoutMs: 10_000,
   },
-  /** In the host's thread: the fastest (see README, Performance). */
+  /** In the host's thread: the fastest (see docs/performance.md). */
   isolation: 'none',
   logLevel: 'info',
   pins: 'warn',

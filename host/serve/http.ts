@@ -18,7 +18,7 @@ import { PEER_HEADER } from '../cluster/peer-auth.js';
 import { forwardedContinuation } from '../cluster/forward-continuation.js';
 import { recordLimitHit } from '../telemetry/telemetry.js';
 
-/** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
+/** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
   /** The address to bind; the config's default is 127.0.0.1, never the network unless asked. */
   host: string;
