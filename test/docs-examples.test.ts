@@ -10,8 +10,8 @@
 // just before it (a blank line between, as prettier writes it). New files in
 // docs/ are covered as they come.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { CLI, runCli } from './helpers/host.js';
 import { fencedBlocks } from './helpers/markdown.js';
@@ -148,6 +148,43 @@ t.test('docs/configuration.md names every key of the config, its sections and ev
     t.ok(body, `host/config/types.ts declares ${name}`);
     for (const [, key] of body!.matchAll(/^ {2}(\w+)\??:/gm)) {
       t.match(documented, `\`${key}\``, `${name}.${key} is documented`);
+    }
+  }
+});
+
+t.test('the README is a front door, and no page names a path of one machine', async (t) => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  t.ok(
+    readme.split('\n').length < 250,
+    `README.md has ${readme.split('\n').length} lines; under 250, the rest in docs/`,
+  );
+  for (const file of DOCS) {
+    const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+    t.notMatch(text, /\/(work|root|home)\//, `${file} names no directory of the machine it was written on`);
+  }
+});
+
+/** A heading's anchor, as GitHub makes it. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+t.test('every relative link in the README and docs/ reaches a file, and its anchor a heading', async (t) => {
+  for (const file of DOCS) {
+    const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path, anchor] = target!.split('#') as [string, string | undefined];
+      const linked = path === '' ? file : join(dirname(file), path);
+      t.ok(existsSync(join(REPO_ROOT, linked)), `${file}: ${target} reaches ${linked}`);
+      if (anchor === undefined || !linked.endsWith('.md') || !existsSync(join(REPO_ROOT, linked))) continue;
+      const headings = [...readFileSync(join(REPO_ROOT, linked), 'utf8').matchAll(/^#+ (.*)$/gm)].map((m) =>
+        slug(m[1]!),
+      );
+      t.ok(headings.includes(anchor), `${file}: ${target} names a heading of ${linked}`);
     }
   }
 });
