@@ -65,18 +65,28 @@ interface ServerEntry {
   args: string[];
   env?: Record<string, string>;
 }
+/**
+ * The client configs printed, by the command line each launches: clients
+ * whose configs differ only in their keys (`mcpServers` or `servers`, a
+ * `type`) start the same process, which is launched once for them all.
+ */
 function clientConfigs(): { where: string; server: ServerEntry }[] {
-  return ['README.md', 'docs/operators.md'].flatMap((file) =>
-    fencedBlocks(file)
-      .filter((block) => block.language === 'json' && /"(mcpServers|servers)"/.test(block.body))
-      .map((block) => {
-        const json = JSON.parse(block.body.replaceAll('/ABSOLUTE/PATH/TO/my-host', myHost)) as {
-          mcpServers?: Record<string, ServerEntry>;
-          servers?: Record<string, ServerEntry>;
-        };
-        return { where: block.where, server: Object.values(json.mcpServers ?? json.servers ?? {})[0]! };
-      }),
-  );
+  const byCommandLine = new Map<string, { where: string[]; server: ServerEntry }>();
+  for (const file of ['README.md', 'docs/operators.md']) {
+    for (const block of fencedBlocks(file)) {
+      if (block.language !== 'json' || !/"(mcpServers|servers)"/.test(block.body)) continue;
+      const json = JSON.parse(block.body.replaceAll('/ABSOLUTE/PATH/TO/my-host', myHost)) as {
+        mcpServers?: Record<string, ServerEntry>;
+        servers?: Record<string, ServerEntry>;
+      };
+      const { command, args, env: serverEnv = {} } = Object.values(json.mcpServers ?? json.servers ?? {})[0]!;
+      const key = JSON.stringify([command, args, serverEnv]);
+      const known = byCommandLine.get(key) ?? { where: [], server: { command, args, env: serverEnv } };
+      known.where.push(block.where);
+      byCommandLine.set(key, known);
+    }
+  }
+  return [...byCommandLine.values()].map(({ where, server }) => ({ where: where.join(', '), server }));
 }
 
 async function toolNames(client: Client): Promise<string[]> {
@@ -120,8 +130,13 @@ t.test("the plugin author's, the operator's and the admin's first steps, as prin
     t.match(written, entry, `the config holds the README's ${entry}`);
   }
 
-  // A stdio client, for each client config printed: its command line alone, started from another directory.
-  for (const { where, server } of clientConfigs()) {
+  // A stdio client, for each command line the client configs print: alone, started from another directory.
+  const launches = clientConfigs();
+  t.ok(
+    launches.flatMap(({ where }) => where.split(', ')).length >= 5,
+    'the README and docs/operators.md print the configs of Claude Desktop, Claude Code, Cursor and VS Code',
+  );
+  for (const { where, server } of launches) {
     const client = new Client({ name: `client of ${where}`, version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: server.command,
@@ -134,12 +149,10 @@ t.test("the plugin author's, the operator's and the admin's first steps, as prin
     try {
       const tools = await toolNames(client);
       t.ok(tools.includes('weather.forecast') && tools.includes('fs.read_text_file'), `${where}: lists the tools`);
-      if (where.startsWith('README')) {
-        const forecast = await client.callTool({ name: 'weather.forecast', arguments: { city: 'Oslo' } });
-        t.equal(firstText(forecast), 'Sunny in Oslo (metric)', `${where}: calls the plugin`);
-        const allowed = await client.callTool({ name: 'fs.list_allowed_directories', arguments: {} });
-        t.match(firstText(allowed), join(myHost, 'data'), `${where}: the server got its --arg`);
-      }
+      const forecast = await client.callTool({ name: 'weather.forecast', arguments: { city: 'Oslo' } });
+      t.equal(firstText(forecast), 'Sunny in Oslo (metric)', `${where}: calls the plugin`);
+      const allowed = await client.callTool({ name: 'fs.list_allowed_directories', arguments: {} });
+      t.match(firstText(allowed), join(myHost, 'data'), `${where}: the server got its --arg`);
     } finally {
       await client.close();
     }
