@@ -4,15 +4,16 @@
 // is a whole config file (`export default { … plugins … }`) is checked with
 // `mcp-host check` in a directory where the repository's example plugins
 // resolve (by name, and as ./plugins/…); a ```sh block is run with bash
-// (mcp-host on the PATH) and must exit 0; a ```json block must parse; a
-// ```text block is output, shown as printed. A block that cannot run by
+// (mcp-host on the PATH) and must exit 0; a ```json block must parse, and
+// one with top-level "plugins" (or a ```yaml block with `plugins:`) is a
+// config, checked the same; a ```text block is output, shown as printed. A block that cannot run by
 // itself has `<!-- example: fragment -->` or `<!-- example: skip (why) -->`
 // just before it (a blank line between, as prettier writes it). New files in
 // docs/ are covered as they come.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { CLI, runCli } from './helpers/host.js';
 import { fencedBlocks } from './helpers/markdown.js';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
@@ -77,6 +78,14 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ co
 /** The longest a ```sh block may run: a block is a few commands, not a server left running. */
 const BLOCK_TIME_MS = 60_000;
 
+/** `mcp-host check` of a config block, written as `fileName` in a project of its own. */
+async function checkConfig(t: Test, where: string, body: string, fileName: string): Promise<void> {
+  const ws = project(t);
+  const config = ws.writeConfig(body, fileName);
+  const checked = await runCli(['check', '--config', config], { cwd: ws.dir, env: ws.env });
+  t.equal(checked.code, 0, `${where}: mcp-host check passes\n${checked.stdout}${checked.stderr}`);
+}
+
 t.test('every block names its language, and every marker is a fragment or a skip with its reason', async (t) => {
   for (const file of DOCS) {
     for (const block of fencedBlocks(file)) {
@@ -106,17 +115,19 @@ for (const file of DOCS) {
           isWholeConfig(body),
           `${where}: a ${language} block is a whole config, or marked as a fragment or skipped`,
         );
-        if (!isWholeConfig(body)) continue;
-        const ws = project(t);
-        const config = ws.writeConfig(body, language.startsWith('t') ? 'mcp-host.config.ts' : 'mcp-host.config.js');
-        const checked = await runCli(['check', '--config', config], { cwd: ws.dir, env: ws.env });
-        t.equal(checked.code, 0, `${where}: mcp-host check passes\n${checked.stdout}${checked.stderr}`);
+        if (isWholeConfig(body)) {
+          await checkConfig(t, where, body, language.startsWith('t') ? 'mcp-host.config.ts' : 'mcp-host.config.js');
+        }
+      } else if (['yaml', 'yml'].includes(language) && /^plugins:/m.test(body)) {
+        await checkConfig(t, where, body, '.mcp-hostrc.yaml');
+      } else if (language === 'json') {
+        let parsed: { plugins?: unknown } | undefined;
+        t.doesNotThrow(() => (parsed = JSON.parse(body) as { plugins?: unknown }), `${where}: the JSON parses`);
+        if (Array.isArray(parsed?.plugins)) await checkConfig(t, where, body, '.mcp-hostrc.json');
       } else if (['sh', 'bash', 'shell'].includes(language)) {
         const ws = project(t);
         const run = await bash(body, ws.dir, ws.env);
         t.equal(run.code, 0, `${where}: the commands exit 0\n${run.output}`);
-      } else if (language === 'json') {
-        t.doesNotThrow(() => JSON.parse(body), `${where}: the JSON parses`);
       } else {
         t.equal(language, 'text', `${where}: a ${language} block is run, marked, or is text (shown output)`);
       }
