@@ -32,7 +32,7 @@ async function loadFailure(options: Parameters<typeof loadConfig>[0]): Promise<s
 }
 
 /**
- * The dispatcher-level keys the README lists, pinned here rather than read
+ * The dispatcher-level keys docs/plugin-authors.md lists, pinned here rather than read
  * from host/config/dispatcher-keys.ts, so a key dropped there is caught.
  */
 const README_DISPATCHER_KEYS = [
