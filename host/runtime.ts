@@ -1,17 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JSONRPCNotification, LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { Generation } from './catalogue/generation.js';
-import { ALL_LIST_KINDS, changedListOf, kindsChangedBy, type ChangedList } from './catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, changedListOf, kindsChangedBy, type ChangedList } from './vocabulary/list-kinds.js';
 import type { Logger } from './log.js';
 import type { Mount, MountEvents } from './mounts/mount.js';
 import type { SessionNotifier } from './proxy/front-session.js';
-import { diffGenerations, type CatalogueDiff } from './reload/catalogue-diff.js';
+import { diffGenerations, type CatalogueDiff } from './catalogue/catalogue-diff.js';
 import { describeThrown, formatProblem } from './errors.js';
 import { driftProblem } from './pins/drift.js';
 import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
-import { recordListChanged, recordMountState } from './telemetry/telemetry.js';
-import type { StateSigning } from './cluster/continuation-owner.js';
+import { recordListChanged, recordMountState } from './sinks/telemetry.js';
+import type { StateSigning } from './vocabulary/continuation-owner.js';
 
 /**
  * The running host: the live generation, the connected sessions, and the

@@ -8,7 +8,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import conformancePlugin from '@mcp-host/conformance';
 import { McpServer, type JSONRPCNotification } from '@modelcontextprotocol/server';
-import { createInProcessLink } from '../host/mounts/in-process-link.js';
+import { createInProcessLink } from '../host/mounts/isolation/in-process-link.js';
 import { UpstreamPeer, type CallHooks } from '../host/mounts/upstream-peer.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from '../host/mounts/handshake-version.js';
 import type { Teardown } from './helpers/host.js';

@@ -4,7 +4,7 @@ import type { Mount } from '../mounts/mount.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { Owner } from './catalogue-index.js';
 import type { Generation } from './generation.js';
-import { keyOf } from './list-kinds.js';
+import { keyOf } from '../vocabulary/list-kinds.js';
 import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 
 type Params = Record<string, unknown>;

@@ -5,7 +5,7 @@ import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
 import type { ClusterOptions } from './cluster-options.js';
 import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
-import type { StateSigning } from './continuation-owner.js';
+import type { StateSigning } from '../vocabulary/continuation-owner.js';
 import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,

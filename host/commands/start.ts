@@ -10,7 +10,7 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
-import { recordReload, startTelemetry, stopTelemetry } from '../telemetry/telemetry.js';
+import { recordReload, startTelemetry, stopTelemetry } from '../sinks/telemetry.js';
 import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
 

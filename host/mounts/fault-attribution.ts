@@ -31,7 +31,7 @@ import { endSentence } from '../config/problem-wording.js';
 import type { Logger } from '../log.js';
 import { TAG_PARAM } from '../fresh-import-hooks.js';
 import { tagLoadedInPlace } from '../fresh-import.js';
-import { pluginInContext } from './in-process-link.js';
+import { pluginInContext } from './isolation/in-process-link.js';
 
 /** What a plugin did, in words for the log, the outage and its calls in flight. */
 export interface PluginFault {

@@ -4,11 +4,11 @@ import type { UpstreamChannel } from './channel.js';
 import type { ForwardedHeader } from '../config/forward-headers.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
-import { kindsChangedBy } from '../catalogue/list-kinds.js';
+import { kindsChangedBy } from '../vocabulary/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
 import { HOST_CLIENT_INFO, discoveredHandshake, modernEnvelope, type Handshake } from './handshake-version.js';
 import { ModernLink, type LinkSide } from './modern-link.js';
-import { recordDroppedNotifications, traceUpstream } from '../telemetry/telemetry.js';
+import { recordDroppedNotifications, traceUpstream } from '../sinks/telemetry.js';
 
 export type { Handshake } from './handshake-version.js';
 

@@ -4,15 +4,15 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
 import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
-import type { ListKind } from '../catalogue/list-kinds.js';
+import type { ListKind } from '../vocabulary/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
 import { reuseUnchangedPage } from './shared-list-results.js';
 import { FrontSession } from './front-session.js';
-import { traceSession } from '../telemetry/telemetry.js';
-import { TracedServer } from '../telemetry/traced-server.js';
+import { traceSession } from '../sinks/telemetry.js';
+import { TracedServer } from './traced-server.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;

@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
-import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
 
 /**
  * What the runtime needs of anything it notifies: a long-lived client

@@ -18,7 +18,7 @@ import { callHooksFor, clientHeadersOf } from './call-hooks.js';
 import { whyClientCannotAnswer } from './input-request-check.js';
 import { servesModernEra } from './protocol-era.js';
 import { isPlainObject } from '../plain-object.js';
-import { ownerOf, withOwner, type StateSigning } from '../cluster/continuation-owner.js';
+import { ownerOf, withOwner, type StateSigning } from '../vocabulary/continuation-owner.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;

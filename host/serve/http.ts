@@ -15,8 +15,8 @@ import { createModernEndpoint } from './modern-endpoint.js';
 import { healthResponse, isHealthPath } from './health.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { PEER_HEADER } from '../cluster/peer-auth.js';
-import { forwardedContinuation } from '../cluster/forward-continuation.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { forwardedContinuation } from './forward-continuation.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 
 /** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {

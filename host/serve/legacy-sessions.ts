@@ -12,7 +12,7 @@ import { jsonRpcErrorResponse } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
 import type { Cluster } from '../cluster/cluster.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;

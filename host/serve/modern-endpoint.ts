@@ -5,7 +5,7 @@ import type { SessionNotifier } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse, peekJson } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
-import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
+import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../sinks/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
 
 export interface ModernEndpoint {

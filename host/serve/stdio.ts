@@ -3,7 +3,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { StdioWire } from './stdio-wire.js';
-import { stdioListenTracer } from '../telemetry/stdio-listens.js';
+import { stdioListenTracer } from './stdio-listens.js';
 
 export interface StdioService {
   /** Resolves when the client closed stdin. */

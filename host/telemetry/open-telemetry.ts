@@ -32,11 +32,11 @@ import type { HostRuntime } from '../runtime.js';
 import type { Mount } from '../mounts/mount.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
-import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
 import { FrontSession } from '../proxy/front-session.js';
 import { describeThrown, formatProblem } from '../errors.js';
 import { HOST_VERSION } from '../version.js';
-import type { ExportKind, TelemetrySettings } from './settings.js';
+import type { ExportKind, TelemetrySettings } from '../config/telemetry-settings.js';
 import {
   mountKindOf,
   type EntryAnswered,
@@ -45,7 +45,7 @@ import {
   type Instrumentation,
   type UpstreamRequest,
   type TracedUpstreamRequest,
-} from './telemetry.js';
+} from '../sinks/telemetry.js';
 import { ATTR, HOST_ATTR, requestAttributes, spanName } from './conventions.js';
 
 type Params = Record<string, unknown>;

@@ -1,12 +1,12 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { TelemetryConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
 import type { Mount } from '../mounts/mount.js';
 import type { HostRuntime } from '../runtime.js';
-import { telemetrySettings } from './settings.js';
+import { telemetrySettings } from '../config/telemetry-settings.js';
 
 type Params = Record<string, unknown>;
 
@@ -83,7 +83,7 @@ export async function startTelemetry(
 ): Promise<void> {
   const settings = telemetrySettings(config, process.env);
   if (!settings || active) return;
-  const { startOpenTelemetry } = await import('./open-telemetry.js');
+  const { startOpenTelemetry } = await import('../telemetry/open-telemetry.js');
   active = startOpenTelemetry(settings, runtime, logger);
   logger.info(
     `telemetry on: traces ${settings.traces}, metrics ${settings.metrics}, service.name "${settings.serviceName}"`,

@@ -1,8 +1,8 @@
-import type { Cluster } from './cluster.js';
-import { ownerOf } from './continuation-owner.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { ownerOf } from '../vocabulary/continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
-import { jsonRpcErrorResponse } from '../serve/http-responses.js';
-import type { ReadRequest } from '../serve/node-exchange.js';
+import { jsonRpcErrorResponse } from './http-responses.js';
+import type { ReadRequest } from './node-exchange.js';
 
 /**
  * A 2026-07-28 retry (`requestState` with `inputResponses`) whose waiting
