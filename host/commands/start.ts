@@ -10,7 +10,8 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
-import { recordReload, startTelemetry, stopTelemetry } from '../sinks/telemetry.js';
+import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
+import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
 

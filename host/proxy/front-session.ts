@@ -11,6 +11,8 @@ import type { ChangedList } from '../vocabulary/list-kinds.js';
 export interface SessionNotifier {
   /** The resource URIs this notifier is subscribed to through the runtime. */
   readonly subscriptions: Set<string>;
+  /** Set on an endpoint that fans out to many: it is no one client's session, and is not counted as one. */
+  readonly fansOut?: boolean;
   /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
   listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void;

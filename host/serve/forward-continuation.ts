@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.js';
+import type { ClusterLink } from '../sinks/cluster.js';
 import { ownerOf } from '../vocabulary/continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
@@ -13,7 +13,7 @@ import type { ReadRequest } from './node-exchange.js';
  * cannot be reached is a 502 that names it and the fix.
  */
 export async function forwardedContinuation(
-  cluster: Cluster,
+  cluster: ClusterLink,
   { json: message, withBody }: ReadRequest,
   clientId: string | undefined,
 ): Promise<Response | undefined> {

@@ -11,7 +11,7 @@ import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
-import type { Cluster } from '../cluster/cluster.js';
+import type { ClusterLink } from '../sinks/cluster.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 
 export interface LegacySessionOptions {
@@ -25,7 +25,7 @@ export interface LegacySessionOptions {
   /** Bytes of SSE events each session keeps for clients resuming with `Last-Event-ID` (`http.eventStoreBytes`). */
   eventStoreBytes: number;
   /** In a cluster, sessions are registered there, and a request for another replica's session is forwarded to it. */
-  cluster?: Cluster;
+  cluster?: ClusterLink;
 }
 
 /**

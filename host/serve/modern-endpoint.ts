@@ -36,6 +36,7 @@ export function createModernEndpoint(
   });
   const notifier: SessionNotifier = {
     subscriptions: new Set(),
+    fansOut: true,
     // The handler passes each change to the open listen streams that asked for it.
     listChanged(lists) {
       if (lists.has('tools')) handler.notify.toolsChanged();

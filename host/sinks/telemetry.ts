@@ -1,12 +1,8 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import type { TelemetryConfig } from '../config/types.js';
-import type { Logger } from '../log.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
 import type { Mount } from '../mounts/mount.js';
-import type { HostRuntime } from '../runtime.js';
-import { telemetrySettings } from '../config/telemetry-settings.js';
 
 type Params = Record<string, unknown>;
 
@@ -44,7 +40,7 @@ export type EntryAnswered = (error?: { code: number; message: string }) => void;
 
 /**
  * The host's instrumentation, as the rest of the host calls it. Only
- * `open-telemetry.ts` implements it, and only that module imports the
+ * `telemetry/open-telemetry.ts` implements it, and only that module imports the
  * OpenTelemetry SDK: it is loaded when telemetry is switched on, so a host
  * with telemetry off loads no OpenTelemetry code at all.
  */
@@ -72,22 +68,12 @@ export interface Instrumentation {
 let active: Instrumentation | undefined;
 
 /**
- * Switch telemetry on when the config's `telemetry` section or the standard
- * OTEL_* environment asks for it (settings.ts); otherwise do nothing, and
- * load nothing.
+ * Wire in the implementation the layers' calls reach from now on
+ * (telemetry/start-telemetry.ts, at start): the layers that call this sink
+ * never load it themselves.
  */
-export async function startTelemetry(
-  config: TelemetryConfig | undefined,
-  runtime: HostRuntime,
-  logger: Logger,
-): Promise<void> {
-  const settings = telemetrySettings(config, process.env);
-  if (!settings || active) return;
-  const { startOpenTelemetry } = await import('../telemetry/open-telemetry.js');
-  active = startOpenTelemetry(settings, runtime, logger);
-  logger.info(
-    `telemetry on: traces ${settings.traces}, metrics ${settings.metrics}, service.name "${settings.serviceName}"`,
-  );
+export function installInstrumentation(instrumentation: Instrumentation): void {
+  active = instrumentation;
 }
 
 /** Export what is still buffered and stop (shutdown). */

@@ -33,7 +33,6 @@ import type { Mount } from '../mounts/mount.js';
 import type { CallHooks } from '../mounts/upstream-peer.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
-import { FrontSession } from '../proxy/front-session.js';
 import { describeThrown, formatProblem } from '../errors.js';
 import { HOST_VERSION } from '../version.js';
 import type { ExportKind, TelemetrySettings } from '../config/telemetry-settings.js';
@@ -134,7 +133,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
     });
   meter
     .createObservableUpDownCounter('mcp-host.sessions.open', { description: 'Long-lived client sessions open' })
-    .addCallback((result) => result.observe([...runtime.sessions].filter((s) => s instanceof FrontSession).length));
+    .addCallback((result) => result.observe([...runtime.sessions].filter((s) => !s.fansOut).length));
 
   /** End a span with its outcome per the conventions; returns the attributes its duration metric carries. */
   const finish = (span: Span, attributes: Attributes, error: unknown, result?: Params): Attributes => {
