@@ -48,7 +48,9 @@ function layerOf(path) {
 }
 
 function jsFiles(folder, under = folder) {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+  // Sorted, so that a cycle is reported from the same file on every machine.
+  const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  return entries.flatMap((entry) => {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) return jsFiles(path, under);
     return entry.name.endsWith('.js') ? [relative(under, path).split(sep).join('/')] : [];
@@ -80,7 +82,9 @@ export function importGraph(folder) {
   const graph = new Map();
   for (const file of jsFiles(folder)) {
     const targets = importsOf(readFileSync(join(folder, file), 'utf8')).map((specifier) =>
-      relative(folder, resolve(folder, dirname(file), specifier)).split(sep).join('/'),
+      relative(folder, resolve(folder, dirname(file), specifier))
+        .split(sep)
+        .join('/'),
     );
     graph.set(file, targets);
   }

@@ -1,0 +1,94 @@
+// scripts/check-layers.js, the check in `npm test` that host/ imports one way
+// down: it passes on the host as built, and fails, naming the import and the
+// rule, on a compiled tree with a planted cycle and a planted upward import.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import t, { type Test } from 'tap';
+
+const root = resolve(import.meta.dirname, '../..');
+const script = join(root, 'scripts/check-layers.js');
+const run = promisify(execFile);
+
+/** Run the check over `folder`: its exit code and what it wrote. */
+async function check(folder: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [script, folder]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+    return { code, stdout, stderr };
+  }
+}
+
+/** A compiled host folder holding `files` (path → source). */
+async function plant(t: Test, files: Record<string, string>): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'mcp-host-layers-'));
+  t.teardown(() => rm(folder, { recursive: true, force: true }));
+  for (const [path, source] of Object.entries(files)) {
+    await mkdir(dirname(join(folder, path)), { recursive: true });
+    await writeFile(join(folder, path), source);
+  }
+  return folder;
+}
+
+t.test('the host as built imports one way down, with no cycles', async (t) => {
+  const result = await check(join(root, 'dist/host'));
+  t.equal(result.code, 0, result.stderr);
+  t.match(result.stdout, /imports one way down, with no cycles/);
+});
+
+t.test('an import of a layer above is refused, naming the import and the rule', async (t) => {
+  const folder = await plant(t, {
+    'mounts/mount.js': "import { ALL } from '../catalogue/lists.js';\nexport const mount = ALL;\n",
+    'catalogue/lists.js': "import { mount } from '../mounts/other.js';\nexport const ALL = [mount];\n",
+    'mounts/other.js': 'export const mount = 1;\n',
+    // Dynamic imports count too: a lazily loaded layer above is still one.
+    'config/load.js': "export const later = () => import('../serve/http.js');\n",
+    'serve/http.js': 'export {};\n',
+  });
+  const result = await check(folder);
+  t.equal(result.code, 1);
+  t.match(
+    result.stderr,
+    'layers: upward import: host/mounts/mount.ts → host/catalogue/lists.ts (mounts/ may not import catalogue/, a layer above it)',
+  );
+  t.match(result.stderr, 'upward import: host/config/load.ts → host/serve/http.ts (config/ may not import serve/');
+  t.match(
+    result.stderr,
+    /Fix: move what both need down to a layer below mounts\/, or report through an interface in sinks\//,
+  );
+  t.match(result.stderr, /Layers, top first: cli · index · testing → commands → .* → config → sinks → vocabulary/);
+  t.match(result.stderr, /layers: 2 problem\(s\) in .*; the layers are drawn in docs\/architecture\.md/);
+});
+
+t.test('files that import each other, even through others, are refused as a cycle', async (t) => {
+  const folder = await plant(t, {
+    'catalogue/a.js': "export { b } from './b.js';\nexport const a = 1;\n",
+    'catalogue/b.js': "import { c } from './c.js';\nexport const b = c;\n",
+    'catalogue/c.js': "import { a } from './a.js';\nexport const c = a;\n",
+    // A file below all three, imported by them, is no part of the circle.
+    'errors.js': 'export const shared = 1;\n',
+  });
+  const result = await check(folder);
+  t.equal(result.code, 1);
+  t.match(
+    result.stderr,
+    'layers: import cycle: host/catalogue/a.ts → host/catalogue/b.ts → host/catalogue/c.ts → host/catalogue/a.ts (no files may import each other, even through others)',
+  );
+  t.match(result.stderr, /layers: 1 problem\(s\)/);
+});
+
+t.test('a top-level file not named in the layers is on the lowest floor, below vocabulary/', async (t) => {
+  const folder = await plant(t, {
+    'stable-json.js': "import { LIST } from './vocabulary/list-kinds.js';\nexport const x = LIST;\n",
+    'vocabulary/list-kinds.js': "import { plain } from '../plain-object.js';\nexport const LIST = plain;\n",
+    'plain-object.js': 'export const plain = 1;\n',
+  });
+  const result = await check(folder);
+  t.equal(result.code, 1);
+  t.match(result.stderr, 'upward import: host/stable-json.ts → host/vocabulary/list-kinds.ts');
+  t.match(result.stderr, /layers: 1 problem\(s\)/);
+});
