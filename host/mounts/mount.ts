@@ -5,7 +5,8 @@ import { ALL_LIST_KINDS, LIST_KINDS, type ListItem, type ListKind } from '../voc
 import { HostError, formatProblem, type Problem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
-import type { CallHooks, Handshake, UpstreamPeer } from './upstream-peer.js';
+import type { Handshake, UpstreamPeer } from './upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { resultProblem } from './result-check.js';
 import { hintOf, type CacheHint } from '../vocabulary/cache-hints.js';
 

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import type { Logger } from '../log.js';
-import type { CallHooks, ModernClientRound } from '../mounts/upstream-peer.js';
+import type { CallHooks, ModernClientRound } from '../vocabulary/call-hooks.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { callHooksFor, clientHeadersOf } from './call-hooks.js';

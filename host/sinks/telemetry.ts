@@ -1,10 +1,22 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
-import type { ReloadOutcome } from '../reload/reloader.js';
-import type { Mount } from '../mounts/mount.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
+import type { Problem } from '../errors.js';
 
 type Params = Record<string, unknown>;
+
+/** A reload's outcome as telemetry records it (reload/reloader.ts's ReloadOutcome is one). */
+export type ReloadRecord =
+  | { ok: true; generation: number; ms: number }
+  | { ok: false; generation: number; ms: number; problems: readonly Problem[] };
+
+/** A mount whose state changed, as telemetry records it (mounts/mount.ts's Mount is one). */
+export interface MountStateRecord {
+  readonly name: string;
+  readonly spec: { readonly kind: string };
+  readonly state: string;
+  readonly outage?: { readonly cause: string };
+}
 
 /** A request the host makes of a mount, as its client span sees it. */
 export interface UpstreamRequest {
@@ -56,8 +68,8 @@ export interface Instrumentation {
   upstream(request: UpstreamRequest): TracedUpstreamRequest;
   /** A long-lived client session opened; the returned function records its end. */
   sessionOpened(server: Server): () => void;
-  reloaded(outcome: ReloadOutcome): void;
-  mountStateChanged(mount: Mount): void;
+  reloaded(outcome: ReloadRecord): void;
+  mountStateChanged(mount: MountStateRecord): void;
   /** One session was told that these lists changed. */
   listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
@@ -114,11 +126,11 @@ export function traceSession(server: Server): (() => void) | undefined {
   return active?.sessionOpened(server);
 }
 
-export function recordReload(outcome: ReloadOutcome): void {
+export function recordReload(outcome: ReloadRecord): void {
   active?.reloaded(outcome);
 }
 
-export function recordMountState(mount: Mount): void {
+export function recordMountState(mount: MountStateRecord): void {
   active?.mountStateChanged(mount);
 }
 

@@ -29,9 +29,7 @@ import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporte
 import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { addLogFields, type Logger } from '../log.js';
 import type { HostRuntime } from '../runtime.js';
-import type { Mount } from '../mounts/mount.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
-import type { ReloadOutcome } from '../reload/reloader.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import { describeThrown, formatProblem } from '../errors.js';
 import { HOST_VERSION } from '../version.js';
@@ -44,6 +42,8 @@ import {
   type Instrumentation,
   type UpstreamRequest,
   type TracedUpstreamRequest,
+  type ReloadRecord,
+  type MountStateRecord,
 } from '../sinks/telemetry.js';
 import { ATTR, HOST_ATTR, requestAttributes, spanName } from './conventions.js';
 
@@ -309,7 +309,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       };
     },
 
-    reloaded(outcome: ReloadOutcome) {
+    reloaded(outcome: ReloadRecord) {
       const attributes = { [HOST_ATTR.reloadOutcome]: outcome.ok ? 'ok' : 'refused' };
       reloads.add(1, attributes);
       reloadDuration.record(outcome.ms / 1000, attributes);
@@ -326,7 +326,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       span.end(end);
     },
 
-    mountStateChanged(mount: Mount) {
+    mountStateChanged(mount: MountStateRecord) {
       const attributes: Attributes = {
         [HOST_ATTR.mount]: mount.name,
         [HOST_ATTR.mountKind]: mount.spec.kind,
