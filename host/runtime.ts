@@ -4,7 +4,7 @@ import type { Generation } from './catalogue/generation.js';
 import { ALL_LIST_KINDS, changedListOf, kindsChangedBy, type ChangedList } from './vocabulary/list-kinds.js';
 import type { Logger } from './log.js';
 import type { Mount, MountEvents } from './mounts/mount.js';
-import type { SessionNotifier } from './proxy/front-session.js';
+import type { SessionNotifier } from './sinks/session-notifier.js';
 import { diffGenerations, type CatalogueDiff } from './catalogue/catalogue-diff.js';
 import { describeThrown, formatProblem } from './errors.js';
 import { driftProblem } from './pins/drift.js';

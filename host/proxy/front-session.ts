@@ -2,21 +2,7 @@ import { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
 import type { ChangedList } from '../vocabulary/list-kinds.js';
-
-/**
- * What the runtime needs of anything it notifies: a long-lived client
- * session, or one endpoint that fans out to many (the 2026-07-28 HTTP
- * handler's `subscriptions/listen` streams).
- */
-export interface SessionNotifier {
-  /** The resource URIs this notifier is subscribed to through the runtime. */
-  readonly subscriptions: Set<string>;
-  /** Set on an endpoint that fans out to many: it is no one client's session, and is not counted as one. */
-  readonly fansOut?: boolean;
-  /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
-  listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
-  resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
-}
+import type { SessionNotifier } from '../sinks/session-notifier.js';
 
 /**
  * One connected client as the host sees it: the SDK `Server` instance that

@@ -1,7 +1,7 @@
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
-import type { SessionNotifier } from '../proxy/front-session.js';
+import type { SessionNotifier } from '../sinks/session-notifier.js';
 import { jsonRpcErrorResponse, peekJson } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
