@@ -1,20 +1,21 @@
 // `npm test`'s check that host/ keeps its shape (DESIGN.md "Layers",
 // docs/architecture.md): data flows one way down the layers below, so no
 // folder imports from a folder above it and no files import each other in a
-// circle. It reads the compiled import graph (dist/host, after `npm run
-// build`): type-only imports are erased there, so what it holds is what loads
-// what at run time.
+// circle. It reads the sources' import graph, type-only imports included: an
+// interface a lower layer takes from a higher one ties the two together as
+// surely as a call does, though the compiler erases it.
 //
-// Usage: node scripts/check-layers.js [compiled host folder, default dist/host]
+// Usage: node scripts/check-layers.js [host folder, default host]
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from '@babel/parser';
 
 /**
  * The layers, top first: each may import its own and those below it. A name
  * is a folder of host/ or a top-level file (without extension); top-level
- * files not named here are the shared vocabulary and helpers on the lowest
- * floor, below every folder.
+ * files not named here are the shared helpers on the lowest floor, below
+ * every folder.
  */
 export const LAYERS = [
   ['cli', 'index', 'testing'],
@@ -32,8 +33,9 @@ export const LAYERS = [
   ['mounts'],
   ['loader'],
   ['config'],
-  // The interfaces the layers above report to; telemetry/ and cluster/ implement them.
+  // The interfaces the layers above them call; telemetry/, cluster/ and the serving layers implement them.
   ['sinks'],
+  // What every layer speaks of: list kinds, cache hints, a call's hooks, a continuation's owner.
   ['vocabulary'],
 ];
 const LOWEST = LAYERS.length;
@@ -42,22 +44,23 @@ const ORDER = LAYERS.map((names) => names.join(' · ')).join(' → ');
 /** The layer of a file, by its path inside the host folder. */
 function layerOf(path) {
   const parts = path.split('/');
-  const name = parts.length > 1 ? parts[0] : parts[0].replace(/\.js$/, '');
+  const name = parts.length > 1 ? parts[0] : parts[0].replace(/\.ts$/, '');
   const index = LAYERS.findIndex((names) => names.includes(name));
   return { name: parts.length > 1 ? `${name}/` : `${name}.ts`, index: index === -1 ? LOWEST : index };
 }
 
-function jsFiles(folder, under = folder) {
+function sourceFiles(folder, under = folder) {
   // Sorted, so that a cycle is reported from the same file on every machine.
   const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
   return entries.flatMap((entry) => {
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) return jsFiles(path, under);
-    return entry.name.endsWith('.js') ? [relative(under, path).split(sep).join('/')] : [];
+    if (entry.isDirectory()) return sourceFiles(path, under);
+    const source = entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts');
+    return source ? [relative(under, path).split(sep).join('/')] : [];
   });
 }
 
-/** The relative modules a compiled file imports: static, re-exported and dynamic (with a literal specifier). */
+/** The relative modules a source file imports: static, type-only, re-exported and dynamic (with a literal specifier). */
 function importsOf(source) {
   const found = [];
   const visit = (node) => {
@@ -70,19 +73,19 @@ function importsOf(source) {
       else if (value && typeof value === 'object' && value !== node.loc) visit(value);
     }
   };
-  visit(parse(source, { sourceType: 'module' }).program);
+  visit(parse(source, { sourceType: 'module', plugins: ['typescript'] }).program);
   return found.filter((specifier) => specifier.startsWith('.'));
 }
 
-/** A compiled path as the source file a reader opens. */
-const shown = (path) => `host/${path.replace(/\.js$/, '.ts')}`;
+const shown = (path) => `host/${path}`;
 
-/** The import graph of a compiled host folder: file → the files it imports, paths relative to the folder. */
+/** The import graph of a host folder: file → the files it imports, paths relative to the folder. */
 export function importGraph(folder) {
   const graph = new Map();
-  for (const file of jsFiles(folder)) {
+  for (const file of sourceFiles(folder)) {
+    // Under NodeNext a source imports `./x.js` and means `./x.ts`.
     const targets = importsOf(readFileSync(join(folder, file), 'utf8')).map((specifier) =>
-      relative(folder, resolve(folder, dirname(file), specifier))
+      relative(folder, resolve(folder, dirname(file), specifier.replace(/\.js$/, '.ts')))
         .split(sep)
         .join('/'),
     );
@@ -106,15 +109,18 @@ export function layerProblems(graph) {
         );
     }
   }
-  for (const circle of circles(graph))
+  for (const { circle, tied } of circles(graph)) {
+    const more =
+      tied > circle.length ? `; ${tied} files are tied together, and another circle shows once this one is broken` : '';
     problems.push(
-      `import cycle: ${[...circle, circle[0]].map(shown).join(' → ')} (no files may import each other, even through others). ` +
-        `Fix: move what they share into a file of its own that none of them is imported by.`,
+      `import cycle: ${[...circle, circle[0]].map(shown).join(' → ')} (no files may import each other, even through others${more}). ` +
+        `Fix: move what one of them takes from the next into a file of its own, below both.`,
     );
+  }
   return problems;
 }
 
-/** The strongly connected groups of more than one file (Tarjan), each as one circle through them. */
+/** The strongly connected groups of more than one file (Tarjan): one circle through each, and how many files it ties. */
 function circles(graph) {
   const index = new Map();
   const low = new Map();
@@ -142,7 +148,8 @@ function circles(graph) {
       onStack.delete(member);
       group.add(member);
     } while (member !== file);
-    if (group.size > 1 || graph.get(file).includes(file)) groups.push(circleThrough(graph, group, file));
+    if (group.size > 1 || graph.get(file).includes(file))
+      groups.push({ circle: circleThrough(graph, group, file), tied: group.size });
   };
   for (const file of graph.keys()) if (!index.has(file)) connect(file);
   return groups;
@@ -169,8 +176,8 @@ function circleThrough(graph, group, start) {
   return [start];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const folder = resolve(process.argv[2] ?? 'dist/host');
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const folder = resolve(process.argv[2] ?? 'host');
   const problems = layerProblems(importGraph(folder));
   for (const problem of problems) console.error(`layers: ${problem}`);
   if (problems.length > 0) {
