@@ -27,7 +27,7 @@ export const LAYERS = [
   ['proxy'],
   ['reload'],
   ['host-status'],
-  ['runtime'],
+  ['runtime', 'client-sessions', 'mount-events'],
   ['catalogue'],
   ['pins'],
   ['mounts'],

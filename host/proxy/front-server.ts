@@ -108,11 +108,11 @@ export function createFrontSession(
     );
     if (capabilities.resources.subscribe) {
       handle('resources/subscribe', async (request) => {
-        await runtime.subscribe(session, String(request.params?.uri));
+        await runtime.sessions.subscribe(session, String(request.params?.uri));
         return {};
       });
       handle('resources/unsubscribe', async (request) => {
-        await runtime.unsubscribe(session, String(request.params?.uri));
+        await runtime.sessions.unsubscribe(session, String(request.params?.uri));
         return {};
       });
     }
@@ -124,13 +124,13 @@ export function createFrontSession(
   }
 
   if (options.longLived) {
-    runtime.addSession(session, options.reachable ?? true);
+    runtime.sessions.add(session, options.reachable ?? true);
     const sessionEnded = traceSession(server);
     const previousOnClose = server.onclose;
     server.onclose = () => {
       previousOnClose?.();
       sessionEnded?.();
-      runtime.removeSession(session);
+      runtime.sessions.remove(session);
     };
   }
   return session;

@@ -105,7 +105,7 @@ export class Reloader {
         configPath,
         cwd: this.options.cwd,
         logger,
-        events: this.runtime,
+        events: this.runtime.events,
         id,
         previous: live,
       });

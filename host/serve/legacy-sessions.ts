@@ -142,7 +142,7 @@ export class LegacySessions {
     // meanwhile is kept (bounded) for its client to resume with Last-Event-ID.
     const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
     if (!stream) return tracked(session, response);
-    this.runtime.setReachable(session.front, true);
+    this.runtime.sessions.setReachable(session.front, true);
     return tracked(session, await primedGetStream(session, request, response));
   }
 

@@ -48,7 +48,7 @@ export function createModernEndpoint(
       handler.notify.resourceUpdated(uri);
     },
   };
-  runtime.addSession(notifier);
+  runtime.sessions.add(notifier);
   const watched = new WatchedResources(runtime, notifier);
   let listenStreams = 0;
 
@@ -86,7 +86,7 @@ export function createModernEndpoint(
       });
     },
     async close() {
-      runtime.removeSession(notifier);
+      runtime.sessions.remove(notifier);
       await handler.close();
     },
   };
@@ -162,7 +162,7 @@ class WatchedResources {
     const count = this.streams.get(uri) ?? 0;
     this.streams.set(uri, count + 1);
     if (count > 0) return;
-    this.runtime.subscribe(this.notifier, uri).catch((error: unknown) =>
+    this.runtime.sessions.subscribe(this.notifier, uri).catch((error: unknown) =>
       // The stream stays open (the SDK acknowledged it); it just never
       // carries updates for a URI no plugin can watch.
       this.runtime.logger.debug({ err: error }, `a listen stream asked for ${uri}, which cannot be subscribed to`),
@@ -176,7 +176,7 @@ class WatchedResources {
       return;
     }
     this.streams.delete(uri);
-    this.runtime
+    this.runtime.sessions
       .unsubscribe(this.notifier, uri)
       .catch((error: unknown) => this.runtime.logger.debug({ err: error }, `could not unsubscribe from ${uri}`));
   }

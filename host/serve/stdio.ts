@@ -26,7 +26,7 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
       // The entry may build a probe instance for `server/discover` and discard
       // it when the client falls back to `initialize`: one connection, so the
       // newest instance is the one being served.
-      if (session) runtime.removeSession(session);
+      if (session) runtime.sessions.remove(session);
       session = createFrontSession(runtime, { longLived: true });
       return session.server;
     },
