@@ -41,12 +41,13 @@ export const LAYERS = [
 const LOWEST = LAYERS.length;
 const ORDER = LAYERS.map((names) => names.join(' · ')).join(' → ');
 
-/** The layer of a file, by its path inside the host folder. */
+/** The layer of a file, by its path inside the host folder; a folder in no layer has index -1. */
 function layerOf(path) {
   const parts = path.split('/');
-  const name = parts.length > 1 ? parts[0] : parts[0].replace(/\.ts$/, '');
+  const folder = parts.length > 1;
+  const name = folder ? parts[0] : parts[0].replace(/\.ts$/, '');
   const index = LAYERS.findIndex((names) => names.includes(name));
-  return { name: parts.length > 1 ? `${name}/` : `${name}.ts`, index: index === -1 ? LOWEST : index };
+  return { name: folder ? `${name}/` : `${name}.ts`, index: index === -1 && !folder ? LOWEST : index };
 }
 
 function sourceFiles(folder, under = folder) {
@@ -97,11 +98,21 @@ export function importGraph(folder) {
 /** Every import that climbs a layer, and every circle of files: each as a line that names it and the rule. */
 export function layerProblems(graph) {
   const problems = [];
+  const unplaced = new Set(
+    [...graph.keys()]
+      .map(layerOf)
+      .filter((layer) => layer.index === -1)
+      .map(({ name }) => name),
+  );
+  for (const name of unplaced)
+    problems.push(
+      `host/${name} is in no layer. Fix: add '${name.slice(0, -1)}' to LAYERS in scripts/check-layers.js at its place in the order, and to the drawing in docs/architecture.md.`,
+    );
   for (const [file, targets] of graph) {
     const from = layerOf(file);
     for (const target of targets) {
       const to = layerOf(target);
-      if (to.index < from.index)
+      if (from.index !== -1 && to.index !== -1 && to.index < from.index)
         problems.push(
           `upward import: ${shown(file)} → ${shown(target)} (${from.name} may not import ${to.name}, a layer above it). ` +
             `Fix: move what both need down to a layer below ${from.name}, or report through an interface in sinks/. ` +

@@ -99,6 +99,21 @@ t.test('a circle inside a larger tied group says how many files it ties', async 
   );
 });
 
+t.test('a folder named in no layer is refused until it is given its place', async (t) => {
+  const folder = await plant(t, {
+    'audit/file-sink.ts': "import { shared } from '../errors.js';\nexport const sink = shared;\n",
+    'audit/format.ts': 'export {};\n',
+    'errors.ts': 'export const shared = 1;\n',
+  });
+  const result = await check(folder);
+  t.equal(result.code, 1);
+  t.match(
+    result.stderr,
+    "layers: host/audit/ is in no layer. Fix: add 'audit' to LAYERS in scripts/check-layers.js at its place in the order, and to the drawing in docs/architecture.md.",
+  );
+  t.match(result.stderr, /layers: 1 problem\(s\)/);
+});
+
 t.test('a top-level file not named in the layers is on the lowest floor, below vocabulary/', async (t) => {
   const folder = await plant(t, {
     'stable-json.ts': "import { LIST } from './vocabulary/list-kinds.js';\nexport const x = LIST;\n",

@@ -1,5 +1,5 @@
 /**
- * The OpenTelemetry side of telemetry.ts: loaded only when telemetry is on.
+ * The OpenTelemetry side of sinks/telemetry.ts: loaded only when telemetry is on.
  * Spans and metrics follow the semantic conventions for MCP (development
  * status): a server span per client request, a client span per request the
  * host makes of a mount, their context carried in `params._meta`.
