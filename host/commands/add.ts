@@ -7,7 +7,7 @@ import { prefixProblem, suggestPrefix } from '../config/prefix.js';
 import { configWhere } from '../config/problem-wording.js';
 import type { Separator } from '../config/types.js';
 import { inspectConfigValue } from '../catalogue/compose.js';
-import { ALL_LIST_KINDS } from '../catalogue/list-kinds.js';
+import { ALL_LIST_KINDS } from '../vocabulary/list-kinds.js';
 import { describeThrown, formatProblem, HostError, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { resolvePackage } from '../loader/resolve.js';
