@@ -6,10 +6,11 @@
 // requests alternate replicas; a 2026-07-28 call that asks its client
 // questions completes when its rounds land on different replicas; a killed
 // replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
-import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'redis';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { validateConfig } from '../host/config/validate.js';
@@ -23,14 +24,14 @@ import {
   until,
   watchingNotificationStream,
 } from './helpers/host.js';
-import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
+import { freePort, redisCli, startHaproxy, startRedis, type Redis } from './helpers/engines.js';
+import { shownRedisUrl } from '../host/cluster/cluster-options.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
 type Result = Record<string, unknown>;
 
 const MODERN = '2026-07-28';
-const execFileAsync = promisify(execFile);
 const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
 
 /**
@@ -81,7 +82,7 @@ interface Cluster {
   /** The replicas' config file. */
   config: string;
   replicas: HttpHost[];
-  redis: Engine & { url: string };
+  redis: Redis;
   /** The load balancer's MCP URL. */
   url: string;
   /** The replicas' environment (Redis, the cluster secret), for one more replica. */
@@ -170,13 +171,7 @@ interface Readiness {
 
 /** How many replicas of the cluster "test" are registered in the Redis on `port`. */
 async function registeredReplicas(port: number): Promise<number> {
-  const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
-    '-p',
-    String(port),
-    '--scan',
-    '--pattern',
-    'mcp-host:test:replica:*',
-  ]);
+  const stdout = await redisCli(port, '--scan', '--pattern', 'mcp-host:test:replica:*');
   return stdout.split('\n').filter(Boolean).length;
 }
 
@@ -421,12 +416,11 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       const clients = await clientsOnA(t);
       const { sessionId, version } = clients;
 
-      const redisCli = (...args: string[]) =>
-        execFileAsync(requireEngine('redis-cli', 'redis-tools'), ['-p', String(cluster.redis.port), ...args]);
-      t.match((await redisCli('CLIENT', 'PAUSE', '8000', 'ALL')).stdout, 'OK');
+      const cli = (...args: string[]) => redisCli(cluster.redis.port, ...args);
+      t.match(await cli('CLIENT', 'PAUSE', '8000', 'ALL'), 'OK');
       // Answered only once the pause is over: what follows must all happen before.
       let paused = true;
-      const resumed = redisCli('PING').then(() => (paused = false));
+      const resumed = cli('PING').then(() => (paused = false));
       await servedAlone(
         t,
         clients,
@@ -485,7 +479,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grow'));
       writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', tools: { exclude: ['grow'] } }] });
       const run = await runCli(['reload', '--cluster', '--config', cluster.config], {
-        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+        env: { ...process.env, ...cluster.env },
       });
       t.equal(run.code, 0, run.stderr);
       for (const replica of [a, b, c]) {
@@ -509,7 +503,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', options: { gate } }] });
       const generations = await Promise.all([a, b, c].map(async (replica) => (await readiness(replica)).generation));
       const run = runCli(['reload', '--cluster', '--config', cluster.config], {
-        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+        env: { ...process.env, ...cluster.env },
       });
       // A replica creating the plugin again: the command was published, and its answers are awaited.
       await until('a reload to be running', () => existsSync(`${gate}.waiting`));
@@ -519,7 +513,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       t.equal(ended.code, 1, `${ended.stdout}\n${ended.stderr}`);
       t.match(
         ended.stderr,
-        `mcp-host: Redis at ${cluster.redis.url}: the connection was lost while waiting for the replicas' answers (`,
+        `mcp-host: Redis at ${shownRedisUrl(cluster.redis.url)}: the connection was lost while waiting for the replicas' answers (`,
       );
       t.match(
         ended.stderr,
@@ -544,7 +538,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
         );
       }
       const again = await runCli(['reload', '--cluster', '--config', cluster.config], {
-        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+        env: { ...process.env, ...cluster.env },
       });
       t.equal(again.code, 0, again.stderr);
       t.match(again.stdout, /nothing changed/, 'every replica took the change; reload --cluster reaches them again');
@@ -553,7 +547,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
 
   t.test('status --cluster lists every replica with its generation, config hash and mounts', async (t) => {
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.equal(run.code, 0, run.stderr);
     t.match(run.stdout, /^cluster "test": 3 replicas answered\n/);
@@ -568,7 +562,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     t.equal(hashes.size, 1, 'all run the same config');
     t.notMatch(run.stdout, 'warning');
     const json = await runCli(['status', '--cluster', '--json', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.equal(json.code, 0, json.stderr);
     const { cluster: name, replicas } = JSON.parse(json.stdout) as { cluster: string; replicas: Result[] };
@@ -592,7 +586,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     a.child.kill('SIGHUP');
     await eventually('a to reload', async () => (await readiness(a)).generation > generation);
     const split = await runCli(['status', '--cluster', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.match(
       split.stdout,
@@ -669,7 +663,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     t.equal(await registered(), 2, 'a left at once; b (killed) is still registered until its entry lapses, and c');
     await eventually("b's entry to lapse", async () => (await registered()) === 1);
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.equal(run.code, 0, run.stderr);
     t.match(run.stdout, /^cluster "test": 1 replica answered\n/);
@@ -693,7 +687,10 @@ t.test('the cluster section is validated like every other key', async (t) => {
     'mcp-host.config.js: cluster.name: expected a non-empty string, got "". Fix: e.g. name: "prod".',
     'mcp-host.config.js: cluster.advertise: expected an http:// or https:// URL, got "ftp://y". Fix: e.g. advertise: "http://10.0.0.12:3000".',
     'mcp-host.config.js: cluster.redisTimeoutMs: expected a positive integer, got 0. Fix: e.g. redisTimeoutMs: 1000.',
-    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name", "advertise" and "redisTimeoutMs".',
+    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name", "advertise", "redisTimeoutMs" and "redisAuth".',
+  ]);
+  t.same(refusals({ redisAuth: 'password' }), [
+    'mcp-host.config.js: cluster.redisAuth: expected "none", got "password". Fix: e.g. redisAuth: "none" (only where nothing but the replicas can reach Redis).',
   ]);
   t.same(refusals('yes'), [
     'mcp-host.config.js: cluster: expected an object, got "yes". Fix: e.g. cluster: { redis: "redis://127.0.0.1:6379", name: "prod" }.',
@@ -707,7 +704,7 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     runCli(['start', '--config', config, ...args], {
       env: {
         ...process.env,
-        MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1',
+        MCP_HOST_REDIS_URL: 'redis://:a-redis-password@127.0.0.1:1',
         MCP_HOST_CLUSTER_SECRET: SECRET,
         ...env,
       },
@@ -725,9 +722,14 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
       'mcp-host.config.js: cluster: a cluster needs Redis, and neither cluster.redis nor MCP_HOST_REDIS_URL names it. Fix: set cluster.redis: "redis://HOST:6379" in the config, or MCP_HOST_REDIS_URL=redis://HOST:6379 in the host\'s environment.',
     ],
     [
-      { MCP_HOST_REDIS_URL: 'http://redis:6379' },
+      { MCP_HOST_REDIS_URL: 'http://:a-redis-password@redis:6379' },
       undefined,
-      'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+      'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://:***@redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+    ],
+    [
+      { MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1' },
+      undefined,
+      "MCP_HOST_REDIS_URL: the Redis URL redis://127.0.0.1:1 carries no credentials: a Redis that asks for none lets anything that reaches it rewrite or delete the cluster's records. Fix: give Redis a password (requirepass, or an ACL user) and put it in the URL, redis://:PASSWORD@HOST:6379 or redis://USER:PASSWORD@HOST:6379 (rediss:// for TLS), in MCP_HOST_REDIS_URL rather than the config file; or, where nothing but the replicas can reach Redis, say so with cluster.redisAuth: 'none' (docs/replicas.md).",
     ],
     [
       { MCP_HOST_HTTP_TOKENS: 'a-token-for-every-interface-0123' },
@@ -745,7 +747,25 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     t.equal(run.code, 1, message);
     t.match(run.stderr, message);
     t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
+    t.notMatch(run.stderr, 'a-redis-password', "Redis's password is not shown");
   }
+  const inConfig = writeClusterConfig(ws, { cluster: { name: 'test', redis: 'rediss://redis.internal:6380' } }, 'tls.config.js');
+  const refused = await runCli(['start', '--config', inConfig, '--http', '127.0.0.1:0'], {
+    env: { ...process.env, MCP_HOST_CLUSTER_SECRET: SECRET },
+  });
+  t.equal(refused.code, 1);
+  t.match(
+    refused.stderr,
+    'tls.config.js: cluster.redis: the Redis URL rediss://redis.internal:6380 carries no credentials',
+    'a URL in the config is refused naming its key',
+  );
+  // Said explicitly, a Redis without credentials is taken: the start goes on to the next check.
+  const unauthenticated = writeClusterConfig(ws, { cluster: { name: 'test', redisAuth: 'none' } }, 'none.config.js');
+  const taken = await runCli(['start', '--config', unauthenticated, '--stdio'], {
+    env: { ...process.env, MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1', MCP_HOST_CLUSTER_SECRET: SECRET },
+  });
+  t.equal(taken.code, 1);
+  t.match(taken.stderr, 'a cluster replica serves HTTP, and this host serves stdio');
 });
 
 t.test('sessions per bearer token are counted across the cluster', async (t) => {
@@ -797,7 +817,9 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
   const clustered = writeClusterConfig(ws);
   const plain = ws.writeConfig({ plugins: [] }, 'plain.config.js');
   const reload = (config: string, env: NodeJS.ProcessEnv) =>
-    runCli(['reload', '--cluster', '--config', config], { env: { ...process.env, ...env } });
+    runCli(['reload', '--cluster', '--config', config], {
+      env: { ...process.env, MCP_HOST_CLUSTER_SECRET: SECRET, ...env },
+    });
   const misplaced = await runCli(['list', '--cluster', '--config', plain]);
   t.equal(misplaced.code, 2);
   t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload" or "status"');
@@ -807,17 +829,141 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
     noCluster.stderr,
     'plain.config.js: cluster: the config has no cluster section, so the hosts running it are not replicas of a cluster. Fix: run mcp-host reload without --cluster, or add a cluster section to the config.',
   );
-  const unreachable = await reload(clustered, { MCP_HOST_REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+  const unreachable = await reload(clustered, { MCP_HOST_REDIS_URL: `redis://:pw@127.0.0.1:${await freePort()}` });
   t.equal(unreachable.code, 1);
   t.match(
     unreachable.stderr,
-    /Redis at redis:\/\/127\.0\.0\.1:\d+: cannot be reached: .*ECONNREFUSED.*\. Fix: start it, or name the cluster's Redis with cluster\.redis or MCP_HOST_REDIS_URL\./,
+    /Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/?: cannot be reached: .*ECONNREFUSED.*\. Fix: start it, or name the cluster's Redis with cluster\.redis or MCP_HOST_REDIS_URL\./,
   );
   const redis = await startRedis(t);
   const empty = await reload(clustered, { MCP_HOST_REDIS_URL: redis.url });
   t.equal(empty.code, 1);
   t.match(
     empty.stderr,
-    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${redis.url}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
+    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${shownRedisUrl(redis.url)}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
   );
+});
+
+/** An HTTP server standing in for whoever an attacker would send a cluster's requests to: it counts what reaches it. */
+async function attackerServer(t: Teardown): Promise<{ url: string; hits: () => number }> {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits += 1;
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'FORGED ANSWER FROM ATTACKER' }] } }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, hits: () => hits };
+}
+
+/**
+ * Someone who can write to the cluster's Redis but holds no cluster secret,
+ * rewriting it as fast as it can: every value that holds an address points
+ * at `attacker`, every session's owner is a replica "evil" registered there,
+ * once in the clear and once as a record of the right shape with a MAC of
+ * the right length. Stopped when the test ends, or by the returned function.
+ */
+function rewritingRedis(
+  t: Teardown,
+  redisUrl: string,
+  attacker: string,
+): { rounds: () => number; stop: () => Promise<void> } {
+  const redis = createClient({ url: redisUrl });
+  let running = true;
+  let rounds = 0;
+  const forged = (value: string) => `${Date.now() + 60_000}.${'A'.repeat(43)}.${value}`;
+  const loop = (async () => {
+    await redis.connect();
+    while (running) {
+      for await (const keys of redis.scanIterator({ MATCH: 'mcp-host:test:*', COUNT: 1000 })) {
+        for (const key of [keys].flat()) {
+          if ((await redis.type(key)) !== 'string') continue;
+          const value = (await redis.get(key)) ?? '';
+          if (key.includes(':session:')) await redis.set(key, rounds % 2 ? 'evil' : forged('evil'), { KEEPTTL: true });
+          else if (/https?:\/\//.test(value)) {
+            await redis.set(key, value.replace(/https?:\/\/\S+$/, attacker), { KEEPTTL: true });
+          }
+        }
+      }
+      await redis.set('mcp-host:test:replica:evil', rounds % 2 ? attacker : forged(attacker));
+      rounds += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await redis.close();
+  })();
+  const stop = async () => {
+    running = false;
+    await loop;
+  };
+  t.teardown(stop);
+  return { rounds: () => rounds, stop };
+}
+
+t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor answer them', async (t) => {
+  const ws = makeWorkspace(t);
+  const cluster = await startCluster(t, ws);
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const attacker = await attackerServer(t);
+
+  // A legacy session through HAProxy: its requests land on either replica, half of them forwarded.
+  const legacy = new Client({ name: 'legacy-under-attack', version: '1.0.0' });
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+  t.teardown(() => legacy.close());
+  const pid = firstText(await legacy.callTool({ name: 'r.whoami', arguments: {} }));
+  // A 2026-07-28 client whose call's rounds alternate replicas: its retries are forwarded to the call's holder.
+  const modern = modernClient();
+  answering(modern);
+  await modern.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url]) }));
+  t.teardown(() => modern.close());
+
+  const rewriting = rewritingRedis(t, cluster.redis.url, attacker.url);
+  await until('every record to be rewritten', () => rewriting.rounds() > 1);
+  const outcomes = { answered: 0, refused: 0 };
+  const clearly =
+    /Service Unavailable: (session "[\w-]+" is not on this replica|another replica holds the call this requestState continues), and the cluster's record of (which replica holds it|where that replica is) failed its signature check \(something other than a replica wrote it to Redis\), so it is not followed; retry later\. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold \(docs\/replicas\.md\)/;
+  for (let i = 0; i < 12; i++) {
+    try {
+      t.equal(firstText(await legacy.callTool({ name: 'r.whoami', arguments: {} })), pid, 'answered by its own replica');
+      outcomes.answered += 1;
+    } catch (error) {
+      t.match((error as Error).message, clearly);
+      outcomes.refused += 1;
+    }
+  }
+  for (let i = 0; i < 4; i++) {
+    try {
+      t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second! on \d+$/);
+      outcomes.answered += 1;
+    } catch (error) {
+      t.match((error as Error).message, clearly);
+      outcomes.refused += 1;
+    }
+  }
+  // HAProxy sends a request another replica refused (503) to the other one: most legacy calls fail over.
+  t.equal(outcomes.answered + outcomes.refused, 16, `every call answered rightly or refused clearly (${JSON.stringify(outcomes)})`);
+  await rewriting.stop();
+  t.equal(attacker.hits(), 0, 'nothing reached the address written to Redis');
+  await assertLogged(
+    t,
+    () => a.log() + b.log(),
+    /ignored the Redis record mcp-host:test:(session|replica):[\w-]+: (it is not a sealed record|its signature does not match this cluster’s key for that key name)\. Something other than a replica of this cluster wrote it; it is not followed\. Fix: find what else writes to this Redis, and give Redis credentials only the replicas hold \(docs\/replicas\.md\)/,
+  );
+  t.ok(
+    (a.log().match(/ignored the Redis record/g)?.length ?? 0) < 10,
+    'refused records are logged at most once per 10 s (with a count of the rest)',
+  );
+
+  // The replicas' heartbeats write their records again: what was refused is served again.
+  await eventually('the session to be served again from either replica', async () => {
+    const answers = await Promise.all(
+      [0, 1].map(() => legacy.callTool({ name: 'r.whoami', arguments: {} }).then(firstText, () => 'refused')),
+    );
+    return answers.every((answer) => answer === pid);
+  });
+  t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second! on \d+$/);
+  t.equal(attacker.hits(), 0);
 });
