@@ -26,6 +26,7 @@ import {
 } from './helpers/host.js';
 import { freePort, redisCli, startHaproxy, startRedis, type Redis } from './helpers/engines.js';
 import { shownRedisUrl } from '../host/cluster/cluster-options.js';
+import { PeerAuth, deriveKey } from '../host/cluster/peer-auth.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -966,4 +967,130 @@ t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor 
   });
   t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second! on \d+$/);
   t.equal(attacker.hits(), 0);
+});
+
+t.test('a forwarded request captured between replicas opens nothing when replayed', async (t) => {
+  const ws = makeWorkspace(t);
+  const token = 'token-for-replays-0123456789';
+  const redis = await startRedis(t);
+  const [portA, portB, portTap] = [await freePort(), await freePort(), await freePort()];
+  // The wire between the replicas, as someone on that network sees it: a sends its advertise address
+  // through this tap, which keeps a copy of every request.
+  const captured: { method: string; headers: Record<string, string>; body: string }[] = [];
+  const tap = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+      ) as Record<string, string>;
+      captured.push({ method: req.method!, headers, body });
+      void fetch(`http://127.0.0.1:${portA}/mcp`, {
+        method: req.method!,
+        headers,
+        ...(req.method === 'POST' && { body }),
+      }).then(async (answer) => {
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => tap.listen(portTap, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => tap.close(resolve)));
+  const env = {
+    MCP_HOST_REDIS_URL: redis.url,
+    MCP_HOST_CLUSTER_SECRET: SECRET,
+    MCP_HOST_HTTP_TOKENS: token,
+    MCP_HOST_LOG_LEVEL: 'debug',
+  };
+  const http = { port: 0, auth: {} };
+  const configA = writeClusterConfig(
+    ws,
+    { http, cluster: { name: 'test', advertise: `http://127.0.0.1:${portTap}` } },
+    'a.config.js',
+  );
+  const configB = writeClusterConfig(ws, { http }, 'b.config.js');
+  const a = await startHttpHost(t, configA, { args: ['--http', `127.0.0.1:${portA}`], env });
+  const b = await startHttpHost(t, configB, { args: ['--http', `127.0.0.1:${portB}`], env });
+  for (const replica of [a, b]) await until('the replica to register', () => /registering/.test(replica.log()));
+
+  const client = new Client({ name: 'legacy-on-a', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(a.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  t.teardown(() => client.close());
+  const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+  const version = client.getNegotiatedProtocolVersion()!;
+  const call = (text: string) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'r.whoami', arguments: { text } } });
+  const sent = (url: string, headers: Record<string, string>, init: RequestInit = {}) =>
+    fetch(url, { method: 'POST', body: call('first'), ...init, headers });
+  const clientHeaders = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': version,
+  };
+  const viaB = await sent(b.url, clientHeaders);
+  t.equal(viaB.status, 200, 'b forwarded the call to the session’s owner');
+  t.match(await viaB.text(), String(a.child.pid));
+  await assertLogged(t, a.log, /serving a POST forwarded by replica [\w-]+ for token-1/, 'a knows whom b authenticated');
+  // b checks Host and Origin on what the client sent before forwarding anything.
+  const foreign = await sent(b.url, { ...clientHeaders, origin: 'http://evil.example' });
+  t.equal(foreign.status, 403);
+  const forwarded = captured.filter((request) => request.headers['x-mcp-host-peer'] !== undefined);
+  t.equal(forwarded.length, 1, 'one request crossed the wire, stamped');
+  const { headers } = forwarded[0]!;
+  t.notOk('authorization' in headers, 'the client’s token does not cross the wire');
+
+  const refusedWith = async (answer: Promise<Response>, why: RegExp | string, what: string) => {
+    const response = await answer;
+    t.equal(response.status, 401, what);
+    t.match(
+      ((await response.json()) as { error: Result }).error.message,
+      why instanceof RegExp ? why : `Unauthorized: a request forwarded by an mcp-host replica was refused: ${why}`,
+      what,
+    );
+  };
+  const badSignature =
+    'its signature does not match this request (its method, path, session and body) under this cluster’s key (or MCP_HOST_CLUSTER_SECRET differs)';
+  await refusedWith(sent(a.url, headers, { body: forwarded[0]!.body }), 'it was used already (a replay)', 'the same again');
+  await refusedWith(sent(a.url, headers, { body: call('other') }), 'the body is not the one it was stamped for', 'another body');
+  await refusedWith(sent(a.url, headers, { method: 'GET', body: null }), badSignature, 'another method (GET)');
+  await refusedWith(sent(a.url, headers, { method: 'DELETE', body: null }), badSignature, 'another method (DELETE)');
+  const { 'mcp-session-id': _session, ...sessionless } = headers;
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'replayed', version: '1' } },
+  });
+  await refusedWith(sent(a.url, sessionless, { body: initialize }), badSignature, 'a new session');
+  await refusedWith(sent(b.url, headers, { body: forwarded[0]!.body }), 'it was stamped for another replica', 'to b');
+  await refusedWith(
+    sent(a.url, { ...headers, 'mcp-session-id': sessionId.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }),
+    badSignature,
+    'another session',
+  );
+
+  // Well formed, its MAC of the right length, made with a key not derived from the cluster's secret.
+  const [, , , from, target] = headers['x-mcp-host-peer']!.split('.');
+  const forger = new PeerAuth(deriveKey('not-the-cluster-secret-0123456789', 'test', 'peer'), from!);
+  const forgedStamp = forger.stamp({ method: 'POST', path: '/mcp', sessionId }, call('forged'), target!, 'token-1');
+  t.equal(forgedStamp.split('.').pop()!.length, headers['x-mcp-host-peer']!.split('.').pop()!.length);
+  await refusedWith(
+    sent(a.url, { ...headers, 'x-mcp-host-peer': forgedStamp }, { body: call('forged') }),
+    badSignature,
+    'a stamp made without the secret',
+  );
+  await refusedWith(
+    sent(a.url, { ...headers, 'x-mcp-host-peer': 'v1.not.a.stamp' }),
+    'it is not a stamp this version makes',
+    'a stamp of another form',
+  );
+  t.equal(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })), String(a.child.pid));
+  await assertLogged(t, a.log, 'refused a request forwarded as from another replica: it was used already (a replay)');
 });

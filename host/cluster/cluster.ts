@@ -246,8 +246,15 @@ export class Cluster {
    * Undefined when it is admitted, else why not.
    */
   async consume(stamp: PeerStamp, read: ReadRequest, legacy: boolean): Promise<string | undefined> {
-    const refused = this.auth.consume(stamp, read.text) ?? (await this.usedInCluster(stamp)) ?? forwardsOnly(read, legacy, this.replica);
+    const refused =
+      this.auth.consume(stamp, read.text) ??
+      (await this.usedInCluster(stamp)) ??
+      forwardsOnly(read, legacy, this.replica);
     if (refused !== undefined) this.refusedStamp(refused);
+    else {
+      const client = stamp.clientId === undefined ? 'its client (no bearer auth)' : stamp.clientId;
+      this.logger.debug(`serving a ${read.request.method} forwarded by replica ${stamp.from} for ${client}`);
+    }
     return refused;
   }
 
