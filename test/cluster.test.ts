@@ -24,7 +24,15 @@ import {
   until,
   watchingNotificationStream,
 } from './helpers/host.js';
-import { freePort, redisCli, startHaproxy, startRedis, type Redis } from './helpers/engines.js';
+import {
+  REDIS_PASSWORD,
+  freePort,
+  makeRedisTls,
+  redisCli,
+  startHaproxy,
+  startRedis,
+  type Redis,
+} from './helpers/engines.js';
 import { shownRedisUrl } from '../host/cluster/cluster-options.js';
 import { PeerAuth, deriveKey } from '../host/cluster/peer-auth.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
@@ -750,7 +758,11 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
     t.notMatch(run.stderr, 'a-redis-password', "Redis's password is not shown");
   }
-  const inConfig = writeClusterConfig(ws, { cluster: { name: 'test', redis: 'rediss://redis.internal:6380' } }, 'tls.config.js');
+  const inConfig = writeClusterConfig(
+    ws,
+    { cluster: { name: 'test', redis: 'rediss://redis.internal:6380' } },
+    'tls.config.js',
+  );
   const refused = await runCli(['start', '--config', inConfig, '--http', '127.0.0.1:0'], {
     env: { ...process.env, MCP_HOST_CLUSTER_SECRET: SECRET },
   });
@@ -853,7 +865,11 @@ async function attackerServer(t: Teardown): Promise<{ url: string; hits: () => n
     req.resume();
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
-      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'FORGED ANSWER FROM ATTACKER' }] } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { content: [{ type: 'text', text: 'FORGED ANSWER FROM ATTACKER' }] },
+      }),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -928,7 +944,11 @@ t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor 
     /Service Unavailable: (session "[\w-]+" is not on this replica|another replica holds the call this requestState continues), and the cluster's record of (which replica holds it|where that replica is) failed its signature check \(something other than a replica wrote it to Redis\), so it is not followed; retry later\. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold \(docs\/replicas\.md\)/;
   for (let i = 0; i < 12; i++) {
     try {
-      t.equal(firstText(await legacy.callTool({ name: 'r.whoami', arguments: {} })), pid, 'answered by its own replica');
+      t.equal(
+        firstText(await legacy.callTool({ name: 'r.whoami', arguments: {} })),
+        pid,
+        'answered by its own replica',
+      );
       outcomes.answered += 1;
     } catch (error) {
       t.match((error as Error).message, clearly);
@@ -945,7 +965,11 @@ t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor 
     }
   }
   // HAProxy sends a request another replica refused (503) to the other one: most legacy calls fail over.
-  t.equal(outcomes.answered + outcomes.refused, 16, `every call answered rightly or refused clearly (${JSON.stringify(outcomes)})`);
+  t.equal(
+    outcomes.answered + outcomes.refused,
+    16,
+    `every call answered rightly or refused clearly (${JSON.stringify(outcomes)})`,
+  );
   await rewriting.stop();
   t.equal(attacker.hits(), 0, 'nothing reached the address written to Redis');
   await assertLogged(
@@ -1037,7 +1061,12 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
   const viaB = await sent(b.url, clientHeaders);
   t.equal(viaB.status, 200, 'b forwarded the call to the session’s owner');
   t.match(await viaB.text(), String(a.child.pid));
-  await assertLogged(t, a.log, /serving a POST forwarded by replica [\w-]+ for token-1/, 'a knows whom b authenticated');
+  await assertLogged(
+    t,
+    a.log,
+    /serving a POST forwarded by replica [\w-]+ for token-1/,
+    'a knows whom b authenticated',
+  );
   // b checks Host and Origin on what the client sent before forwarding anything.
   const foreign = await sent(b.url, { ...clientHeaders, origin: 'http://evil.example' });
   t.equal(foreign.status, 403);
@@ -1057,8 +1086,16 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
   };
   const badSignature =
     'its signature does not match this request (its method, path, session and body) under this cluster’s key (or MCP_HOST_CLUSTER_SECRET differs)';
-  await refusedWith(sent(a.url, headers, { body: forwarded[0]!.body }), 'it was used already (a replay)', 'the same again');
-  await refusedWith(sent(a.url, headers, { body: call('other') }), 'the body is not the one it was stamped for', 'another body');
+  await refusedWith(
+    sent(a.url, headers, { body: forwarded[0]!.body }),
+    'it was used already (a replay)',
+    'the same again',
+  );
+  await refusedWith(
+    sent(a.url, headers, { body: call('other') }),
+    'the body is not the one it was stamped for',
+    'another body',
+  );
   await refusedWith(sent(a.url, headers, { method: 'GET', body: null }), badSignature, 'another method (GET)');
   await refusedWith(sent(a.url, headers, { method: 'DELETE', body: null }), badSignature, 'another method (DELETE)');
   const { 'mcp-session-id': _session, ...sessionless } = headers;
@@ -1093,4 +1130,71 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
   );
   t.equal(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })), String(a.child.pid));
   await assertLogged(t, a.log, 'refused a request forwarded as from another replica: it was used already (a replay)');
+});
+
+t.test('SIGTERM ends a replica within its drain deadline, whatever Redis does', async (t) => {
+  const ws = makeWorkspace(t);
+  const drainTimeoutMs = 3_000;
+  const cluster = await startCluster(t, ws, { config: { reload: { watch: false, drainTimeoutMs } } });
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+
+  /** On `replica`: a legacy session with its GET stream, another replica's session whose GET stream it relays, a call in flight and a 2026-07-28 call waiting for its retry. */
+  const busy = async (replica: HttpHost, other: HttpHost) => {
+    for (const [owner, streamVia] of [
+      [replica, replica],
+      [other, replica],
+    ] as const) {
+      const stream = watchingNotificationStream(alternating([owner.url], streamVia.url));
+      const client = new Client({ name: 'legacy-open', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(owner.url), { fetch: stream.fetch }));
+      t.teardown(() => client.close());
+      await stream.opened;
+    }
+    const holding = new Client({ name: 'holding', version: '1.0.0' });
+    await holding.connect(new StreamableHTTPClientTransport(new URL(replica.url)));
+    t.teardown(() => holding.close());
+    // Never answered: the replica stops first. Its client gives up in its own time.
+    void holding.callTool({ name: 'r.hold', arguments: {} }).catch(() => undefined);
+    const { asked } = await callWaitingOn(replica.url);
+    t.equal(asked.resultType, 'input_required', 'a 2026-07-28 call waits for its retry');
+  };
+  const stopsWithin = async (replica: HttpHost, what: string) => {
+    const started = Date.now();
+    t.equal(await replica.exited, 0, `${what}: it stopped as it should`);
+    const ms = Date.now() - started;
+    // Its drain deadline, then a Redis command's time (cluster.redisTimeoutMs) and its streams' 2 s to flush, and room for a loaded machine.
+    t.ok(ms < drainTimeoutMs + 1_000 + 2_000 + 3_000, `${what}: it exited after ${ms} ms`);
+  };
+
+  await busy(a, b);
+  await until('the held call to reach the plugin', () => existsSync(join(ws.dir, 'release.held')));
+  a.child.kill('SIGTERM');
+  cluster.redis.child.kill('SIGSTOP');
+  t.teardown(() => void cluster.redis.child.kill('SIGCONT'));
+  await stopsWithin(a, 'Redis paused right after the signal');
+  await assertLogged(t, a.log, 'closing with 2 calls still running after the drain timeout');
+
+  cluster.redis.child.kill('SIGCONT');
+  await eventually('b to reach Redis again', async () => (await readiness(b)).degraded === undefined);
+  await busy(b, b);
+  b.child.kill('SIGTERM');
+  cluster.redis.child.kill('SIGKILL');
+  await stopsWithin(b, 'Redis stopped right after the signal');
+});
+
+t.test('rediss://: a replica reaches a Redis speaking TLS whose certificate it can check, and no other', async (t) => {
+  const ws = makeWorkspace(t);
+  const redis = await startRedis(t, undefined, await makeRedisTls(ws.dir));
+  t.match(redis.url, /^rediss:\/\//);
+  const config = writeClusterConfig(ws);
+  const env = { MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: SECRET };
+  // Its CA given as Node takes extra CAs: the certificate checks out, and the replica joins.
+  const trusting = await startHttpHost(t, config, { env: { ...env, NODE_EXTRA_CA_CERTS: join(ws.dir, 'ca.pem') } });
+  await until('the replica to register over TLS', () => /registering/.test(trusting.log()));
+  t.same(await readiness(trusting).then((ready) => ready.degraded), undefined);
+  // Without it, the same certificate is one nobody vouches for: refused, and the replica says why.
+  const doubting = await startHttpHost(t, config, { env });
+  t.match(await readiness(doubting), { ready: true, degraded: /^Redis unreachable: .*certificate/ });
+  t.notMatch(doubting.log(), 'registering');
+  t.notMatch(doubting.log(), REDIS_PASSWORD, 'the password stays out of the log');
 });

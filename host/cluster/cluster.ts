@@ -97,6 +97,8 @@ export class Cluster {
   private lastFailure = 'not connected to Redis yet';
   /** Whether the current outage was logged already: once per outage, however many retries fail. */
   private outageLogged = false;
+  /** Set once the replica leaves the cluster (it is stopping). */
+  private leaving = false;
   /** Why Redis counts as slow now (a command outlived cluster.redisTimeoutMs); undefined once one answers in time. */
   private slow: string | undefined;
 
@@ -231,7 +233,10 @@ export class Cluster {
    * stamp's MAC, target and time are checked here, before its body is read;
    * the body and the stamp's single use then by `consume`.
    */
-  admit(stamp: string, request: { method: string; path: string; sessionId: string | undefined }): PeerStamp | { refused: string } {
+  admit(
+    stamp: string,
+    request: { method: string; path: string; sessionId: string | undefined },
+  ): PeerStamp | { refused: string } {
     const checked = this.auth.check(stamp, request);
     if ('refused' in checked) this.refusedStamp(checked.refused);
     return checked;
@@ -270,8 +275,15 @@ export class Cluster {
     const headers = new Headers(request.headers);
     for (const name of HOP_HEADERS) headers.delete(name);
     const { pathname, search } = new URL(url);
-    const stamped = { method: request.method, path: pathname + search, sessionId: headers.get('mcp-session-id') ?? undefined };
-    headers.set(PEER_HEADER, this.auth.stamp(stamped, request.method === 'POST' ? read.text : '', peer.replica, clientId));
+    const stamped = {
+      method: request.method,
+      path: pathname + search,
+      sessionId: headers.get('mcp-session-id') ?? undefined,
+    };
+    headers.set(
+      PEER_HEADER,
+      this.auth.stamp(stamped, request.method === 'POST' ? read.text : '', peer.replica, clientId),
+    );
     let answer: Response;
     try {
       answer = await fetch(url, {
@@ -305,11 +317,13 @@ export class Cluster {
    * or its status), and the answer published on the request's reply
    * channel. Subscribing takes a connection of its own.
    */
-  async answerCommands(runtime: HostRuntime, reloader: Reloader, configFile: string): Promise<void> {
-    const subscriber = this.redis.duplicate();
+  answerCommands(runtime: HostRuntime, reloader: Reloader, configFile: string): void {
+    // Its commands wait in its queue while it is not connected: the subscription is made once it is
+    // (and renewed by the client on every reconnection), and a replica serves meanwhile.
+    const subscriber = this.redis.duplicate({ disableOfflineQueue: false });
     subscriber.on('error', () => undefined); // the main connection reports outages
     this.subscriber = subscriber;
-    await subscriber.connect().catch(() => undefined);
+    subscriber.connect().catch(() => undefined);
     const answer = async ({ id, command }: ClusterRequest): Promise<void> => {
       const reply: ReplicaReply = { replica: this.replica, url: this.url ?? '', pid: process.pid, configFile };
       if (command === 'reload') reply.outcome = await reloader.reload('mcp-host reload --cluster');
@@ -319,20 +333,23 @@ export class Cluster {
       await this.command(() => this.redis.publish(channel, sealed));
     };
     const channel = this.key('channel', COMMAND_CHANNEL);
-    await subscriber
+    subscriber
       .subscribe(channel, (message) => {
         const request = this.commandOf(channel, message);
         if (request) void answer(request);
       })
-      .catch((error: unknown) =>
+      .catch((error: unknown) => {
+        // A replica leaving before it ever subscribed cut its own connection: nothing to report.
+        if (this.leaving) return;
         this.logger.warn(
           `cluster "${this.options.name}": reload --cluster and status --cluster cannot reach this replica: ${describeThrown(error)}`,
-        ),
-      );
+        );
+      });
   }
 
   /** Leave the cluster: this replica's entry goes at once, so its sessions answer 404 without waiting for expiry. */
   async leave(): Promise<void> {
+    this.leaving = true;
     clearInterval(this.heartbeat);
     const batch = this.redis.multi().del(this.key('replica', this.replica));
     for (const [id, { token, member }] of this.sessions) {
@@ -340,16 +357,9 @@ export class Cluster {
       if (token !== undefined && member !== undefined) batch.zRem(this.key('token', token), member);
     }
     await this.command(() => batch.exec());
-    // A stopping replica never waits on Redis longer than cluster.redisTimeoutMs: a Redis that does not
-    // answer (stopped, paused) has its connections cut.
-    await Promise.all(
-      [this.subscriber, this.redis].map(async (client) => {
-        if (!client?.isOpen) return;
-        if (!(await settlesWithin(client.close().catch(() => undefined), this.options.redisTimeoutMs))) {
-          client.destroy();
-        }
-      }),
-    );
+    // Cut, not closed: closing waits for the answers to commands still pending, which a Redis that is
+    // paused or gone never sends. A stopping replica waits on Redis cluster.redisTimeoutMs at most.
+    for (const client of [this.subscriber, this.redis]) if (client?.isOpen) client.destroy();
   }
 
   private async beat(): Promise<void> {

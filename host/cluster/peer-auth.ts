@@ -92,7 +92,13 @@ export class PeerAuth {
       };
     }
     const clientId = Buffer.from(client!, 'base64url').toString();
-    return { clientId: clientId === '' ? undefined : clientId, from: from!, nonce: nonce!, sentAt, bodyDigest: digest! };
+    return {
+      clientId: clientId === '' ? undefined : clientId,
+      from: from!,
+      nonce: nonce!,
+      sentAt,
+      bodyDigest: digest!,
+    };
   }
 
   /**

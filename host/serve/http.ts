@@ -280,7 +280,11 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
 
 /** The answer to a request whose forwarding stamp is refused. */
 function unauthorizedForward(why: string): Response {
-  return jsonRpcErrorResponse(401, -32000, `Unauthorized: a request forwarded by an mcp-host replica was refused: ${why}`);
+  return jsonRpcErrorResponse(
+    401,
+    -32000,
+    `Unauthorized: a request forwarded by an mcp-host replica was refused: ${why}`,
+  );
 }
 
 /** The options given, without the keys given as undefined (so a default is not overwritten by one). */

@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { Teardown } from './host.js';
@@ -112,6 +112,58 @@ export async function startRedis(t: Teardown, port?: number, tls?: RedisTls): Pr
   ];
   const engine = await startEngine(t, file, args, /Ready to accept connections/, port);
   return { ...engine, url: `${tls ? 'rediss' : 'redis'}://:${REDIS_PASSWORD}@127.0.0.1:${port}` };
+}
+
+/**
+ * A CA of the test's own and a certificate it signed for 127.0.0.1, made
+ * with openssl in `dir`: what a Redis speaking TLS shows its clients.
+ */
+export async function makeRedisTls(dir: string): Promise<RedisTls> {
+  const openssl = requireEngine('openssl', 'openssl');
+  const file = (name: string) => join(dir, name);
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await execFileAsync(openssl, [
+    'req',
+    '-x509',
+    ...key,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=mcp-host test CA',
+  ]);
+  await execFileAsync(openssl, [
+    'req',
+    ...key,
+    '-keyout',
+    file('redis.key'),
+    '-out',
+    file('redis.csr'),
+    '-subj',
+    '/CN=127.0.0.1',
+  ]);
+  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  await execFileAsync(openssl, [
+    'x509',
+    '-req',
+    '-in',
+    file('redis.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    file('redis.pem'),
+    '-days',
+    '1',
+    '-extfile',
+    file('san.ext'),
+  ]);
+  return { cert: file('redis.pem'), key: file('redis.key'), ca: file('ca.pem') };
 }
 
 /** redis-cli against the (plain) test Redis on `port`: what it printed. */
