@@ -8,28 +8,28 @@
 // paused or gone.
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createClient } from 'redis';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   assertLogged,
+  runCli,
   startHttpHost,
   type HttpHost,
-  type Teardown,
   until,
   watchingNotificationStream,
 } from './helpers/host.js';
-import { REDIS_PASSWORD, freePort, makeRedisTls, startRedis } from './helpers/engines.js';
+import { REDIS_PASSWORD, freePort, makeRedisTls, redisCli, startRedis } from './helpers/engines.js';
 import {
   SECRET,
   alternating,
   answering,
+  attackerServer,
   callWaitingOn,
   eventually,
   modernClient,
   readiness,
+  rewritingRedis,
   startCluster,
   writeClusterConfig,
   type Result,
@@ -37,67 +37,6 @@ import {
 import { PeerAuth, deriveKey } from '../host/cluster/peer-auth.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
-async function attackerServer(t: Teardown): Promise<{ url: string; hits: () => number }> {
-  let hits = 0;
-  const server = createServer((req, res) => {
-    hits += 1;
-    req.resume();
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        result: { content: [{ type: 'text', text: 'FORGED ANSWER FROM ATTACKER' }] },
-      }),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, hits: () => hits };
-}
-
-/**
- * Someone who can write to the cluster's Redis but holds no cluster secret,
- * rewriting it as fast as it can: every value that holds an address points
- * at `attacker`, every session's owner is a replica "evil" registered there,
- * once in the clear and once as a record of the right shape with a MAC of
- * the right length. Stopped when the test ends, or by the returned function.
- */
-function rewritingRedis(
-  t: Teardown,
-  redisUrl: string,
-  attacker: string,
-): { rounds: () => number; stop: () => Promise<void> } {
-  const redis = createClient({ url: redisUrl });
-  let running = true;
-  let rounds = 0;
-  const forged = (value: string) => `${Date.now() + 60_000}.${'A'.repeat(43)}.${value}`;
-  const loop = (async () => {
-    await redis.connect();
-    while (running) {
-      for await (const keys of redis.scanIterator({ MATCH: 'mcp-host:test:*', COUNT: 1000 })) {
-        for (const key of [keys].flat()) {
-          if ((await redis.type(key)) !== 'string') continue;
-          const value = (await redis.get(key)) ?? '';
-          if (key.includes(':session:')) await redis.set(key, rounds % 2 ? 'evil' : forged('evil'), { KEEPTTL: true });
-          else if (/https?:\/\//.test(value)) {
-            await redis.set(key, value.replace(/https?:\/\/\S+$/, attacker), { KEEPTTL: true });
-          }
-        }
-      }
-      await redis.set('mcp-host:test:replica:evil', rounds % 2 ? attacker : forged(attacker));
-      rounds += 1;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await redis.close();
-  })();
-  const stop = async () => {
-    running = false;
-    await loop;
-  };
-  t.teardown(stop);
-  return { rounds: () => rounds, stop };
-}
 
 t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor answer them', async (t) => {
   const ws = makeWorkspace(t);
@@ -116,7 +55,7 @@ t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor 
   await modern.connect(new StreamableHTTPClientTransport(new URL(a.url), { fetch: alternating([a.url, b.url]) }));
   t.teardown(() => modern.close());
 
-  const rewriting = rewritingRedis(t, cluster.redis.url, attacker.url);
+  const rewriting = rewritingRedis(t, cluster.redis.url, 'test', attacker.url);
   await until('every record to be rewritten', () => rewriting.rounds() > 1);
   const outcomes = { answered: 0, refused: 0 };
   const clearly =
@@ -175,6 +114,23 @@ t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor 
     ),
   );
   t.equal(attacker.hits(), 0);
+  // The entry the attacker added is no replica's: status --cluster asks the two replicas, and says what it ignored.
+  await eventually("the replicas' heartbeats to write their entries again", async () => {
+    const keys = (await redisCli(cluster.redis.port, '--scan', '--pattern', 'mcp-host:test:replica:*')).split('\n');
+    const entries = await Promise.all(
+      keys.filter((key) => key !== '' && !key.endsWith(':evil')).map((key) => redisCli(cluster.redis.port, 'GET', key)),
+    );
+    return entries.length === 2 && entries.every((entry) => !entry.includes(attacker.url));
+  });
+  const status = await runCli(['status', '--cluster', '--config', cluster.config], {
+    env: { ...process.env, ...cluster.env },
+  });
+  t.equal(status.code, 0, 'status --cluster exits 0');
+  t.match(status.stdout, /^cluster "test": 2 replicas answered\n/);
+  t.match(
+    status.stderr,
+    /^mcp-host: Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: 1 replica entry in it fails the cluster's signature check, and is ignored: something other than a replica wrote it, or MCP_HOST_CLUSTER_SECRET is not the replicas'\. Fix: run with the replicas' MCP_HOST_CLUSTER_SECRET; if it is theirs, give Redis credentials only the replicas hold \(docs\/replicas\.md\)\.\n$/,
+  );
 });
 
 t.test('a forwarded request captured between replicas opens nothing when replayed', async (t) => {

@@ -652,6 +652,17 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
     empty.stderr,
     `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${shownRedisUrl(redis.url)}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
   );
+  // An entry made without the cluster's key (or read with another secret) is no replica.
+  await redisCli(redis.port, 'SET', 'mcp-host:test:replica:evil', 'http://127.0.0.1:1/mcp');
+  const forged = await reload(clustered, { MCP_HOST_REDIS_URL: redis.url });
+  t.equal(forged.code, 1);
+  t.match(
+    forged.stderr,
+    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${shownRedisUrl(redis.url)}; 1 replica entry in it fails the cluster's signature check, and is ignored: something other than a replica wrote it, or MCP_HOST_CLUSTER_SECRET is not the replicas'. Fix: run with the replicas' MCP_HOST_CLUSTER_SECRET; if it is theirs, give Redis credentials only the replicas hold (docs/replicas.md), and retry.`,
+  );
+  const secretless = await runCli(['reload', '--cluster', '--config', clustered], {
+    env: { ...process.env, MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: undefined },
+  });
+  t.equal(secretless.code, 1);
+  t.match(secretless.stderr, 'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET');
 });
-
-/** An HTTP server standing in for whoever an attacker would send a cluster's requests to: it counts what reaches it. */

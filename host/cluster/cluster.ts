@@ -86,6 +86,8 @@ export class Cluster {
   private readonly distrust: DistrustLog;
   /** This replica's legacy sessions, each with the bearer token that opened it (when the host checks tokens). */
   private readonly sessions = new Map<string, HeldSession>();
+  /** The last record read and found sound under each key looked up, until it expires (lookup). */
+  private readonly lastTrusted = new Map<string, { value: string; expiresAt: number }>();
   /** The cluster commands answered, each until it expires: a command replayed on the channel is answered once. */
   private readonly answered = new Map<string, number>();
   private heartbeat: NodeJS.Timeout | undefined;
@@ -208,8 +210,7 @@ export class Cluster {
    * holds it (or Redis did not say: then `degraded` says why).
    */
   async ownerOfSession(id: string): Promise<Peer | 'gone' | typeof UNTRUSTED | undefined> {
-    const key = this.key('session', id);
-    const owner = this.opened(key, await this.command(() => this.redis.get(key)));
+    const owner = await this.lookup(this.key('session', id));
     if (owner === UNTRUSTED) return UNTRUSTED;
     if (owner === undefined || owner.value === this.replica) return undefined;
     return (await this.peer(owner.value)) ?? 'gone';
@@ -217,8 +218,7 @@ export class Cluster {
 
   /** A replica whose entry has not lapsed: its MCP URL, and when it was last heard from; UNTRUSTED when its entry fails its check. */
   async peer(replica: string): Promise<Peer | typeof UNTRUSTED | undefined> {
-    const key = this.key('replica', replica);
-    const entry = this.opened(key, await this.command(() => this.redis.get(key)));
+    const entry = await this.lookup(this.key('replica', replica));
     if (entry === undefined || entry === UNTRUSTED) return entry;
     // When it was heard from is what its sealed expiry says, not what Redis says of the key's TTL.
     return {
@@ -363,6 +363,8 @@ export class Cluster {
   }
 
   private async beat(): Promise<void> {
+    const now = Date.now();
+    for (const [key, { expiresAt }] of this.lastTrusted) if (expiresAt <= now) this.lastTrusted.delete(key);
     const { url } = this;
     if (!this.redis.isReady || url === undefined) return;
     const key = this.key('replica', this.replica);
@@ -388,6 +390,26 @@ export class Cluster {
       batch.pExpire(tokenKey, SESSION_TTL_MS);
     }
     return batch;
+  }
+
+  /**
+   * The record under `key` (a session's owner, a replica's address), read
+   * from Redis and opened. One that fails its check is not followed: the
+   * last sealed record read under that key stands in for it until that one
+   * expires, so rewriting Redis costs a client nothing while this replica
+   * has seen the true record lately; past that, UNTRUSTED. A key that is
+   * gone from Redis (a session ended, a replica left) forgets its record.
+   */
+  private async lookup(key: string): Promise<{ value: string; expiresAt: number } | typeof UNTRUSTED | undefined> {
+    const record = await this.command(() => this.redis.get(key));
+    if (record === null) this.lastTrusted.delete(key);
+    const opened = this.opened(key, record);
+    if (opened !== UNTRUSTED) {
+      if (opened !== undefined) this.lastTrusted.set(key, opened);
+      return opened;
+    }
+    const last = this.lastTrusted.get(key);
+    return last !== undefined && last.expiresAt > Date.now() ? last : UNTRUSTED;
   }
 
   /**

@@ -124,18 +124,23 @@ async function askCluster(
         else replicas.add(key.slice(prefix.length));
       }
     }
-    if (forged > 0) {
-      process.stderr.write(
-        `mcp-host: Redis at ${shown}: ignored ${forged} replica entr${forged === 1 ? 'y' : 'ies'} that fail the cluster's signature check (something other than a replica wrote ${forged === 1 ? 'it' : 'them'}, or MCP_HOST_CLUSTER_SECRET differs from the replicas'). Fix: run with the replicas' MCP_HOST_CLUSTER_SECRET, and give Redis credentials only the replicas hold (docs/replicas.md).\n`,
-      );
-    }
+    const distrusted =
+      forged === 0
+        ? ''
+        : `${forged} replica entr${forged === 1 ? 'y' : 'ies'} in it fail${forged === 1 ? 's' : ''} the cluster's signature check, and ${forged === 1 ? 'is' : 'are'} ignored: something other than a replica wrote ${forged === 1 ? 'it' : 'them'}, or MCP_HOST_CLUSTER_SECRET is not the replicas'`;
+    const distrustFix =
+      "run with the replicas' MCP_HOST_CLUSTER_SECRET; if it is theirs, give Redis credentials only the replicas hold (docs/replicas.md)";
     if (replicas.size === 0) {
       throw new HostError({
         where,
-        what: `no replica of cluster "${name}" is registered in Redis at ${shown}.`,
-        fix: 'start the replicas (mcp-host start with this config and the same Redis).',
+        what: `no replica of cluster "${name}" is registered in Redis at ${shown}${forged === 0 ? '' : `; ${distrusted}`}.`,
+        fix:
+          forged === 0
+            ? 'start the replicas (mcp-host start with this config and the same Redis).'
+            : `${distrustFix}, and retry.`,
       });
     }
+    if (forged > 0) process.stderr.write(`mcp-host: Redis at ${shown}: ${distrusted}. Fix: ${distrustFix}.\n`);
     const request = randomUUID();
     const replies = new Map<string, ReplicaReply>();
     redis.on('error', onLost);

@@ -4,7 +4,10 @@
  * plugin below, sharing a real Redis, behind a real HAProxy; and the
  * clients and probes the tests use on them.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { startHttpHost, type HttpHost, type Teardown, until } from './host.js';
 import { freePort, redisCli, startHaproxy, startRedis, type Redis } from './engines.js';
@@ -215,4 +218,70 @@ export function answering(client: Client): void {
     action: 'accept',
     content: { name: String(request.params.message).replace('?', '!') },
   }));
+}
+
+/** An HTTP server standing in for whoever an attacker would send a cluster's requests to: it counts what reaches it. */
+export async function attackerServer(t: Teardown): Promise<{ url: string; hits: () => number }> {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    hits += 1;
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { content: [{ type: 'text', text: 'FORGED ANSWER FROM ATTACKER' }] },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, hits: () => hits };
+}
+
+/**
+ * Someone who can write to the cluster's Redis but holds no cluster secret,
+ * rewriting it as fast as it can: every value that holds an address points
+ * at `attacker`, every session's owner is a replica "evil" registered there,
+ * once in the clear and once as a record of the right shape with a MAC of
+ * the right length; `pauseMs` between rounds. Stopped when the test ends,
+ * or by `stop`.
+ */
+export function rewritingRedis(
+  t: Teardown,
+  redisUrl: string,
+  cluster: string,
+  attacker: string,
+  pauseMs = 20,
+): { rounds: () => number; stop: () => Promise<void> } {
+  const redis = createClient({ url: redisUrl });
+  let running = true;
+  let rounds = 0;
+  const forged = (value: string) => `${Date.now() + 60_000}.${'A'.repeat(43)}.${value}`;
+  const loop = (async () => {
+    await redis.connect();
+    while (running) {
+      for await (const keys of redis.scanIterator({ MATCH: `mcp-host:${cluster}:*`, COUNT: 1000 })) {
+        for (const key of [keys].flat()) {
+          if ((await redis.type(key)) !== 'string') continue;
+          const value = (await redis.get(key)) ?? '';
+          if (key.includes(':session:')) await redis.set(key, rounds % 2 ? 'evil' : forged('evil'), { KEEPTTL: true });
+          else if (/https?:\/\//.test(value)) {
+            await redis.set(key, value.replace(/https?:\/\/\S+$/, attacker), { KEEPTTL: true });
+          }
+        }
+      }
+      await redis.set(`mcp-host:${cluster}:replica:evil`, rounds % 2 ? attacker : forged(attacker));
+      rounds += 1;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+    await redis.close();
+  })();
+  const stop = async () => {
+    running = false;
+    await loop;
+  };
+  t.teardown(stop);
+  return { rounds: () => rounds, stop };
 }
