@@ -8,6 +8,7 @@
 // paused or gone.
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createClient } from 'redis';
 import { join } from 'node:path';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -34,7 +35,8 @@ import {
   writeClusterConfig,
   type Result,
 } from './helpers/cluster.js';
-import { PeerAuth, deriveKey } from '../host/cluster/peer-auth.js';
+import { PeerAuth, STAMP_WINDOW_MS, deriveKey } from '../host/cluster/peer-auth.js';
+import { recordSealOf } from '../host/cluster/signed-record.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -266,6 +268,72 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
 
   t.equal(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })), String(a.child.pid));
   await assertLogged(t, a.log, 'refused a request forwarded as from another replica: it was used already (a replay)');
+
+  // Past its window the captured stamp is refused for its age, before anything else is looked at.
+  const sentAt = Number(headers['x-mcp-host-peer']!.split('.')[1]);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, sentAt + STAMP_WINDOW_MS + 100 - Date.now())));
+  await refusedWith(
+    sent(a.url, headers, { body: forwarded[0]!.body }),
+    "it was stamped more than 5 s away from this replica's clock (a replay, or clocks out of step)",
+    'the same, later',
+  );
+});
+
+t.test('cluster commands in Redis are followed only when sealed with the cluster’s key, and once', async (t) => {
+  const cluster = await startCluster(t, makeWorkspace(t));
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const redis = createClient({ url: cluster.redis.url });
+  await redis.connect();
+  const listener = redis.duplicate();
+  await listener.connect();
+  t.teardown(async () => {
+    await listener.close();
+    await redis.close();
+  });
+  const channel = 'mcp-host:test:channel:commands';
+  const answers: { channel: string; message: string }[] = [];
+  await listener.pSubscribe(
+    'mcp-host:test:channel:reply:*',
+    (message, replyTo) => void answers.push({ channel: replyTo, message }),
+  );
+  const seal = recordSealOf(SECRET, 'test');
+  const sealed = (id: string, command = 'status') =>
+    seal.seal(channel, JSON.stringify({ id, command }), Date.now() + 30_000);
+
+  // In the clear, sealed with another key, or sealed but not a command: no replica acts on it.
+  await redis.publish(channel, JSON.stringify({ id: 'plain', command: 'status' }));
+  const otherKey = recordSealOf('not-the-cluster-secret-0123456789', 'test');
+  await redis.publish(
+    channel,
+    otherKey.seal(channel, JSON.stringify({ id: 'forged', command: 'status' }), Date.now() + 30_000),
+  );
+  await redis.publish(channel, seal.seal(channel, 'not json', Date.now() + 30_000));
+  await redis.publish(channel, sealed('odd', 'shutdown'));
+  // Sealed, and published twice (a replay): each replica answers it once.
+  const request = sealed('sealed');
+  await redis.publish(channel, request);
+  await redis.publish(channel, request);
+  // One more after them: once it is answered, everything before it was handled (a replica reads its channel in order).
+  await redis.publish(channel, sealed('last'));
+  await until(
+    'both replicas to answer the last request',
+    () => answers.filter(({ channel }) => channel.endsWith(':last')).length === 2,
+  );
+  t.same(
+    answers.map(({ channel }) => channel.split(':').at(-1)).sort(),
+    ['last', 'last', 'sealed', 'sealed'],
+    'the sealed requests are answered once by each replica, nothing else',
+  );
+  for (const { channel: replyTo, message } of answers) {
+    t.ok('value' in seal.open(replyTo, message), 'each answer is sealed for its reply channel');
+  }
+  for (const replica of [a, b]) {
+    await assertLogged(
+      t,
+      replica.log,
+      /ignored the Redis record mcp-host:test:channel:commands: it is not a sealed record\. Something other than a replica of this cluster wrote it/,
+    );
+  }
 });
 
 t.test('SIGTERM ends a replica within its drain deadline, whatever Redis does', async (t) => {

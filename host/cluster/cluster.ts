@@ -99,8 +99,6 @@ export class Cluster {
   private lastFailure = 'not connected to Redis yet';
   /** Whether the current outage was logged already: once per outage, however many retries fail. */
   private outageLogged = false;
-  /** Set once the replica leaves the cluster (it is stopping). */
-  private leaving = false;
   /** Why Redis counts as slow now (a command outlived cluster.redisTimeoutMs); undefined once one answers in time. */
   private slow: string | undefined;
 
@@ -197,7 +195,7 @@ export class Cluster {
     if (replies === undefined) return undefined;
     const sessions = new Set<string>();
     for (const member of replies[1] as unknown as string[]) {
-      const session = this.opened(key, member);
+      const session = this.opened('token', key, member);
       if (session !== UNTRUSTED && session !== undefined) sessions.add(session.value);
     }
     return sessions.size;
@@ -210,7 +208,7 @@ export class Cluster {
    * holds it (or Redis did not say: then `degraded` says why).
    */
   async ownerOfSession(id: string): Promise<Peer | 'gone' | typeof UNTRUSTED | undefined> {
-    const owner = await this.lookup(this.key('session', id));
+    const owner = await this.lookup('session', id);
     if (owner === UNTRUSTED) return UNTRUSTED;
     if (owner === undefined || owner.value === this.replica) return undefined;
     return (await this.peer(owner.value)) ?? 'gone';
@@ -218,7 +216,7 @@ export class Cluster {
 
   /** A replica whose entry has not lapsed: its MCP URL, and when it was last heard from; UNTRUSTED when its entry fails its check. */
   async peer(replica: string): Promise<Peer | typeof UNTRUSTED | undefined> {
-    const entry = await this.lookup(this.key('replica', replica));
+    const entry = await this.lookup('replica', replica);
     if (entry === undefined || entry === UNTRUSTED) return entry;
     // When it was heard from is what its sealed expiry says, not what Redis says of the key's TTL.
     return {
@@ -338,18 +336,12 @@ export class Cluster {
         const request = this.commandOf(channel, message);
         if (request) void answer(request);
       })
-      .catch((error: unknown) => {
-        // A replica leaving before it ever subscribed cut its own connection: nothing to report.
-        if (this.leaving) return;
-        this.logger.warn(
-          `cluster "${this.options.name}": reload --cluster and status --cluster cannot reach this replica: ${describeThrown(error)}`,
-        );
-      });
+      // Queued until connected, it fails only when the replica leaves before it ever subscribed: nothing to report.
+      .catch(() => undefined);
   }
 
   /** Leave the cluster: this replica's entry goes at once, so its sessions answer 404 without waiting for expiry. */
   async leave(): Promise<void> {
-    this.leaving = true;
     clearInterval(this.heartbeat);
     const batch = this.redis.multi().del(this.key('replica', this.replica));
     for (const [id, { token, member }] of this.sessions) {
@@ -400,10 +392,14 @@ export class Cluster {
    * has seen the true record lately; past that, UNTRUSTED. A key that is
    * gone from Redis (a session ended, a replica left) forgets its record.
    */
-  private async lookup(key: string): Promise<{ value: string; expiresAt: number } | typeof UNTRUSTED | undefined> {
+  private async lookup(
+    kind: 'session' | 'replica',
+    id: string,
+  ): Promise<{ value: string; expiresAt: number } | typeof UNTRUSTED | undefined> {
+    const key = this.key(kind, id);
     const record = await this.command(() => this.redis.get(key));
     if (record === null) this.lastTrusted.delete(key);
-    const opened = this.opened(key, record);
+    const opened = this.opened(kind, key, record);
     if (opened !== UNTRUSTED) {
       if (opened !== undefined) this.lastTrusted.set(key, opened);
       return opened;
@@ -416,12 +412,17 @@ export class Cluster {
    * A record read from Redis under `key`, opened: undefined when there is
    * none, UNTRUSTED (and logged) when it fails its check.
    */
-  private opened(key: string, record: unknown): { value: string; expiresAt: number } | typeof UNTRUSTED | undefined {
+  private opened(
+    kind: ClusterKeyKind,
+    key: string,
+    record: unknown,
+  ): { value: string; expiresAt: number } | typeof UNTRUSTED | undefined {
     if (typeof record !== 'string') return undefined;
     const opened = this.seal.open(key, record);
     if (!('refused' in opened)) return opened;
+    // Each kind of record is logged on its own: one does not hide another.
     this.distrust.refused(
-      'record',
+      kind,
       `cluster "${this.options.name}": ignored the Redis record ${key}: ${opened.refused}. Something other than a replica of this cluster wrote it; it is not followed. Fix: find what else writes to this Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
     );
     return UNTRUSTED;
@@ -429,7 +430,7 @@ export class Cluster {
 
   /** A cluster command sealed for `channel`, not answered before; undefined (and logged) for anything else. */
   private commandOf(channel: string, message: string): ClusterRequest | undefined {
-    const opened = this.opened(channel, message);
+    const opened = this.opened('channel', channel, message);
     if (opened === undefined || opened === UNTRUSTED) return undefined;
     const request = parsedRequest(opened.value);
     const now = Date.now();
