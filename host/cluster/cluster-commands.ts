@@ -29,6 +29,9 @@ export interface ClusterRequest {
  */
 export const COMMAND_TTL_MS = 30_000;
 
+/** How often a replica writes its entry (and its sessions') in Redis again. */
+export const HEARTBEAT_MS = 2_000;
+
 /** The channel the replicas answer one request on. */
 export function replyChannel(request: string): string {
   return `reply:${request}`;

@@ -14,6 +14,7 @@ import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
   COMMAND_TTL_MS,
+  HEARTBEAT_MS,
   clusterKey,
   replyChannel,
   type ClusterKeyKind,
@@ -28,8 +29,6 @@ type RedisClient = ReturnType<typeof createClient>;
 /** A MULTI being built: its commands are queued on it in place. */
 type RedisBatch = ReturnType<RedisClient['multi']>;
 
-/** How often a replica says it is alive and refreshes its sessions' entries. */
-const HEARTBEAT_MS = 2_000;
 /**
  * A replica heard from within this long is taken for running: one that
  * cannot be reached then is behind a wrong `advertise` address (or a

@@ -13,6 +13,7 @@ import { recordSealOf } from '../cluster/signed-record.js';
 import {
   COMMAND_CHANNEL,
   COMMAND_TTL_MS,
+  HEARTBEAT_MS,
   clusterKey,
   replyChannel,
   type ClusterCommand,
@@ -113,17 +114,28 @@ async function askCluster(
     connectionLost();
   };
   try {
-    const replicas = new Set<string>();
     const prefix = clusterKey(name, 'replica', '');
-    let forged = 0;
-    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
-      for (const key of [keys].flat()) {
-        const entry = await redis.get(key);
-        if (entry === null) continue;
-        if ('refused' in seal.open(key, entry)) forged += 1;
-        else replicas.add(key.slice(prefix.length));
+    const replicas = new Set<string>();
+    const distrustedIds = new Set<string>();
+    // An entry that fails its check may be a replica's, rewritten by something else: its replica writes it
+    // again within a heartbeat, so the entries are read again until then, and a replica whose entry was
+    // sound once is asked.
+    const lookedUntil = Date.now() + HEARTBEAT_MS + 500;
+    for (;;) {
+      for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
+        for (const key of [keys].flat()) {
+          const entry = await redis.get(key);
+          if (entry === null) continue;
+          const id = key.slice(prefix.length);
+          if ('refused' in seal.open(key, entry)) distrustedIds.add(id);
+          else replicas.add(id);
+        }
       }
+      for (const id of replicas) distrustedIds.delete(id);
+      if (distrustedIds.size === 0 || Date.now() > lookedUntil) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    const forged = distrustedIds.size;
     const distrusted =
       forged === 0
         ? ''
