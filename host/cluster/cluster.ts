@@ -4,12 +4,21 @@ import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
 import type { ClusterOptions } from './cluster-options.js';
-import { PEER_HEADER, PeerAuth, STAMP_WINDOW_MS, deriveKey, type PeerStamp } from './peer-auth.js';
-import { ownerOf, type StateSigning } from './continuation-owner.js';
-import { RecordSeal, UNTRUSTED, recordSealOf } from './signed-record.js';
+import { PeerAuth, STAMP_WINDOW_MS, deriveKey } from './peer-auth.js';
+import {
+  PEER_HEADER,
+  UNTRUSTED,
+  type ClusterLink,
+  type Peer,
+  type PeerStamp,
+  type ReadBody,
+  type StampedRequest,
+  type Unforwarded,
+} from '../sinks/cluster.js';
+import { ownerOf, type StateSigning } from '../vocabulary/continuation-owner.js';
+import { RecordSeal, recordSealOf } from './signed-record.js';
 import { DistrustLog } from './distrust-log.js';
 import { isPlainObject } from '../plain-object.js';
-import type { ReadRequest } from '../serve/node-exchange.js';
 import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
@@ -46,24 +55,11 @@ const HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-l
 /** What `command` resolves with when Redis did not answer in time. */
 const LATE = Symbol('late');
 
-/** Another replica as Redis knows it: its name, where it is reached, and how long ago its heartbeat renewed its entry. */
-export interface Peer {
-  replica: string;
-  url: string;
-  heardMsAgo: number;
-}
-
 /** A legacy session this replica holds, as Redis counts it against its bearer token. */
 interface HeldSession {
   token: string | undefined;
   /** Its sealed member of its token's sorted set, as last written: replaced at each heartbeat. */
   member?: string;
-}
-
-/** A request another replica could not be sent: why, and whether that replica is running all the same. */
-export interface Unforwarded {
-  unreachable: string;
-  running: boolean;
 }
 
 /**
@@ -77,7 +73,7 @@ export interface Unforwarded {
  * (no offline queue): the replica goes on serving what it holds alone, and
  * the heartbeat writes every entry again when Redis is back.
  */
-export class Cluster {
+export class Cluster implements ClusterLink {
   readonly replica = randomUUID();
   readonly stateSigning: StateSigning;
   private readonly auth: PeerAuth;
@@ -230,10 +226,7 @@ export class Cluster {
    * stamp's MAC, target and time are checked here, before its body is read;
    * the body and the stamp's single use then by `consume`.
    */
-  admit(
-    stamp: string,
-    request: { method: string; path: string; sessionId: string | undefined },
-  ): PeerStamp | { refused: string } {
+  admit(stamp: string, request: StampedRequest): PeerStamp | { refused: string } {
     const checked = this.auth.check(stamp, request);
     if ('refused' in checked) this.refusedStamp(checked.refused);
     return checked;
@@ -247,7 +240,7 @@ export class Cluster {
    * session) or the retry of a 2026-07-28 call this replica holds.
    * Undefined when it is admitted, else why not.
    */
-  async consume(stamp: PeerStamp, read: ReadRequest, legacy: boolean): Promise<string | undefined> {
+  async consume(stamp: PeerStamp, read: ReadBody, legacy: boolean): Promise<string | undefined> {
     const refused =
       this.auth.consume(stamp, read.text) ??
       (await this.usedInCluster(stamp)) ??
@@ -266,7 +259,7 @@ export class Cluster {
    * be reached, why. A connection that cannot be made fails within Node's
    * fetch connect timeout (10 s), never later.
    */
-  async forward(read: ReadRequest, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded> {
+  async forward(read: ReadBody, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded> {
     const { url } = peer;
     const request = read.withBody();
     const headers = new Headers(request.headers);
@@ -500,7 +493,7 @@ export class Cluster {
  * legacy session's request (one without a session id would open a session)
  * or the retry of a 2026-07-28 call held by `replica`.
  */
-function forwardsOnly({ request, json }: ReadRequest, legacy: boolean, replica: string): string | undefined {
+function forwardsOnly({ request, json }: ReadBody, legacy: boolean, replica: string): string | undefined {
   if (legacy) {
     return request.headers.has('mcp-session-id') ? undefined : 'a forwarded request opens no session';
   }

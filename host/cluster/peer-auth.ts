@@ -1,41 +1,12 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PeerStamp, StampedRequest } from '../sinks/cluster.js';
 
-/**
- * The header a replica puts on a request it forwards to another (DESIGN.md,
- * "Scale"). Its MAC, under a key derived from the cluster secret, covers
- * the request's method, path, session id and a digest of its body, the
- * replica it is sent to, when it was sent, a nonce, the replica that sent
- * it and which client that replica authenticated. So a stamp authorises
- * exactly the one request it came with, at the one replica it was sent
- * to, once, within seconds: captured from the wire (plain HTTP between
- * replicas) it opens nothing else, not even the same request again.
- */
-export const PEER_HEADER = 'x-mcp-host-peer';
 /**
  * How far a stamp's time may be from the receiver's clock: forwarding is
  * immediate; replicas' clocks are kept within this of each other (NTP).
  */
 export const STAMP_WINDOW_MS = 5_000;
 const VERSION = '2';
-
-/** What a stamp binds of its request, besides the body. */
-export interface StampedRequest {
-  method: string;
-  /** The request's path and query, as the receiving replica reads it (`/mcp`). */
-  path: string;
-  sessionId: string | undefined;
-}
-
-/** A stamp whose MAC, target and time were checked: what it says, until its body and single use are (consume). */
-export interface PeerStamp {
-  /** The client the forwarding replica authenticated (its bearer token's name); undefined without bearer auth. */
-  clientId: string | undefined;
-  /** The replica that forwarded it. */
-  from: string;
-  nonce: string;
-  sentAt: number;
-  bodyDigest: string;
-}
 
 /** A key for one use of the cluster secret, so no two uses share a key. */
 export function deriveKey(secret: string, cluster: string, use: string): Buffer {
@@ -47,6 +18,7 @@ export function bodyDigest(body: string): string {
   return createHash('sha256').update(body).digest('base64url');
 }
 
+/** Stamps a forwarded request's PEER_HEADER (sinks/cluster.ts) with the cluster's key, and checks one. */
 export class PeerAuth {
   /** The nonces accepted within the window, each with when it may be forgotten (in insertion order: times only grow). */
   private readonly used = new Map<string, number>();

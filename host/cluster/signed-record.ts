@@ -1,9 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from './peer-auth.js';
 
-/** What a lookup answers for a Redis record that failed its check, and was not followed (logged by then). */
-export const UNTRUSTED = 'untrusted';
-
 /**
  * A value a replica puts in Redis for the others to act on (an address, a
  * session's owner, a token's session, a cluster command or its answer),
