@@ -548,8 +548,10 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
       'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
     ],
   ];
-  for (const [env, args, message] of refusals) {
-    const run = await start(env, args);
+  // Each start is refused before it serves anything: they run side by side.
+  const runs = await Promise.all(refusals.map(([env, args]) => start(env, args)));
+  for (const [index, [, , message]] of refusals.entries()) {
+    const run = runs[index]!;
     t.equal(run.code, 1, message);
     t.match(run.stderr, message);
     t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
