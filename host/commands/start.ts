@@ -63,7 +63,7 @@ export async function start(options: StartOptions): Promise<number> {
     clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
   if (cluster) {
     runtime.stateSigning = cluster.stateSigning;
-    await cluster.answerCommands(runtime, reloading.reloader, config.file);
+    cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
   const service = httpOptions

@@ -180,6 +180,8 @@ export interface ClusterConfig {
   advertise?: string;
   /** How long a replica waits for a Redis command before it does without, in ms. Default 1 000. */
   redisTimeoutMs?: number;
+  /** 'none': Redis asks for no credentials, on purpose (a private network); otherwise a URL without them is refused. */
+  redisAuth?: 'none';
 }
 
 export interface HostConfig {

@@ -315,6 +315,7 @@ const CLUSTER_FIELDS: Record<keyof ClusterConfig, Check> = {
   name: field(aNonEmptyString, '"prod"'),
   advertise: field(anHttpUrl, '"http://10.0.0.12:3000"'),
   redisTimeoutMs: field(aPositiveInteger, '1000'),
+  redisAuth: field(oneOf(['none']), '"none" (only where nothing but the replicas can reach Redis)'),
 };
 
 const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
