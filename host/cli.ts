@@ -5,7 +5,7 @@ import { HostError, ProblemsError, describeThrown, formatProblem } from './error
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
-import { installFaultAttribution } from './mounts/fault-attribution.js';
+import { exitHost, installFaultAttribution } from './mounts/fault-attribution.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -209,12 +209,13 @@ function serveFlags(values: { stdio?: boolean; http?: string }): Pick<StartOptio
   }
 }
 
+// Its own status: a plugin's 'exit' listener cannot change it (fault-attribution.ts).
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitHost(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`mcp-host: ${error.message}\n\n${USAGE.main}\n`);
-      process.exit(2);
+      exitHost(2);
     }
     if (error instanceof ProblemsError) {
       process.stderr.write(
@@ -228,6 +229,6 @@ main(process.argv.slice(2)).then(
         `mcp-host: unexpected failure: ${error instanceof Error ? error.stack : describeThrown(error)}\n`,
       );
     }
-    process.exit(1);
+    exitHost(1);
   },
 );
