@@ -6,6 +6,7 @@ import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
 import { exitHost, installFaultAttribution } from './mounts/fault-attribution.js';
+import { markPluginOutput } from './mounts/plugin-output.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -144,6 +145,8 @@ async function main(argv: string[]): Promise<number> {
   // promise rejected and forgotten, a call to process.exit) are theirs, not
   // the host's. Installed before any plugin code can run.
   installFaultAttribution(logger);
+  // And what they print goes to the log as theirs: stdout is the stdio transport's.
+  markPluginOutput();
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.

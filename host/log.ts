@@ -24,7 +24,8 @@ const MAX_UNWRITTEN_LOG_BYTES = 4 * 1024 * 1024;
  * own, and its last lines must not be lost when the host terminates it.
  */
 export function createLogger(level: LevelWithSilent = 'info'): Logger {
-  if (!isMainThread) return pino({ name: 'mcp-host', level }, pino.destination({ fd: 2, sync: true }));
+  if (!isMainThread)
+    return pino({ name: 'mcp-host', level }, markedWhileWriting(pino.destination({ fd: 2, sync: true })));
   const destination = pino.destination({ fd: 2, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });
   const logger = pino({ name: 'mcp-host', level }, destination);
   let dropped = 0;
@@ -49,4 +50,21 @@ export function createLogger(level: LevelWithSilent = 'info'): Logger {
  */
 export function addLogFields(logger: Logger, fields: () => Record<string, unknown>): void {
   (logger as unknown as Record<symbol, unknown>)[pino.symbols.mixinSym] = fields;
+}
+
+/** Whether this thread's logger is writing a line now: a worker tells its own lines on fd 2 from its plugin's (plugin-output.ts). */
+let writingLog = false;
+export const isWritingLog = (): boolean => writingLog;
+
+function markedWhileWriting<T extends { write(line: string): unknown }>(destination: T): T {
+  const write = destination.write.bind(destination);
+  destination.write = (line: string) => {
+    writingLog = true;
+    try {
+      return write(line);
+    } finally {
+      writingLog = false;
+    }
+  };
+  return destination;
 }

@@ -59,7 +59,11 @@ export interface FaultOwner {
 export class PluginCodeClaim {
   readonly description: string;
 
-  constructor(private owner: FaultOwner | undefined) {
+  constructor(
+    private owner: FaultOwner | undefined,
+    /** The plugin's logger: what its code prints goes there (plugin-output.ts). */
+    readonly logger: Logger,
+  ) {
     this.description = owner!.description;
   }
 
@@ -74,8 +78,8 @@ export class PluginCodeClaim {
 }
 
 /** Register `owner` as the instance whose code runs under the claim, until it is released. */
-export function claimPluginCode(owner: FaultOwner): PluginCodeClaim {
-  return new PluginCodeClaim(owner);
+export function claimPluginCode(owner: FaultOwner, logger: Logger): PluginCodeClaim {
+  return new PluginCodeClaim(owner, logger);
 }
 
 /** The stack of whoever called `skip`, for the log: where a plugin's code tried to end the host. */

@@ -48,7 +48,7 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     private readonly startTimeoutMs: number,
   ) {
     this.description = describeMount(spec);
-    this.claim = claimPluginCode(this);
+    this.claim = claimPluginCode(this, logger);
   }
 
   async start(): Promise<void> {

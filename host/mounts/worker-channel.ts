@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { SendOptions } from './channel.js';
 import { describeMount, mountName } from './mount.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
+import { logPluginLines } from './plugin-output.js';
 
 /** What the host gives a plugin's worker to start it (`workerData`). */
 export interface WorkerStart {
@@ -108,8 +109,10 @@ export class WorkerChannel implements ExplainedChannel {
           name: `mcp-host plugin ${this.spec.label}`,
           resourceLimits: { maxOldGenerationSizeMb: this.spec.memoryLimitMb },
           env: workerEnvironment(),
-          // Its console.log would otherwise reach the host's stdout, which in stdio mode is JSON-RPC only.
+          // Its console.log would otherwise reach the host's stdout, which in stdio mode is JSON-RPC only;
+          // and what it prints to stderr, the host's log, is marked as its own (plugin-output.ts).
           stdout: true,
+          stderr: true,
         });
       } catch (error) {
         // Options a JavaScript config builds (a function, a class instance holding a socket) cannot cross.
@@ -122,7 +125,9 @@ export class WorkerChannel implements ExplainedChannel {
       }
       this.worker = worker;
       const { threadId } = worker;
-      createInterface({ input: worker.stdout }).on('line', (line) => this.logger.info({ stream: 'stdout' }, line));
+      for (const stream of ['stdout', 'stderr'] as const) {
+        createInterface({ input: worker[stream] }).on('line', (line) => logPluginLines(this.logger, stream, line));
+      }
       worker.on('message', (message: FromWorker) => {
         switch (message.type) {
           case 'rpc':
