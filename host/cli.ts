@@ -19,7 +19,7 @@ Usage:
   mcp-host status [--cluster] [--json] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
-  mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
+  mcp-host add PACKAGE [--prefix P | --flat] [--allow-scripts] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -44,13 +44,17 @@ field), it checks that package as a plugin: manifest, definition, a dry create()
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
 nearest package.json "type" says, mounting nothing yet. Never overwrites a config.`,
-  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
+  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--allow-scripts] [--config PATH]
 
 npm install PACKAGE (a registry name, a local directory or a tarball) next to the config, check
 it as check would with its entry added, and only then add the entry to the config file, keeping
 the file's formatting and comments. A refused package leaves the config unchanged.
-  --prefix P   mount under prefix P (default: the package's own prefix, else one from its name)
-  --flat       mount with names unchanged`,
+npm installs with scripts off (--ignore-scripts): install scripts are the package's code, and none
+runs before the package passed its check.
+  --prefix P        mount under prefix P (default: the package's own prefix, else one from its name)
+  --flat            mount with names unchanged
+  --allow-scripts   once the package passed its check, run the install scripts of what was installed
+                    (npm rebuild); without it, add says which packages have them and how to run them`,
   list: `Usage: mcp-host list [--config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
@@ -113,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
         version: { type: 'boolean' },
         prefix: { type: 'string' },
         flat: { type: 'boolean' },
+        'allow-scripts': { type: 'boolean' },
         options: { type: 'string' },
       },
       strict: true,
@@ -134,8 +139,8 @@ async function main(argv: string[]): Promise<number> {
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
   if (values.cluster && command !== 'reload' && command !== 'status')
     throw new UsageError('--cluster goes with "reload" or "status"');
-  if ((values.prefix !== undefined || values.flat) && command !== 'add')
-    throw new UsageError('--prefix and --flat go with "add"');
+  if ((values.prefix !== undefined || values.flat || values['allow-scripts']) && command !== 'add')
+    throw new UsageError('--prefix, --flat and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
 
   const logger = createLogger(
@@ -174,8 +179,8 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** `add PACKAGE [--prefix P | --flat]`. */
-function addFlags(positionals: string[], values: { prefix?: string; flat?: boolean }) {
+/** `add PACKAGE [--prefix P | --flat] [--allow-scripts]`. */
+function addFlags(positionals: string[], values: { prefix?: string; flat?: boolean; 'allow-scripts'?: boolean }) {
   if (positionals.length !== 1)
     throw new UsageError('add takes one PACKAGE (a registry name, a directory or a tarball)');
   if (values.prefix !== undefined && values.flat) throw new UsageError('--prefix and --flat exclude each other');
@@ -183,6 +188,7 @@ function addFlags(positionals: string[], values: { prefix?: string; flat?: boole
     spec: positionals[0]!,
     ...(values.prefix !== undefined && { prefix: values.prefix }),
     ...(values.flat && { flat: true }),
+    ...(values['allow-scripts'] && { allowScripts: true }),
   };
 }
 
