@@ -48,6 +48,11 @@ export default {
     const instance = ++instances;
     // Registered while creating: Node calls it on a signal, from no request.
     process.on('SIGHUP', () => { throw 'a string from a SIGHUP listener'; });
+    // One it takes back is gone, as if nothing stood between it and the process.
+    const taken = () => { throw 'a listener taken back'; };
+    process.once('SIGHUP', taken);
+    process.off('SIGHUP', taken);
+    if (process.listeners('SIGHUP').includes(taken)) throw new Error('process.off left the listener');
     const server = new McpServer({ name: 'hostile', version: '1.0.0' });
     server.registerTool('instance', { description: 'Which instance answers.' }, async () => text(String(instance)));
     server.registerTool('finalizer', { description: 'A finalizer that throws a string.' }, async () => {

@@ -31,7 +31,7 @@
 import { describeThrown } from '../errors.js';
 import { endSentence } from '../config/problem-wording.js';
 import type { Logger } from '../log.js';
-import { pluginInContext } from './in-process-link.js';
+import { pluginInContext, runAsHost } from './in-process-link.js';
 import { runPluginCallbacksInContext } from './plugin-callbacks.js';
 
 /** What a plugin did, in words for the log, the outage and its calls in flight. */
@@ -121,7 +121,8 @@ export function installFaultAttribution(logger: Logger): void {
   };
   const pluginFault = (claim: PluginCodeClaim, fault: PluginFault) => {
     const owner = claim.live;
-    if (owner) return owner.fault(fault);
+    // Withdrawing and re-creating it is the host's work, whatever context the fault came from.
+    if (owner) return runAsHost(() => owner.fault(fault));
     logger.error(
       { plugin: claim.description, stack: fault.stack },
       `${claim.description}, no longer mounted, faulted: ${fault.cause} Nothing to restart.`,

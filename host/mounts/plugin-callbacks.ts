@@ -55,14 +55,21 @@ export function runPluginCallbacksInContext(blame: BlameCallback): void {
   const emitter = process as unknown as Record<string, (event: string | symbol, listener: Callback) => unknown>;
   // The listener a plugin gave → the one registered for it, so that removing it still works.
   const registered = new WeakMap<Callback, Callback>();
+  // `once` registers through `on`: the listener is wrapped once, by the outer call.
+  let registering = false;
   for (const name of REGISTER) {
     const original = emitter[name]!;
     emitter[name] = function (this: unknown, event: string | symbol, listener: Callback) {
-      const claim = pluginInContext();
+      const claim = registering ? undefined : pluginInContext();
       if (!claim || typeof listener !== 'function') return original.call(this, event, listener);
       const wrapped = asPluginCallback(claim, `its process "${String(event)}" listener`, listener, blame);
       registered.set(listener, wrapped);
-      return original.call(this, event, wrapped);
+      registering = true;
+      try {
+        return original.call(this, event, wrapped);
+      } finally {
+        registering = false;
+      }
     };
   }
   for (const name of UNREGISTER) {

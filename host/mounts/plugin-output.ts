@@ -37,11 +37,23 @@ export function logPluginLines(logger: Logger, stream: 'stdout' | 'stderr', byte
   }
 }
 
+/** The streams' own `write`, before `markPluginOutput` stood in front of it. */
+const unmarked = new WeakMap<object, NodeJS.WritableStream['write']>();
+
+/**
+ * Write as the host, whatever the async context: the stdio transport's
+ * answers are the host's even when host work a plugin set off sends them.
+ */
+export function writeAsHost(stream: NodeJS.WritableStream, chunk: string): boolean {
+  return (unmarked.get(stream) ?? stream.write).call(stream, chunk);
+}
+
 /** In the host's thread: the plugin in context's writes to stdout and stderr go to the host's log. */
 export function markPluginOutput(): void {
   for (const stream of ['stdout', 'stderr'] as const) {
     const target = process[stream];
     const write = target.write;
+    unmarked.set(target, write);
     target.write = function (this: unknown, chunk: unknown, ...rest: unknown[]): boolean {
       const claim = pluginInContext();
       if (!claim) return Reflect.apply(write, this, [chunk, ...rest]) as boolean;
