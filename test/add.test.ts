@@ -102,8 +102,14 @@ t.test('add installs with scripts off; they run only once the package passed its
     `the install scripts of scripted were not run: if you trust them, run npm rebuild scripted in ${ws.dir}, or add with --allow-scripts.\n`,
   );
 
+  // From a tarball, as from a registry: installed under node_modules, not linked.
   writeScriptedPlugin(ws, 'trusted');
-  const allowed = await runCli(['add', './vendor/trusted', '--allow-scripts'], { cwd: ws.dir, env: OFFLINE });
+  const packed = await run('npm', ['pack', '--pack-destination', ws.dir], {
+    cwd: join(ws.dir, 'vendor/trusted'),
+    env: OFFLINE,
+  });
+  const tarball = packed.stdout.trim().split('\n').at(-1)!;
+  const allowed = await runCli(['add', tarball, '--allow-scripts'], { cwd: ws.dir, env: OFFLINE });
   t.equal(allowed.code, 0, allowed.stderr);
   t.match(allowed.stderr, 'mcp-host add: trusted passed its check; npm rebuild trusted runs the install scripts');
   t.match(allowed.stdout, 'ran the install scripts of trusted\n');

@@ -66,7 +66,8 @@ async function read(host: StdioHost, uri: string): Promise<string> {
 }
 
 t.test('every spelling of an excluded URI is refused; the served one reads however it is spelled', async (t) => {
-  const served = await host(t, { resources: { exclude: ['SECRET://*', 'file:///private/**'] } });
+  // A glob that is no URI (`**/…`) is read as it is.
+  const served = await host(t, { resources: { exclude: ['SECRET://*', 'file:///private/**', '**/*.key'] } });
   t.same(
     (await served.client.listResources()).resources.map((resource) => resource.uri),
     ['file:///safe/y'],
@@ -83,6 +84,9 @@ t.test('every spelling of an excluded URI is refused; the served one reads howev
     'file:///private%2Fx',
     'file:/private/x',
     'file:///safe/..%2Fprivate/x',
+    'file:///safe/x/../../private/%c3%a9',
+    'file:///private/x/..',
+    'file://LocalHost/private/x',
   ];
   for (const uri of bypasses) {
     await t.rejects(

@@ -25,18 +25,23 @@
 export function uriNormalForm(uri: string): string {
   const parsed = /^([A-Za-z][A-Za-z0-9+.-]*):(\/\/([^/?#]*))?([^?#]*)(.*)$/s.exec(uri);
   if (!parsed) return uri;
-  const [, scheme, hasAuthority, authority = '', path, rest] = parsed as string[] as [string, string, ...string[]];
+  const [, scheme, hasAuthority, authority = '', path, rest] = parsed as unknown as [
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+    string,
+    string,
+  ];
   const normalScheme = scheme.toLowerCase();
   let normal = `${normalScheme}:`;
   // `file:/private/x` is `file:///private/x` (RFC 8089): the same file.
-  if (hasAuthority !== undefined || (normalScheme === 'file' && path?.startsWith('/'))) {
+  if (hasAuthority !== undefined || (normalScheme === 'file' && path.startsWith('/'))) {
     const host = normalAuthority(decodeUnreserved(authority));
     normal += `//${normalScheme === 'file' && host === 'localhost' ? '' : host}`;
   }
-  const decoded = decodeUnreserved(path ?? '', true);
-  return (
-    normal + (decoded.startsWith('/') ? withoutDotSegments(decoded.replace(/\/{2,}/g, '/')) : decoded) + (rest ?? '')
-  );
+  const decoded = decodeUnreserved(path, true);
+  return normal + (decoded.startsWith('/') ? withoutDotSegments(decoded.replace(/\/{2,}/g, '/')) : decoded) + rest;
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
