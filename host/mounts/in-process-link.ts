@@ -3,7 +3,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode } from '../rpc-error.js';
-import type { PluginCodeClaim } from './fault-attribution.js';
+import type { PluginCodeClaim } from './plugin-code-claim.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:

@@ -10,7 +10,8 @@ import { asPluginServer, createFailed } from './plugin-server.js';
 import { pluginWhere } from '../config/problem-wording.js';
 import type { SendOptions, UpstreamChannel } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
-import { claimPluginCode, type FaultOwner, type PluginCodeClaim, type PluginFault } from './fault-attribution.js';
+import { claimPluginCode } from './fault-attribution.js';
+import type { FaultOwner, PluginCodeClaim, PluginFault } from './plugin-code-claim.js';
 import { connectPluginServer, type PluginConnection } from './plugin-era.js';
 
 /**
