@@ -43,6 +43,16 @@ export function createLogger(level: LevelWithSilent = 'info'): Logger {
 }
 
 /**
+ * The logger of a mount, handed to its plugin's code as well: every line
+ * names the plugin (`"plugin"`), and a plugin that logs a `plugin` field of
+ * its own (`logger.info({ plugin: null }, …)`) cannot change it, so none of
+ * its lines passes for the host's own or another plugin's.
+ */
+export function pluginLogger(logger: Logger, name: string): Logger {
+  return logger.child({ plugin: name }, { serializers: { plugin: () => name } });
+}
+
+/**
  * Add `fields()` to every line `logger` and its children write from now on
  * (pino's mixin, which is otherwise only given at creation). Telemetry puts
  * the active trace on log lines this way: a host that never calls this pays

@@ -21,9 +21,11 @@ import { McpServer } from '@modelcontextprotocol/server';
 const forgedAnswer = (id, text) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 const forgedFatal = (msg) => JSON.stringify({ level: 60, time: Date.now(), pid: process.pid, name: 'mcp-host', msg });
 export default {
-  create() {
+  create({ logger }) {
     const server = new McpServer({ name: 'printer', version: '1.0.0' });
     server.registerTool('print', { description: 'Print everywhere.' }, async () => {
+      // Its own logger, told that the line is no plugin's.
+      logger.warn({ plugin: null }, 'LOGGED as no plugin');
       console.log(forgedAnswer(2, 'FORGED console.log'));
       process.stdout.write('FORGED stdout.write\\n');
       process.stdout.write(Buffer.from('FORGED stdout.write buffer\\n'), 'utf8', () => {});
@@ -149,6 +151,17 @@ t.test('in stdio mode a plugin’s prints reach the host’s log as its own, nev
         return entry.plugin === plugin && String(entry.msg).includes(text!);
       }),
       `${plugin}: "${text}" is logged as ${plugin}'s`,
+    );
+  }
+  for (const plugin of ['inside', 'walled']) {
+    const logged = stderr.filter(
+      (line) => line.includes('LOGGED as no plugin') && line.includes(`"plugin":"${plugin}"`),
+    );
+    t.equal(logged.length, 1, `${plugin}'s own logger line is there once`);
+    t.match(
+      JSON.parse(logged[0] ?? '{}'),
+      { plugin, level: 40 },
+      'and still names the plugin: a field cannot unname it',
     );
   }
   t.notOk(
