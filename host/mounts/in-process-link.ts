@@ -93,7 +93,6 @@ export function createInProcessLink(
   const link = {};
   const extras = new WeakMap<JSONRPCMessage, object>();
   const hostSide: UpstreamChannel = {
-    relatesMessages: true,
     async start() {},
     async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');

@@ -59,11 +59,6 @@ export class RemoteChannel implements ExplainedChannel {
     private readonly logger: Logger,
   ) {}
 
-  /** Over Streamable HTTP, a message about a request is always `related` to it (see above). */
-  get relatesMessages(): boolean {
-    return this.transport instanceof StreamableHTTPClientTransport;
-  }
-
   explain(): Outage | undefined {
     return this.failure;
   }

@@ -61,8 +61,6 @@ const RESTARTS = ' mcp-host restarts it with backoff.';
  * and memory go with it.
  */
 export class WorkerChannel implements ExplainedChannel {
-  /** The worker relates what the plugin sends while serving a request to it, as the in-process link does. */
-  readonly relatesMessages = true;
   /** Known once the worker is ready: its server is not linked at 2026-07-28, so it is not probed. */
   legacyOnly = false;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
