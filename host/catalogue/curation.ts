@@ -3,7 +3,7 @@ import type Picomatch from 'picomatch';
 import type { ItemCuration } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import type { CurationConfig } from '../loader/types.js';
-import { keyOf, type ListItem, type ListKind } from './list-kinds.js';
+import { keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { uriNormalForm } from './uri-normal-form.js';
 
 const require = createRequire(import.meta.url);

@@ -1,10 +1,10 @@
 import { UriTemplate } from '@modelcontextprotocol/server';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { Mount } from '../mounts/mount.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { Owner } from './catalogue-index.js';
 import type { Generation } from './generation.js';
-import { keyOf } from './list-kinds.js';
+import { keyOf } from '../vocabulary/list-kinds.js';
 import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 
 type Params = Record<string, unknown>;

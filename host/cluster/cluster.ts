@@ -4,8 +4,9 @@ import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
 import type { ClusterOptions } from './cluster-options.js';
-import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
-import type { StateSigning } from './continuation-owner.js';
+import { PeerAuth, deriveKey } from './peer-auth.js';
+import { PEER_HEADER, type ClusterLink, type Peer, type Unforwarded } from '../sinks/cluster.js';
+import type { StateSigning } from '../vocabulary/continuation-owner.js';
 import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
@@ -42,18 +43,6 @@ const HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-l
 /** What `command` resolves with when Redis did not answer in time. */
 const LATE = Symbol('late');
 
-/** Another replica as Redis knows it: where it is reached, and how long ago its heartbeat renewed its entry. */
-export interface Peer {
-  url: string;
-  heardMsAgo: number;
-}
-
-/** A request another replica could not be sent: why, and whether that replica is running all the same. */
-export interface Unforwarded {
-  unreachable: string;
-  running: boolean;
-}
-
 /**
  * This replica's membership of a cluster (DESIGN.md, "Scale"): its entry
  * and its legacy sessions' entries in Redis, kept alive by a heartbeat, the
@@ -65,7 +54,7 @@ export interface Unforwarded {
  * (no offline queue): the replica goes on serving what it holds alone, and
  * the heartbeat writes every entry again when Redis is back.
  */
-export class Cluster {
+export class Cluster implements ClusterLink {
   readonly replica = randomUUID();
   readonly stateSigning: StateSigning;
   private readonly auth: PeerAuth;

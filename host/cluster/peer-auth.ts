@@ -1,12 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
-/**
- * The header a replica puts on a request it forwards to another: when it
- * was sent, which bearer token the client used (the owner checks a session
- * belongs to it), and a MAC over both with a key derived from the cluster
- * secret. Only replicas hold the secret, so only they can send one.
- */
-export const PEER_HEADER = 'x-mcp-host-peer';
 /** How old a forwarded request's stamp may be: forwarding is immediate, a replay is not. */
 const MAX_SKEW_MS = 60_000;
 
@@ -15,6 +8,7 @@ export function deriveKey(secret: string, cluster: string, use: string): Buffer 
   return Buffer.from(hkdfSync('sha256', secret, cluster, `mcp-host ${use}`, 32));
 }
 
+/** Stamps a forwarded request's PEER_HEADER (sinks/cluster.ts) with the cluster's key, and checks one. */
 export class PeerAuth {
   constructor(private readonly key: Buffer) {}
 

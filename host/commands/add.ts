@@ -83,7 +83,7 @@ export async function add(options: AddOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const inspection = await inspectConfigValue({ ...raw, plugins }, configFile, {
     logger: options.logger,
-    events: runtime,
+    events: runtime.events,
   });
   try {
     // Problems are placed by entry path or by plugin name; the config's other problems are not this package's.

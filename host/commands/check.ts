@@ -28,10 +28,10 @@ export async function check(options: CheckOptions): Promise<number> {
   if (plugin) {
     const { config, file, note } = pluginCheckConfig(plugin, options.sampleOptions ?? {});
     process.stdout.write(`checking ${plugin.dir} as an mcp-host plugin (no host config here): ${note}\n`);
-    inspection = await inspectConfigValue(config, file, { logger: options.logger, events: runtime });
+    inspection = await inspectConfigValue(config, file, { logger: options.logger, events: runtime.events });
     where = `the plugin ${plugin.name}`;
   } else {
-    inspection = await inspectCatalogue({ ...options, events: runtime });
+    inspection = await inspectCatalogue({ ...options, events: runtime.events });
     where = inspection.config?.file ?? options.configPath ?? 'the config';
   }
   const { generation, problems } = inspection;

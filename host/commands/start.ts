@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
+import { retireMounts } from '../mounts/retire.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
@@ -11,7 +12,8 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
-import { recordReload, startTelemetry, stopTelemetry } from '../telemetry/telemetry.js';
+import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
+import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
 
@@ -34,7 +36,7 @@ export async function start(options: StartOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const { config, generation } = await composeCatalogue({
     ...options,
-    events: runtime,
+    events: runtime.events,
     id: 1,
     // On before the first generation starts its mounts: their handshakes and first drains are traced too.
     configLoaded: (loaded) => startTelemetry(loaded.telemetry, runtime, options.logger),
@@ -88,7 +90,7 @@ export async function start(options: StartOptions): Promise<number> {
   options.logger.info(`stopping (${reason}): letting calls in flight finish`);
   await cluster?.leave();
   await reloading.close();
-  await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
+  await retireMounts(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();
   await stopTelemetry();
   return 0;

@@ -31,7 +31,7 @@
 import { describeThrown } from '../errors.js';
 import { endSentence } from '../config/problem-wording.js';
 import type { Logger } from '../log.js';
-import { pluginInContext, runAsHost } from './in-process-link.js';
+import { pluginInContext, runAsHost } from './isolation/in-process-link.js';
 import { runPluginCallbacksInContext } from './plugin-callbacks.js';
 import { PluginCodeClaim, type FaultOwner, type PluginFault } from './plugin-code-claim.js';
 

@@ -18,7 +18,7 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { pluginInContext, runAsPlugin } from './in-process-link.js';
+import { pluginInContext, runAsPlugin } from './isolation/in-process-link.js';
 import type { PluginCodeClaim } from './plugin-code-claim.js';
 
 /** Told what a plugin's callback threw: `where` completes "… threw": `its process "SIGHUP" listener`. */

@@ -24,7 +24,7 @@
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import type { Logger } from '../log.js';
-import { pluginInContext } from './in-process-link.js';
+import { pluginInContext } from './isolation/in-process-link.js';
 
 /** Where a write to a standard descriptor goes instead; false: it is written as asked. */
 type Divert = (fd: number, bytes: Buffer) => boolean;

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/types.js';
 import { pluginLogger, type Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
-import { InProcessChannel } from './in-process.js';
+import { InProcessChannel } from './isolation/in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
 import { startSupervisedMount } from './supervisor.js';
 
@@ -24,7 +24,7 @@ export async function startMount(
     case 'in-process': {
       if (spec.isolation === 'worker') {
         // Loaded, like the kinds below, when a config first mounts one.
-        const { WorkerChannel } = await import('./worker-channel.js');
+        const { WorkerChannel } = await import('./isolation/worker-channel.js');
         const open = () => new WorkerChannel(spec, importTag, config, mountLogger);
         return startSupervisedMount(spec, open, config, mountLogger, events);
       }

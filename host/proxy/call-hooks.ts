@@ -1,5 +1,5 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
-import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 
 /**
  * The hooks that tie one forwarded request to the client that made it:

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { HostRuntime } from '../runtime.js';
-import { pluginChanges, type CatalogueDiff } from './catalogue-diff.js';
-import { telemetryChangeWarning } from '../telemetry/settings.js';
+import { pluginChanges, type CatalogueDiff } from '../catalogue/catalogue-diff.js';
+import { telemetryChangeWarning } from '../config/telemetry-settings.js';
 
 /** A CatalogueDiff as it travels to `mcp-host reload`: plain JSON. */
 export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
@@ -105,7 +105,7 @@ export class Reloader {
         configPath,
         cwd: this.options.cwd,
         logger,
-        events: this.runtime,
+        events: this.runtime.events,
         id,
         previous: live,
       });

@@ -13,10 +13,9 @@ import type { HttpConfig } from '../config/types.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
 import { healthResponse, isHealthPath } from './health.js';
-import type { Cluster } from '../cluster/cluster.js';
-import { PEER_HEADER } from '../cluster/peer-auth.js';
-import { forwardedContinuation } from '../cluster/forward-continuation.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { PEER_HEADER, type ClusterLink } from '../sinks/cluster.js';
+import { forwardedContinuation } from './forward-continuation.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 
 /** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
@@ -37,7 +36,7 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
-  cluster?: Cluster;
+  cluster?: ClusterLink;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */

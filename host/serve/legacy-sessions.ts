@@ -11,8 +11,8 @@ import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
-import type { Cluster } from '../cluster/cluster.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import type { ClusterLink } from '../sinks/cluster.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -25,7 +25,7 @@ export interface LegacySessionOptions {
   /** Bytes of SSE events each session keeps for clients resuming with `Last-Event-ID` (`http.eventStoreBytes`). */
   eventStoreBytes: number;
   /** In a cluster, sessions are registered there, and a request for another replica's session is forwarded to it. */
-  cluster?: Cluster;
+  cluster?: ClusterLink;
 }
 
 /**
@@ -142,7 +142,7 @@ export class LegacySessions {
     // meanwhile is kept (bounded) for its client to resume with Last-Event-ID.
     const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
     if (!stream) return tracked(session, response);
-    this.runtime.setReachable(session.front, true);
+    this.runtime.sessions.setReachable(session.front, true);
     return tracked(session, await primedGetStream(session, request, response));
   }
 

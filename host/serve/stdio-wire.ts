@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { LineSplitter } from '../line-splitter.js';
 import { isPlainObject } from '../plain-object.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 import { messageLine } from '../proxy/shared-list-results.js';
 import { writeAsHost } from '../mounts/plugin-output.js';
 

@@ -2,15 +2,15 @@ import { Worker } from 'node:worker_threads';
 import { createInterface } from 'node:readline';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { LevelWithSilent } from 'pino';
-import { pluginWhere } from '../config/problem-wording.js';
-import type { ResolvedConfig } from '../config/types.js';
-import { HostError, ProblemsError, describeThrown, type Problem } from '../errors.js';
-import type { InProcessSpec } from '../loader/types.js';
-import type { Logger } from '../log.js';
-import type { SendOptions } from './channel.js';
-import { describeMount, mountName } from './mount.js';
-import type { ExplainedChannel, Outage } from './supervisor.js';
-import { logPluginLines } from './plugin-output.js';
+import { pluginWhere } from '../../config/problem-wording.js';
+import type { ResolvedConfig } from '../../config/types.js';
+import { HostError, ProblemsError, describeThrown, type Problem } from '../../errors.js';
+import type { InProcessSpec } from '../../loader/types.js';
+import type { Logger } from '../../log.js';
+import type { SendOptions } from '../channel.js';
+import { describeMount, mountName } from '../mount.js';
+import type { ExplainedChannel, Outage } from '../supervisor.js';
+import { logPluginLines } from '../plugin-output.js';
 
 /** What the host gives a plugin's worker to start it (`workerData`). */
 export interface WorkerStart {

@@ -8,15 +8,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { describeThrown, problemsOf } from '../errors.js';
-import { loadDefinition } from '../loader/definition.js';
-import { createLogger, isWritingLog, pluginLogger } from '../log.js';
-import { divertWorkerDescriptors } from './plugin-output.js';
-import { ErrorCode } from '../rpc-error.js';
-import { pluginWhere } from '../config/problem-wording.js';
+import { describeThrown, problemsOf } from '../../errors.js';
+import { loadDefinition } from '../../loader/definition.js';
+import { createLogger, isWritingLog, pluginLogger } from '../../log.js';
+import { divertWorkerDescriptors } from '../plugin-output.js';
+import { ErrorCode } from '../../rpc-error.js';
+import { pluginWhere } from '../../config/problem-wording.js';
 import { createInProcessLink } from './in-process-link.js';
-import { asPluginServer, createFailed } from './plugin-server.js';
-import { connectPluginServer } from './plugin-era.js';
+import { asPluginServer, createFailed } from '../plugin-server.js';
+import { connectPluginServer } from '../plugin-era.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
 
 const port = parentPort!;

@@ -1,8 +1,8 @@
-import type { Cluster } from './cluster.js';
-import { ownerOf } from './continuation-owner.js';
+import type { ClusterLink } from '../sinks/cluster.js';
+import { ownerOf } from '../vocabulary/continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
-import { jsonRpcErrorResponse } from '../serve/http-responses.js';
-import type { ReadRequest } from '../serve/node-exchange.js';
+import { jsonRpcErrorResponse } from './http-responses.js';
+import type { ReadRequest } from './node-exchange.js';
 
 /**
  * A 2026-07-28 retry (`requestState` with `inputResponses`) whose waiting
@@ -13,7 +13,7 @@ import type { ReadRequest } from '../serve/node-exchange.js';
  * cannot be reached is a 502 that names it and the fix.
  */
 export async function forwardedContinuation(
-  cluster: Cluster,
+  cluster: ClusterLink,
   { json: message, withBody }: ReadRequest,
   clientId: string | undefined,
 ): Promise<Response | undefined> {

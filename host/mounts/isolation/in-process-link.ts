@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import type { SendOptions, UpstreamChannel } from './channel.js';
-import { describeThrown } from '../errors.js';
-import { ErrorCode } from '../rpc-error.js';
-import type { PluginCodeClaim } from './plugin-code-claim.js';
+import type { SendOptions, UpstreamChannel } from '../channel.js';
+import { describeThrown } from '../../errors.js';
+import { ErrorCode } from '../../rpc-error.js';
+import type { PluginCodeClaim } from '../plugin-code-claim.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:
