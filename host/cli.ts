@@ -5,7 +5,8 @@ import { HostError, ProblemsError, describeThrown, formatProblem } from './error
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
-import { installFaultAttribution } from './mounts/fault-attribution.js';
+import { exitHost, installFaultAttribution } from './mounts/fault-attribution.js';
+import { markPluginOutput } from './mounts/plugin-output.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -18,7 +19,7 @@ Usage:
   mcp-host status [--cluster] [--json] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
-  mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--config PATH]
+  mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -45,13 +46,17 @@ field), it checks that package as a plugin: manifest, definition, a dry create()
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
 nearest package.json "type" says, mounting nothing yet. Never overwrites a config.`,
-  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--config PATH]
+  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
 
 npm install PACKAGE (a registry name, a local directory or a tarball) next to the config, check
 it as check would with its entry added, and only then add the entry to the config file, keeping
 the file's formatting and comments. A refused package leaves the config unchanged.
-  --prefix P   mount under prefix P (default: the package's own prefix, else one from its name)
-  --flat       mount with names unchanged
+npm installs with scripts off (--ignore-scripts): install scripts are the package's code, and none
+runs before the package passed its check.
+  --prefix P         mount under prefix P (default: the package's own prefix, else one from its name)
+  --flat             mount with names unchanged
+  --allow-scripts    once the package passed its check, run the install scripts of what was installed
+                     (npm rebuild); without it, add says which packages have them and how to run them
 For an MCP server package (run as a stdio child):
   --arg VALUE        an argument its bin is run with (repeat, in order), e.g. the directory a
                      filesystem server may use
@@ -125,6 +130,7 @@ async function main(argv: string[]): Promise<number> {
         arg: { type: 'string', multiple: true },
         env: { type: 'string', multiple: true },
         bin: { type: 'string' },
+        'allow-scripts': { type: 'boolean' },
         options: { type: 'string' },
         'allow-withheld': { type: 'boolean' },
       },
@@ -148,10 +154,15 @@ async function main(argv: string[]): Promise<number> {
   if (values.cluster && command !== 'reload' && command !== 'status')
     throw new UsageError('--cluster goes with "reload" or "status"');
   if (
-    (values.prefix !== undefined || values.flat || values.arg || values.env || values.bin !== undefined) &&
+    (values.prefix !== undefined ||
+      values.flat ||
+      values.arg ||
+      values.env ||
+      values.bin !== undefined ||
+      values['allow-scripts']) &&
     command !== 'add'
   )
-    throw new UsageError('--prefix, --flat, --arg, --env and --bin go with "add"');
+    throw new UsageError('--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
   if (values['allow-withheld'] && command !== 'check') throw new UsageError('--allow-withheld goes with "check"');
 
@@ -162,6 +173,8 @@ async function main(argv: string[]): Promise<number> {
   // promise rejected and forgotten, a call to process.exit) are theirs, not
   // the host's. Installed before any plugin code can run.
   installFaultAttribution(logger);
+  // And what they print goes to the log as theirs: stdout is the stdio transport's.
+  markPluginOutput();
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.
@@ -193,10 +206,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** `add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME]`. */
+/** `add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts]`. */
 function addFlags(
   positionals: string[],
-  values: { prefix?: string; flat?: boolean; arg?: string[]; env?: string[]; bin?: string },
+  values: { prefix?: string; flat?: boolean; arg?: string[]; env?: string[]; bin?: string; 'allow-scripts'?: boolean },
 ) {
   if (positionals.length !== 1)
     throw new UsageError('add takes one PACKAGE (a registry name, a directory or a tarball)');
@@ -208,6 +221,7 @@ function addFlags(
     ...(values.arg && { args: values.arg }),
     ...(values.env && { env: values.env }),
     ...(values.bin !== undefined && { bin: values.bin }),
+    ...(values['allow-scripts'] && { allowScripts: true }),
   };
 }
 
@@ -237,12 +251,13 @@ function serveFlags(values: { stdio?: boolean; http?: string }): Pick<StartOptio
   }
 }
 
+// Its own status: a plugin's 'exit' listener cannot change it (fault-attribution.ts).
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitHost(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`mcp-host: ${error.message}\n\n${USAGE.main}\n`);
-      process.exit(2);
+      exitHost(2);
     }
     if (error instanceof ProblemsError) {
       process.stderr.write(
@@ -256,6 +271,6 @@ main(process.argv.slice(2)).then(
         `mcp-host: unexpected failure: ${error instanceof Error ? error.stack : describeThrown(error)}\n`,
       );
     }
-    process.exit(1);
+    exitHost(1);
   },
 );

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { runCli, startStdioHost } from './helpers/host.js';
-import { makeWorkspace } from './helpers/packages.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writePlugin } from './helpers/readme.js';
 import { firstText } from './helpers/results.js';
 
@@ -198,4 +198,74 @@ t.test('add judges its flags before installing anything', async (t) => {
   const misplaced = await runCli(['check', '--arg', 'x'], { cwd: ws.dir });
   t.equal(misplaced.code, 2);
   t.match(misplaced.stderr, '--prefix, --flat, --arg, --env and --bin go with "add"');
+
+/** A plugin whose postinstall script leaves `ran-<name>` in the workspace (npm runs it in the installed package). */
+function writeScriptedPlugin(ws: Workspace, name: string, postinstall?: string): void {
+  const dir = writePlugin(ws, `vendor/${name}`, name, { prefix: name }, ['x']);
+  const packageJson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const marker = `require('fs').writeFileSync(require('path').join(process.env.INIT_CWD, 'ran-${name}'), '')`;
+  packageJson.scripts = { postinstall: postinstall ?? `node -e "${marker}"` };
+  ws.writeFile(`vendor/${name}/package.json`, JSON.stringify(packageJson));
+}
+
+t.test('add installs with scripts off; they run only once the package passed its check, when allowed', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeConfig('export default { plugins: [] };\n');
+  const ran = (name: string) => existsSync(join(ws.dir, `ran-${name}`));
+
+  writeScriptedPlugin(ws, 'scripted');
+  const added = await runCli(['add', './vendor/scripted'], { cwd: ws.dir, env: OFFLINE });
+  t.equal(added.code, 0, added.stderr);
+  t.match(added.stderr, 'mcp-host add: npm install --ignore-scripts ./vendor/scripted');
+  t.notOk(ran('scripted'), 'its postinstall did not run');
+  t.match(
+    added.stdout,
+    `the install scripts of scripted were not run: if you trust them, run npm rebuild scripted in ${ws.dir}, or add with --allow-scripts.\n`,
+  );
+
+  // From a tarball, as from a registry: installed under node_modules, not linked.
+  writeScriptedPlugin(ws, 'trusted');
+  const packed = await run('npm', ['pack', '--pack-destination', ws.dir], {
+    cwd: join(ws.dir, 'vendor/trusted'),
+    env: OFFLINE,
+  });
+  const tarball = packed.stdout.trim().split('\n').at(-1)!;
+  const allowed = await runCli(['add', tarball, '--allow-scripts'], { cwd: ws.dir, env: OFFLINE });
+  t.equal(allowed.code, 0, allowed.stderr);
+  t.match(allowed.stderr, 'mcp-host add: trusted passed its check; npm rebuild trusted runs the install scripts');
+  t.match(allowed.stdout, 'ran the install scripts of trusted\n');
+  t.ok(ran('trusted'), 'its postinstall ran, after the check');
+  t.notOk(ran('scripted'), 'not the scripts of what an earlier add installed');
+
+  writeScriptedPlugin(ws, 'failing', 'node -e "process.exit(3)"');
+  const failing = await runCli(['add', './vendor/failing', '--allow-scripts'], { cwd: ws.dir, env: OFFLINE });
+  t.equal(failing.code, 1);
+  t.match(
+    failing.stderr,
+    `mcp-host: ${ws.dir}: npm rebuild failing, which runs their install scripts, failed (exit 3); npm's reason is above. The entry is added. Fix: correct what npm names and run npm rebuild failing in ${ws.dir} again.`,
+  );
+
+  const usage = await runCli(['check', '--allow-scripts'], { cwd: ws.dir });
+  t.equal(usage.code, 2);
+  t.match(usage.stderr, 'mcp-host: --prefix, --flat and --allow-scripts go with "add"\n');
+});
+
+t.test('a refused package’s install scripts never run; the refusal says how to run them', async (t) => {
+  const ws = makeWorkspace(t);
+  const original = 'export default { plugins: [] };\n';
+  const file = ws.writeConfig(original);
+  writeScriptedPlugin(ws, 'broken');
+  ws.writeFile(
+    'vendor/broken/index.js',
+    'export default { create() { throw new Error("needs its native addon"); } };\n',
+  );
+  const added = await runCli(['add', './vendor/broken', '--allow-scripts'], { cwd: ws.dir, env: OFFLINE });
+  t.equal(added.code, 1);
+  t.notOk(existsSync(join(ws.dir, 'ran-broken')), 'its postinstall never ran');
+  t.equal(readFileSync(file, 'utf8'), original);
+  t.match(added.stderr, 'plugin "broken" (plugins[0]): create() threw: needs its native addon');
+  t.match(
+    added.stderr,
+    `The install scripts of broken were not run (add runs none before the check): if the package needs them to load and you trust it, run npm rebuild broken in ${ws.dir}, then mcp-host check.\n`,
+  );
 });

@@ -519,9 +519,30 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     [
       { MCP_HOST_CLUSTER_SECRET: undefined },
       undefined,
-      'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
+      'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET, or the same key in a file named by MCP_HOST_CLUSTER_SECRET_FILE (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
     ],
     [{ MCP_HOST_CLUSTER_SECRET: 'tiny-key' }, undefined, 'which is shorter than 16 characters'],
+    [
+      { MCP_HOST_CLUSTER_SECRET: undefined, MCP_HOST_CLUSTER_SECRET_FILE: join(ws.dir, 'no-such-key') },
+      undefined,
+      `mcp-host.config.js: cluster: cannot read the cluster's shared key (MCP_HOST_CLUSTER_SECRET_FILE) from ${join(ws.dir, 'no-such-key')}: ENOENT: no such file or directory, open '${join(ws.dir, 'no-such-key')}'. Fix: create the file, readable by the host's user, or correct its path.`,
+    ],
+    [
+      { MCP_HOST_CLUSTER_SECRET: undefined, MCP_HOST_CLUSTER_SECRET_FILE: ws.writeFile('short-key', 'tiny-key\n') },
+      undefined,
+      `a cluster needs its shared key in the file ${join(ws.dir, 'short-key')} (MCP_HOST_CLUSTER_SECRET_FILE), which is shorter than 16 characters.`,
+    ],
+    [
+      { MCP_HOST_CLUSTER_SECRET_FILE: ws.writeFile('key', `${SECRET}\n`) },
+      undefined,
+      "mcp-host.config.js: cluster: both MCP_HOST_CLUSTER_SECRET and MCP_HOST_CLUSTER_SECRET_FILE are set, so the cluster's shared key is ambiguous. Fix: unset MCP_HOST_CLUSTER_SECRET and keep the key in the file only.",
+    ],
+    [
+      // The key read from its file, the replica goes on to its next check.
+      { MCP_HOST_CLUSTER_SECRET: undefined, MCP_HOST_CLUSTER_SECRET_FILE: join(ws.dir, 'key') },
+      ['--stdio'],
+      'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio.',
+    ],
     [
       { MCP_HOST_REDIS_URL: undefined },
       undefined,

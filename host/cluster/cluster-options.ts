@@ -1,7 +1,8 @@
 import { HostError } from '../errors.js';
 import { configWhere } from '../config/problem-wording.js';
 import type { ClusterConfig } from '../config/types.js';
-import { CLUSTER_SECRET_ENV, takeSecretEnv } from '../secret-env.js';
+import { CLUSTER_SECRET_ENV, CLUSTER_SECRET_FILE_ENV, takeSecretEnv } from '../secret-env.js';
+import { readSecretFile } from '../secret-file.js';
 import { MCP_PATH } from '../serve/listen-address.js';
 
 /** The environment variable naming Redis when the config's `cluster.redis` does not. */
@@ -103,14 +104,30 @@ export function shownRedisUrl(redisUrl: string): string {
   return redisUrl.replace(/^([a-z]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
-/** The cluster's shared key, from the environment only; `where` names the section that asked for it. */
+/**
+ * The cluster's shared key: from the file MCP_HOST_CLUSTER_SECRET_FILE names (white space around it trimmed),
+ * else from MCP_HOST_CLUSTER_SECRET; `where` names the section that asked for it.
+ */
 export function clusterSecret(where: string): string {
-  const secret = takeSecretEnv(CLUSTER_SECRET_ENV);
+  const inEnvironment = takeSecretEnv(CLUSTER_SECRET_ENV);
+  const file = takeSecretEnv(CLUSTER_SECRET_FILE_ENV);
+  if (file !== undefined && inEnvironment !== undefined) {
+    throw new HostError({
+      where,
+      what: `both ${CLUSTER_SECRET_ENV} and ${CLUSTER_SECRET_FILE_ENV} are set, so the cluster's shared key is ambiguous.`,
+      fix: `unset ${CLUSTER_SECRET_ENV} and keep the key in the file only.`,
+    });
+  }
+  const secret =
+    file === undefined
+      ? inEnvironment
+      : readSecretFile(file, where, `the cluster's shared key (${CLUSTER_SECRET_FILE_ENV})`).trim();
+  const from = file === undefined ? CLUSTER_SECRET_ENV : `the file ${file} (${CLUSTER_SECRET_FILE_ENV})`;
   if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
     throw new HostError({
       where,
-      what: `a cluster needs its shared key in ${CLUSTER_SECRET_ENV}, which is ${secret === undefined ? 'not set' : `shorter than ${MIN_SECRET_LENGTH} characters`}.`,
-      fix: `give every replica the same ${CLUSTER_SECRET_ENV} (e.g. the output of \`openssl rand -hex 32\`); it never goes in the config file.`,
+      what: `a cluster needs its shared key in ${from}, which is ${secret === undefined ? 'not set' : `shorter than ${MIN_SECRET_LENGTH} characters`}.`,
+      fix: `give every replica the same ${CLUSTER_SECRET_ENV}, or the same key in a file named by ${CLUSTER_SECRET_FILE_ENV} (e.g. the output of \`openssl rand -hex 32\`); it never goes in the config file.`,
     });
   }
   return secret;

@@ -15,6 +15,7 @@ import { isPlainObject } from '../plain-object.js';
 import { HostRuntime } from '../runtime.js';
 import { formatCatalogue } from './catalogue-report.js';
 import { recordServerStderr } from './server-stderr.js';
+import { packagesWithInstallScripts, runInstallScripts } from './install-scripts.js';
 
 export interface AddOptions {
   /** What to install: a registry name (with a version or tag), a local package directory, or a tarball. */
@@ -27,6 +28,8 @@ export interface AddOptions {
   args?: string[];
   /** `--env`: `NAME` (read from the host's environment when the config loads) or `NAME=VALUE`. */
   env?: string[];
+  /** Run the install scripts of what was installed once the package passed its check (they are off until then). */
+  allowScripts?: boolean;
   configPath?: string;
   cwd: string;
   logger: Logger;
@@ -37,7 +40,9 @@ export interface AddOptions {
  * config as it would be with the package's entry added (everything `check`
  * does: package.json checks, import, create, preflight), and only then
  * write that entry into the config file. A refusal leaves the config
- * byte-identical and says how to undo the install.
+ * byte-identical and says how to undo the install. npm installs with
+ * scripts off: install scripts are the package's code, run before anything
+ * checked it (install-scripts.ts).
  */
 export async function add(options: AddOptions): Promise<number> {
   const configFile = await findConfigFile(options).catch((error: unknown) => {
@@ -76,9 +81,12 @@ export async function add(options: AddOptions): Promise<number> {
 
   const spec = isPathSpec(options.spec) ? resolve(options.cwd, options.spec) : options.spec;
   const before = dependenciesOf(dir);
-  process.stderr.write(`mcp-host add: npm install ${options.spec} in ${dir}\n`);
+  const scriptedBefore = packagesWithInstallScripts(dir);
+  process.stderr.write(`mcp-host add: npm install --ignore-scripts ${options.spec} in ${dir}\n`);
   npmInstall(spec, dir);
   const after = dependenciesOf(dir);
+  const scripted = [...packagesWithInstallScripts(dir)].filter((name) => !scriptedBefore.has(name));
+  const rebuild = `npm rebuild ${scripted.join(' ')}`;
   const name = installedName(spec, dir, before, after);
   const installedNow = before[name] !== after[name];
   const undo = installedNow ? ` To undo the install: npm uninstall ${name} (in ${dir}).` : '';
@@ -108,7 +116,10 @@ export async function add(options: AddOptions): Promise<number> {
     if (refusals.length > 0) {
       process.stderr.write(
         `mcp-host add: ${name} refused; ${configFile} is unchanged.${undo}\n` +
-          refusals.map((problem) => `- ${formatProblem(problem)}\n`).join(''),
+          refusals.map((problem) => `- ${formatProblem(problem)}\n`).join('') +
+          (scripted.length > 0
+            ? `The install scripts of ${scripted.join(', ')} were not run (add runs none before the check): if the package needs them to load and you trust it, run ${rebuild} in ${dir}, then mcp-host check.\n`
+            : ''),
       );
       return 1;
     }
@@ -133,6 +144,16 @@ export async function add(options: AddOptions): Promise<number> {
           ? `the config has ${others} other problem${others === 1 ? '' : 's'}: mcp-host check lists them\n`
           : ''),
     );
+    if (scripted.length === 0) return 0;
+    if (!options.allowScripts) {
+      process.stdout.write(
+        `the install scripts of ${scripted.join(', ')} were not run: if you trust them, run ${rebuild} in ${dir}, or add with --allow-scripts.\n`,
+      );
+      return 0;
+    }
+    process.stderr.write(`mcp-host add: ${name} passed its check; ${rebuild} runs the install scripts\n`);
+    runInstallScripts(scripted, dir);
+    process.stdout.write(`ran the install scripts of ${scripted.join(', ')}\n`);
     return 0;
   } finally {
     await Promise.allSettled((inspection.generation?.mounts ?? []).map((mount) => mount.close()));
@@ -235,7 +256,7 @@ function isPathSpec(spec: string): boolean {
 
 function npmInstall(spec: string, dir: string): void {
   // npm's own output (progress, warnings) is the user's to see, on stderr: stdout is this command's answer.
-  const run = spawnSync('npm', ['install', spec, '--no-audit', '--no-fund'], {
+  const run = spawnSync('npm', ['install', spec, '--ignore-scripts', '--no-audit', '--no-fund'], {
     cwd: dir,
     stdio: ['ignore', 2, 2],
     shell: process.platform === 'win32',

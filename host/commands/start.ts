@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
@@ -102,6 +103,7 @@ function httpServeOptions(config: ResolvedConfig, address: { host: string; port:
     auth,
     { host: address.host, loopback: isLoopback(address.host) },
     configWhere(config.file, 'http.auth'),
+    dirname(config.file),
   );
   return {
     ...rest,

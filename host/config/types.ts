@@ -135,6 +135,8 @@ export interface HttpAuthConfig {
   tokens?: string[];
   /** The environment variable holding accepted tokens, comma-separated. Default "MCP_HOST_HTTP_TOKENS". */
   tokensEnv?: string;
+  /** A file holding accepted tokens, one a line (relative to the config's directory): out of the environment plugin code can read. */
+  tokensFile?: string;
 }
 
 export interface ReloadConfig {

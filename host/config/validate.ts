@@ -321,6 +321,7 @@ const CLUSTER_FIELDS: Record<keyof ClusterConfig, Check> = {
 const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
   tokens: field(anArrayOfNonEmptyStrings, '[process.env.MY_TOKEN]'),
   tokensEnv: field(anEnvironmentVariableName, '"MCP_HOST_HTTP_TOKENS"'),
+  tokensFile: field(aNonEmptyString, '"/run/secrets/mcp-host-tokens"'),
 };
 
 const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {

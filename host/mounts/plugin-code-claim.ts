@@ -1,8 +1,10 @@
+import type { Logger } from '../log.js';
+
 /** What a plugin did, in words for the log, the outage and its calls in flight. */
 export interface PluginFault {
   /** One sentence: `its code threw outside any request: Error: boom`. */
   cause: string;
-  /** The stack that named the plugin, for the log. */
+  /** Where it happened, for the log (never for blame). */
   stack?: string;
 }
 
@@ -14,21 +16,23 @@ export interface FaultOwner {
 }
 
 /**
- * One instance's claim on its package's code, from before its import until
- * it is closed. Async contexts hold the claim, not the instance: promises
+ * One instance's claim on the code it runs, from before its import until it
+ * is closed. Async contexts hold the claim, not the instance: promises
  * outlive it (Node's module loader keeps those of every module it ever
  * loaded, with the context they were made in), and a released claim lets
  * the instance go.
  */
 export class PluginCodeClaim {
+  readonly description: string;
+  private owner: FaultOwner | undefined;
+
   constructor(
-    private owner: FaultOwner | undefined,
-    readonly description: string,
-    /** The tag its code was imported under (fresh-import.ts): tells apart versions of one package. */
-    readonly importTag: string,
-    private readonly claims: Set<PluginCodeClaim>,
+    owner: FaultOwner,
+    /** The plugin's logger: what its code prints goes there (plugin-output.ts). */
+    readonly logger: Logger,
   ) {
-    claims.add(this);
+    this.owner = owner;
+    this.description = owner.description;
   }
 
   /** The instance, while it is live. */
@@ -38,6 +42,5 @@ export class PluginCodeClaim {
 
   release(): void {
     this.owner = undefined;
-    this.claims.delete(this);
   }
 }

@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/types.js';
-import type { Logger } from '../log.js';
+import { pluginLogger, type Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { InProcessChannel } from './isolation/in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
@@ -19,7 +19,7 @@ export async function startMount(
   events: MountEvents,
   config: ResolvedConfig,
 ): Promise<Mount> {
-  const mountLogger = logger.child({ plugin: mountName(spec) });
+  const mountLogger = pluginLogger(logger, mountName(spec));
   switch (spec.kind) {
     case 'in-process': {
       if (spec.isolation === 'worker') {

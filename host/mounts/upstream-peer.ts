@@ -358,28 +358,13 @@ export class UpstreamPeer {
     // call it happened during (a tool that registers another).
     const mountWide =
       kindsChangedBy(notification.method).length > 0 || notification.method === 'notifications/resources/updated';
-    const owner = mountWide ? undefined : this.callConcerned(notification, related);
+    // The call it is about is the one the link names. Over a pipe nothing
+    // names one: a child's log line reaches no client, even when one client
+    // alone has calls in flight (the line may be about another's call that
+    // just ended), and goes to the host's log instead.
+    const owner = mountWide || related === undefined ? undefined : this.pending.get(related);
     if (owner?.hooks.onNotification) owner.hooks.onNotification(notification);
     else this.options.onNotification(notification);
-  }
-
-  /**
-   * The call a notification is about: the one the link names; or, for a log
-   * message over a transport that names none (a child, a remote), a call of
-   * the one client with calls in flight here. With two clients' calls in
-   * flight nothing says whose it is, and a guess could show one client's
-   * data to another, so there is no owner (the host logs it instead).
-   */
-  private callConcerned(notification: JSONRPCNotification, related?: RequestId): Pending | undefined {
-    if (related !== undefined) return this.pending.get(related);
-    if (this.channel.relatesMessages || notification.method !== 'notifications/message') return undefined;
-    let sole: Pending | undefined;
-    for (const pending of this.pending.values()) {
-      if (pending.hooks.client === undefined) continue;
-      if (sole && sole.hooks.client !== pending.hooks.client) return undefined;
-      sole = pending;
-    }
-    return sole;
   }
 
   /**

@@ -13,9 +13,6 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
   const progressToken = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
-    // A request without a session (stdio's, a 2026-07-28 one) counts as its
-    // own client: two of them are never assumed to be one session's.
-    client: ctx.sessionId ?? ctx,
     ...clientHeadersOf(ctx),
     ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
     ...(ctx.http?.closeStandaloneSSE && { closeStandaloneSSE: ctx.http.closeStandaloneSSE }),

@@ -20,13 +20,6 @@ export interface CallHooks {
   /** Any other notification the upstream ties to this call (log messages). */
   onNotification?: (notification: JSONRPCNotification) => void;
   /**
-   * Who made the call: calls with the same `client` are one session's. An
-   * upstream that cannot say which call a log message is about (a child, a
-   * remote) has it passed to the client only when it is the one client with
-   * calls in flight. Absent on the host's own requests (lists, subscriptions).
-   */
-  client?: unknown;
-  /**
    * The headers of the client's HTTP request, when it came over HTTP. Only
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */

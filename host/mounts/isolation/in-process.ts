@@ -49,7 +49,7 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     private readonly startTimeoutMs: number,
   ) {
     this.description = describeMount(spec);
-    this.claim = claimPluginCode(spec.packageDir, importTag, this);
+    this.claim = claimPluginCode(this, logger);
   }
 
   async start(): Promise<void> {
