@@ -197,7 +197,8 @@ t.test('add judges its flags before installing anything', async (t) => {
   t.notOk(existsSync(join(ws.dir, 'node_modules/srv')), 'nothing was installed');
   const misplaced = await runCli(['check', '--arg', 'x'], { cwd: ws.dir });
   t.equal(misplaced.code, 2);
-  t.match(misplaced.stderr, '--prefix, --flat, --arg, --env and --bin go with "add"');
+  t.match(misplaced.stderr, '--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
+});
 
 /** A plugin whose postinstall script leaves `ran-<name>` in the workspace (npm runs it in the installed package). */
 function writeScriptedPlugin(ws: Workspace, name: string, postinstall?: string): void {
@@ -247,7 +248,7 @@ t.test('add installs with scripts off; they run only once the package passed its
 
   const usage = await runCli(['check', '--allow-scripts'], { cwd: ws.dir });
   t.equal(usage.code, 2);
-  t.match(usage.stderr, 'mcp-host: --prefix, --flat and --allow-scripts go with "add"\n');
+  t.match(usage.stderr, 'mcp-host: --prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"\n');
 });
 
 t.test('a refused package’s install scripts never run; the refusal says how to run them', async (t) => {
