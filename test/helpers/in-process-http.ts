@@ -21,7 +21,7 @@ export async function serveInProcess(
   logger: Logger = createLogger('silent'),
 ): Promise<{ runtime: HostRuntime; service: HttpService }> {
   const runtime = new HostRuntime(logger);
-  const { generation } = await composeCatalogue({ configPath: configFile, cwd, logger, events: runtime, id: 1 });
+  const { generation } = await composeCatalogue({ configPath: configFile, cwd, logger, events: runtime.events, id: 1 });
   runtime.swap(generation);
   t.teardown(() => runtime.close());
   const service = await serveOverHttp(runtime, options);
