@@ -4,7 +4,7 @@
 // here through that path: the host as a child process on stdio, the SDK's
 // Client (2025-era, as it connects by default), real plugin packages.
 import t from 'tap';
-import { ProtocolError, type LoggingMessageNotification } from '@modelcontextprotocol/client';
+import { ProtocolError, type JSONRPCMessage, type LoggingMessageNotification } from '@modelcontextprotocol/client';
 import { makeWorkspace } from './helpers/packages.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startStdioHost } from './helpers/host.js';
@@ -216,4 +216,33 @@ t.test("a request for what no plugin provides is the SDK front server's to refus
   const error = await host.client.getPrompt({ name: 'raw.none' }).catch((thrown: unknown) => thrown);
   t.equal((error as ProtocolError).code, -32601, String(error));
   t.same(await host.client.callTool({ name: 'raw.structured' }), { structuredContent: { n: 1 }, content: [] });
+});
+
+t.test("malformed params are the SDK front server's to refuse, naming the field", async (t) => {
+  const host = await startStdioHost(t, workspace(t));
+  const answers = new Map<string, { error?: { code: number; message: string } }>();
+  const clientSide = host.transport.onmessage;
+  host.transport.onmessage = (message: JSONRPCMessage) => {
+    if ('id' in message && typeof message.id === 'string' && message.id.startsWith('raw-')) {
+      answers.set(message.id, message as never);
+    } else clientSide?.(message);
+  };
+  const malformed = {
+    'raw-arguments': { method: 'tools/call', params: { name: 'kit.aborted', arguments: 5 } },
+    'raw-prompt': { method: 'prompts/get', params: { name: 'kit.greet', arguments: { n: 1 } } },
+    'raw-uri': { method: 'resources/read', params: {} },
+  };
+  for (const [id, request] of Object.entries(malformed)) {
+    await host.transport.send({ jsonrpc: '2.0', id, ...request } as JSONRPCMessage);
+  }
+  await host.until('every malformed request answered', () => answers.size === Object.keys(malformed).length);
+  for (const [id, field] of [
+    ['raw-arguments', 'arguments'],
+    ['raw-prompt', 'arguments'],
+    ['raw-uri', 'uri'],
+  ] as const) {
+    const { error } = answers.get(id)!;
+    // The SDK's own refusal: the schema's issues, with the path of the field.
+    t.match(error?.message, new RegExp(`"path": \\[\\s*"params",\\s*"${field}"`), `${id} names ${field}`);
+  }
 });

@@ -22,18 +22,40 @@ import { servesModernEra } from './protocol-era.js';
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
 
-/** The per-item requests the hot path serves, the capability each needs, and where each goes. */
+/** How each per-item request the hot path serves is told well-formed, the capability it needs, and where it goes. */
 const ROUTES: Record<
   string,
   {
     capability: keyof ServerCapabilities;
+    /** Whether the params are what the SDK's schema for the request accepts; others go to the SDK, which says what is wrong. */
+    wellFormed: (params: Params) => boolean;
     route: (generation: Generation, params: Params, hooks: CallHooks) => Promise<Result>;
   }
 > = {
-  'tools/call': { capability: 'tools', route: callTool },
-  'prompts/get': { capability: 'prompts', route: getPrompt },
-  'resources/read': { capability: 'resources', route: readResource },
+  'tools/call': {
+    capability: 'tools',
+    wellFormed: (params) => typeof params.name === 'string' && optionalObject(params.arguments),
+    route: callTool,
+  },
+  'prompts/get': {
+    capability: 'prompts',
+    wellFormed: (params) =>
+      typeof params.name === 'string' &&
+      (params.arguments === undefined ||
+        (isPlainObject(params.arguments) &&
+          Object.values(params.arguments).every((value) => typeof value === 'string'))),
+    route: getPrompt,
+  },
+  'resources/read': {
+    capability: 'resources',
+    wellFormed: (params) => typeof params.uri === 'string',
+    route: readResource,
+  },
 };
+
+function optionalObject(value: unknown): boolean {
+  return value === undefined || isPlainObject(value);
+}
 
 /**
  * The keys by which the SDK's `tools/call` wrapper knows a result of another
@@ -66,7 +88,8 @@ const FOREIGN_RESULT_KEYS = ['task', 'inputRequests', 'requestState'];
  *   span traced-server.ts gives it);
  * - the session advertised the capability (otherwise the SDK answers
  *   "Method not found");
- * - its params are an object (or absent) and ask for no task.
+ * - its params are well-formed (the SDK's refusal of malformed params
+ *   names the field) and ask for no task.
  *
  * What the SDK does around a handler it still does here, in the same way:
  * a `notifications/cancelled` naming the request aborts it (and no answer
@@ -130,15 +153,17 @@ export class HotPathTransport implements Transport {
     }
     const route = ROUTES[message.method];
     const server = this.serverOf();
-    if (!route || !server || !this.takes(server, route.capability, message.params)) return false;
+    if (!route || !server || !this.takes(server, route, message.params)) return false;
     this.serve(server, message, route.route);
     return true;
   }
 
-  private takes(server: Server, capability: keyof ServerCapabilities, params: unknown): boolean {
+  private takes(server: Server, route: (typeof ROUTES)[string], params: unknown): boolean {
     if (telemetryOn() || server.getNegotiatedProtocolVersion() === undefined || servesModernEra(server)) return false;
-    if (server.getCapabilities()[capability] === undefined) return false;
-    return params === undefined || (isPlainObject(params) && params.task === undefined);
+    if (server.getCapabilities()[route.capability] === undefined) return false;
+    if (!isPlainObject(params) || params.task !== undefined) return false;
+    // Its `_meta` the stdio wire has checked already (stdio-wire.ts).
+    return route.wellFormed(params);
   }
 
   private cancel(params: Params | undefined): void {
@@ -155,7 +180,7 @@ export class HotPathTransport implements Transport {
     route: (generation: Generation, params: Params, hooks: CallHooks) => Promise<Result>,
   ): void {
     const { id, method } = request;
-    const params = (request.params ?? {}) as Params;
+    const params = request.params as Params;
     const controller = new AbortController();
     this.inFlight.set(id, controller);
     const context = callContext(server, id, controller.signal);
