@@ -231,11 +231,14 @@ t.test("malformed params are the SDK front server's to refuse, naming the field"
     'raw-arguments': { method: 'tools/call', params: { name: 'kit.aborted', arguments: 5 } },
     'raw-prompt': { method: 'prompts/get', params: { name: 'kit.greet', arguments: { n: 1 } } },
     'raw-uri': { method: 'resources/read', params: {} },
+    // Not malformed, but a task's to run: the SDK's (the host runs no tasks).
+    'raw-task': { method: 'tools/call', params: { name: 'kit.aborted', task: { ttl: 1000 } } },
   };
   for (const [id, request] of Object.entries(malformed)) {
     await host.transport.send({ jsonrpc: '2.0', id, ...request } as JSONRPCMessage);
   }
   await host.until('every malformed request answered', () => answers.size === Object.keys(malformed).length);
+  t.match(answers.get('raw-task'), { jsonrpc: '2.0', id: 'raw-task' }, 'a task-augmented call is answered');
   for (const [id, field] of [
     ['raw-arguments', 'arguments'],
     ['raw-prompt', 'arguments'],
