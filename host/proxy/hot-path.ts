@@ -73,7 +73,8 @@ const FOREIGN_RESULT_KEYS = ['task', 'inputRequests', 'requestState'];
  * back; the front's SDK `Server` never dispatches it. Through the SDK, a
  * call paid a second full dispatch (a context built, the request and the
  * result validated by the SDK's wrapper, then again by the mount's result
- * check), which issue #31 measured as half of a cheap call's time.
+ * check): about half of what the host added to a cheap call's CPU time
+ * (docs/performance.md).
  *
  * Everything else goes to the SDK `Server` as before: `initialize`,
  * capabilities, lists, subscriptions, completions, pings, the client's
