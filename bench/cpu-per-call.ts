@@ -9,7 +9,8 @@
  * since the client is the same on both sides; the client's own CPU per call
  * is printed too, and the sequential ratio it implies when the client,
  * the server and the pipe take turns (as one call at a time does):
- * (client + host) / (client + direct).
+ * (client + host) / (client + direct). The SDK-only proxy (sdk-proxy.ts)
+ * is measured beside them: the floor of a second SDK dispatch.
  *
  * BENCH_CPU_CALLS (10,000) sets the number of calls measured;
  * BENCH_OTHER_CLI names another build's `dist/host/cli.js` to measure
@@ -109,6 +110,18 @@ for (const line of ['v1', 'v2'] as const) {
         `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
       );
     }
+    // The floor of any SDK-built proxy (a second SDK dispatch), beside it: the host is to be under it.
+    const floor = await measure(
+      await serve(
+        line,
+        'sdk-proxy',
+        [join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js'), join(plugin, 'index.js')],
+        tool,
+      ),
+    );
+    console.log(
+      `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, sdk-proxy`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   sdk-proxy ${floor.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
+    );
   }
 }
 process.exit();
