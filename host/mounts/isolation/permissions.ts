@@ -1,0 +1,45 @@
+import type { Grants } from '../../loader/types.js';
+
+/**
+ * Node's permission model turned on (`--permission` from Node 22, before it
+ * `--experimental-permission`): with it, a process may read and write
+ * only the paths it is given, and starts no child process, worker thread,
+ * native addon or WASI module unless a flag allows it.
+ */
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission')
+  ? '--permission'
+  : '--experimental-permission';
+
+/**
+ * The Node flags a plugin's process starts with: the permission model,
+ * reading `readable` and what the entry grants, writing only what it
+ * grants; child processes only when granted (worker threads and native
+ * addons never: a worker would share the plugin's limits anyway, and an
+ * addon runs outside every rule); its V8 heap within `memoryLimitMb`, so
+ * that a runaway heap ends with V8's own report before the host's
+ * resident-memory watch has to end it (memory-watch.ts).
+ */
+export function permissionFlags(readable: readonly string[], grants: Grants, memoryLimitMb: number): string[] {
+  return [
+    PERMISSION_FLAG,
+    ...[...readable, ...grants.read].map((path) => `--allow-fs-read=${path}`),
+    ...grants.write.map((path) => `--allow-fs-write=${path}`),
+    ...(grants.childProcess ? ['--allow-child-process'] : []),
+    `--max-old-space-size=${memoryLimitMb}`,
+    // The permission model's "experimental" warning is the host's business, not a line in the plugin's log.
+    '--disable-warning=ExperimentalWarning',
+  ];
+}
+
+/**
+ * A plugin process's whole environment: the variables its entry names
+ * (`allow.env`), with the values the host has, and nothing else, so that
+ * neither its `process.env` nor its `/proc/self/environ` holds the host's
+ * secrets. NODE_V8_COVERAGE is passed on when set, so that a test run
+ * measures the plugin's side of the link too; it names a directory, never
+ * a secret.
+ */
+export function pluginEnvironment(grants: Grants): NodeJS.ProcessEnv {
+  const names = [...grants.env, 'NODE_V8_COVERAGE'];
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+}

@@ -1,0 +1,88 @@
+/**
+ * The first module of a plugin's own process (see process-channel.ts): it
+ * reads its start from the link on fd 3, imports the plugin's entry, calls
+ * `create()` and connects the server to the host over that link. The plugin
+ * runs as it would in the host's thread or a worker: the same definition
+ * checks, the same in-process link (so what a handler sends while serving a
+ * request names that request), a logger whose records the host logs under
+ * the plugin's name. When the host ends the link, the process ends.
+ */
+import { Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { pino } from 'pino';
+import { pluginWhere } from '../../config/problem-wording.js';
+import { describeThrown, problemsOf } from '../../errors.js';
+import { loadDefinition } from '../../loader/definition.js';
+import { ErrorCode } from '../../rpc-error.js';
+import { createInProcessLink } from '../in-process-link.js';
+import { connectPluginServer } from '../plugin-era.js';
+import { asPluginServer, createFailed } from '../plugin-server.js';
+import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
+
+const link = new Socket({ fd: LINK_FD, readable: true, writable: true });
+const post = (message: FromProcess) => link.write(JSON.stringify(message) + '\n');
+// The host ended the link (it closed the plugin, or it is gone): so does this process.
+link.once('close', () => process.exit(0));
+
+// The first line is the start; the host sends the plugin messages only once it has said it is ready.
+let started: (start: ProcessStart) => void;
+const starting = new Promise<ProcessStart>((resolve) => (started = resolve));
+let deliver: ((message: ToProcess) => void) | undefined;
+createInterface({ input: link, crlfDelay: Infinity }).on('line', (line) => {
+  const message = JSON.parse(line) as ToProcess;
+  if (message.type === 'start') started(message.start);
+  else deliver?.(message);
+});
+const { spec, name, description, importTag, logLevel, maxLineBytes } = await starting;
+
+// The plugin's logger writes its records to the host, which logs them under the plugin's name.
+const logger = pino(
+  { level: logLevel, base: { plugin: name } },
+  { write: (record: string) => post({ type: 'log', record: JSON.parse(record) as Record<string, unknown> }) },
+);
+const { hostSide, pluginSide } = createInProcessLink(description);
+deliver = (message) => {
+  if (message.type === 'rpc') void hostSide.send(message.message, message.headers && { headers: message.headers });
+};
+
+hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
+  let why: string;
+  try {
+    const line = JSON.stringify({ type: 'rpc', message, ...(related !== undefined && { related }) });
+    if (line.length < maxLineBytes) {
+      link.write(line + '\n');
+      return;
+    }
+    // The host would drop the line unread.
+    why = `a message of ${line.length} bytes, over the ${maxLineBytes} its maxResultBytes (${spec.maxResultBytes}) allows`;
+  } catch (error) {
+    why = `a message that cannot be sent as JSON: ${describeThrown(error)}`;
+  }
+  // An answer still answers its request, saying why; anything else is only logged.
+  if ('id' in message && message.id !== undefined && !('method' in message)) {
+    const error = { code: ErrorCode.InternalError, message: `${description} answered with ${why}.` };
+    post({ type: 'rpc', message: { jsonrpc: '2.0', id: message.id, error } });
+  } else {
+    logger.warn(`dropped ${why}`);
+  }
+};
+hostSide.onclose = () => post({ type: 'closed' });
+
+try {
+  const definition = await loadDefinition(spec, importTag);
+  let created: unknown;
+  try {
+    created = await definition.create({ options: spec.options, logger });
+  } catch (error) {
+    throw createFailed(spec, error);
+  }
+  const connection = await connectPluginServer(
+    asPluginServer(spec, created),
+    pluginSide,
+    spec.manifest.protocolVersions,
+  );
+  post({ type: 'ready', modern: connection.modern });
+} catch (error) {
+  post({ type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) });
+}
