@@ -35,11 +35,8 @@ export function permissionFlags(readable: readonly string[], grants: Grants, mem
  * A plugin process's whole environment: the variables its entry names
  * (`allow.env`), with the values the host has, and nothing else, so that
  * neither its `process.env` nor its `/proc/self/environ` holds the host's
- * secrets. NODE_V8_COVERAGE is passed on when set, so that a test run
- * measures the plugin's side of the link too; it names a directory, never
- * a secret.
+ * secrets.
  */
 export function pluginEnvironment(grants: Grants): NodeJS.ProcessEnv {
-  const names = [...grants.env, 'NODE_V8_COVERAGE'];
-  return Object.fromEntries(names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+  return Object.fromEntries(grants.env.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
 }

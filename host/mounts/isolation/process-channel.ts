@@ -21,6 +21,7 @@ import { readablePaths } from './readable-paths.js';
 import { sandboxedCommand } from './sandbox.js';
 
 const ENTRY = fileURLToPath(new URL('./process-entry.js', import.meta.url));
+const ENV = '/usr/bin/env';
 /** Room on a line of the link for the envelope around a result within maxResultBytes. */
 const ENVELOPE_BYTES = 64 * 1024;
 /** A line of a plugin's stdout or stderr longer than this is logged by its ends. */
@@ -176,11 +177,19 @@ export class ProcessChannel implements ExplainedChannel {
   /** The plugin's process, its sandbox and whatever it started: they share its process group. */
   private spawn(): ChildProcess {
     const readable = readablePaths(this.spec.packageDir);
-    const node = [...permissionFlags(readable, this.spec.grants, this.spec.memoryLimitMb), ENTRY];
+    // Through env: whatever wraps the host's own spawns (an APM agent, a test harness) may add preloads to
+    // NODE_OPTIONS, which the plugin's process could not read under its permissions, nor should run.
+    const node = [
+      '-u',
+      'NODE_OPTIONS',
+      process.execPath,
+      ...permissionFlags(readable, this.spec.grants, this.spec.memoryLimitMb),
+      ENTRY,
+    ];
     const sandboxed = this.spec.isolation === 'sandbox';
     const [command, args] = sandboxed
-      ? sandboxedCommand(process.execPath, node, this.spec.packageDir, this.spec.grants, readable)
-      : [process.execPath, node];
+      ? sandboxedCommand(ENV, node, this.spec.packageDir, this.spec.grants, readable)
+      : [ENV, node];
     this.logger.debug({ command, args }, `starting its ${sandboxed ? 'sandbox' : 'process'}`);
     return spawn(command, args, {
       cwd: this.spec.packageDir,
