@@ -199,6 +199,93 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
   t.notOk(again.includes(SECRET), 'restarted, it serves again, and still sees nothing of the host');
 });
 
+/** Misbehaves in its own process, one way per tool. */
+const FAULTY = `
+import { writeSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+const text = (text) => ({ content: [{ type: 'text', text }] });
+export default {
+  create({ logger }) {
+    const server = new McpServer({ name: 'faulty', version: '1.0.0' });
+    server.registerTool('ok', {}, async () => text('ok'));
+    server.registerTool('log', {}, async () => {
+      logger.warn({ detail: 7, plugin: 'someone-else' }, 'faulty logs a warning');
+      return text('logged');
+    });
+    server.registerTool('garbage', {}, async () => {
+      writeSync(3, 'not json\\n[1]\\n{"type":"bogus"}\\n{"type":"rpc","message":{"x":1}}\\n');
+      return text('sent');
+    });
+    server.registerTool('big', {}, async () => text('x'.repeat(200000)));
+    server.registerTool('exit', {}, async () => process.exit(3));
+    server.registerTool('close', {}, async () => {
+      setTimeout(() => server.close(), 10);
+      return text('closing');
+    });
+    return server;
+  },
+};
+`;
+
+t.test("a plugin process's faults are its own: logged, answered, restarted", async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage('node_modules/faulty', plugin('faulty', 'faulty'), { 'index.js': FAULTY });
+  const config = ws.writeConfig({
+    plugins: [{ package: 'faulty', isolation: 'process', maxResultBytes: 1000 }],
+    upstreams: { reconnectDelayMs: 100 },
+  });
+  const host = await startStdioHost(t, config);
+  const call = async (name: string) => textOf(await host.client.callTool({ name: `faulty.${name}`, arguments: {} }));
+
+  t.equal(await call('log'), 'logged');
+  await until('the warning is logged', () => host.log().includes('faulty logs a warning'), 10_000, host.log);
+  const line = host.log().split('\n').find((l) => l.includes('faulty logs a warning'))!;
+  t.match(JSON.parse(line), { level: 40, plugin: 'faulty', detail: 7 }, "its logger's record, at its level, as its own");
+  t.notOk(line.includes('someone-else'), 'a record cannot name another plugin');
+
+  t.equal(await call('garbage'), 'sent');
+  await until('the garbage is skipped', () => host.log().includes('of an unknown type'), 10_000, host.log);
+  t.match(host.log(), /skipped a line from its process that is not a message/);
+  t.match(host.log(), /skipped a message from its process that is not JSON-RPC/);
+
+  await t.rejects(call('big'), /answered with a message of \d+ bytes, over the \d+ its maxResultBytes \(1000\) allows/);
+  t.equal(await call('ok'), 'ok', 'it still serves');
+
+  for (const [tool, cause] of [
+    ['exit', /its process exited with code 3/],
+    ['close', /the plugin closed its server/],
+  ] as const) {
+    const before = host.log().split('back up').length;
+    await call(tool).catch(() => {});
+    await until(`${tool}: it is back`, () => host.log().split('back up').length > before, 15_000, host.log);
+    t.match(host.log(), cause, `${tool}: the cause is logged`);
+    t.equal(await call('ok'), 'ok', `${tool}: restarted, it serves again`);
+  }
+});
+
+t.test('a plugin process that cannot start is refused, saying why', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage('node_modules/broken', plugin('broken', 'broken'), {
+    'index.js': 'export default { create() { throw new Error("broken on purpose"); } };',
+  });
+  ws.writePackage('node_modules/nosy', plugin('nosy', 'nosy'), {
+    'index.js': `import { readFileSync } from 'node:fs'; readFileSync(${JSON.stringify(ws.dir + '/package.json')}); export default { create() {} };`,
+  });
+  ws.writePackage('node_modules/fine', plugin('fine', 'fine'), { 'index.js': FEATURES });
+  const config = ws.writeConfig(`export default {
+    plugins: [
+      { package: 'broken', isolation: 'process' },
+      { package: 'nosy', isolation: 'process' },
+      { package: 'fine', isolation: 'process', options: { callback() {} } },
+    ],
+  };`);
+  const { code, stdout } = await runCli(['check', '--config', config]);
+  t.equal(code, 1);
+  t.match(stdout, /plugin "broken" \(plugins\[0\]\): create\(\) threw: broken on purpose/);
+  t.match(stdout, /plugin "nosy" \(plugins\[1\]\): its process exited with code 1; its stderr said: .*ERR_ACCESS_DENIED|Access to this API has been restricted/);
+  t.match(stdout, /plugin "fine" \(plugins\[2\]\): its options cannot be sent to its process: "callback" is a function/);
+});
+
 t.test('a host without bubblewrap refuses the sandbox, naming the fix', async (t) => {
   const ws = makeWorkspace(t);
   ws.writePackage('node_modules/features', plugin('features', 'features'), { 'index.js': FEATURES });
