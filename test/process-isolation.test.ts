@@ -180,7 +180,11 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
     t.equal(textOf(await client.callTool({ name: `${prefix}.stdout`, arguments: {} })), 'written');
   }
   t.same(messages, [], "nothing the plugins wrote to their stdout reached the client's");
-  t.match(host.log(), /"plugin":"proc","stream":"stdout".*FORGED/, "a plugin's stdout is in the host's log, as its own");
+  t.match(
+    host.log(),
+    /"plugin":"proc","stream":"stdout".*FORGED/,
+    "a plugin's stdout is in the host's log, as its own",
+  );
 
   const kill = JSON.parse(textOf(await client.callTool({ name: 'box.kill', arguments: { hostPid: host.pid } })));
   t.match(kill.signal, /^refused: ESRCH/, 'process.kill(hostPid) from the sandbox found no such process');
@@ -240,8 +244,15 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
 
   t.equal(await call('log'), 'logged');
   await until('the warning is logged', () => host.log().includes('faulty logs a warning'), 10_000, host.log);
-  const line = host.log().split('\n').find((l) => l.includes('faulty logs a warning'))!;
-  t.match(JSON.parse(line), { level: 40, plugin: 'faulty', detail: 7 }, "its logger's record, at its level, as its own");
+  const line = host
+    .log()
+    .split('\n')
+    .find((l) => l.includes('faulty logs a warning'))!;
+  t.match(
+    JSON.parse(line),
+    { level: 40, plugin: 'faulty', detail: 7 },
+    "its logger's record, at its level, as its own",
+  );
   t.notOk(line.includes('someone-else'), 'a record cannot name another plugin');
 
   t.equal(await call('garbage'), 'sent');
@@ -284,8 +295,14 @@ import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/packa
   const { code, stdout } = await runCli(['check', '--config', config]);
   t.equal(code, 1);
   t.match(stdout, /plugin "broken" \(plugins\[0\]\): create\(\) threw: broken on purpose/);
-  t.match(stdout, /plugin "nosy" \(plugins\[1\]\): its process exited with code 1; its stderr said: .*ERR_ACCESS_DENIED|Access to this API has been restricted/);
-  t.match(stdout, /plugin "fine" \(plugins\[2\]\): its options cannot be sent to its process: "callback" is a function/);
+  t.match(
+    stdout,
+    /plugin "nosy" \(plugins\[1\]\): its process exited with code 1; its stderr said: .*ERR_ACCESS_DENIED|Access to this API has been restricted/,
+  );
+  t.match(
+    stdout,
+    /plugin "fine" \(plugins\[2\]\): its options cannot be sent to its process: "callback" is a function/,
+  );
 });
 
 /** A stdio server that tries to read the host's environment. */
@@ -385,4 +402,3 @@ t.test('allow is checked: where it applies and what it holds', async (t) => {
     /plugins\[3\]\.allow\.childProcess: a sandboxed command may always start processes/,
   ]);
 });
-

@@ -38,5 +38,7 @@ export function permissionFlags(readable: readonly string[], grants: Grants, mem
  * secrets.
  */
 export function pluginEnvironment(grants: Grants): NodeJS.ProcessEnv {
-  return Object.fromEntries(grants.env.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+  return Object.fromEntries(
+    grants.env.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])),
+  );
 }

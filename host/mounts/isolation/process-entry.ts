@@ -25,16 +25,12 @@ const post = (message: FromProcess) => link.write(JSON.stringify(message) + '\n'
 // The host ended the link (it closed the plugin, or it is gone): so does this process.
 link.once('close', () => process.exit(0));
 
-// The first line is the start; the host sends the plugin messages only once it has said it is ready.
-let started: (start: ProcessStart) => void;
-const starting = new Promise<ProcessStart>((resolve) => (started = resolve));
-let deliver: ((message: ToProcess) => void) | undefined;
-createInterface({ input: link, crlfDelay: Infinity }).on('line', (line) => {
-  const message = JSON.parse(line) as ToProcess;
-  if (message.type === 'start') started(message.start);
-  else deliver?.(message);
-});
-const { spec, name, description, importTag, logLevel, maxLineBytes } = await starting;
+// The first line is the start. The host sends nothing else before this process says it is ready, so no
+// line can come with it and be missed before the handler below is set.
+const lines = createInterface({ input: link, crlfDelay: Infinity });
+const { spec, name, description, importTag, logLevel, maxLineBytes } = await new Promise<ProcessStart>((resolve) =>
+  lines.once('line', (line) => resolve((JSON.parse(line) as Extract<ToProcess, { type: 'start' }>).start)),
+);
 
 // The plugin's logger writes its records to the host, which logs them under the plugin's name.
 const logger = pino(
@@ -42,9 +38,10 @@ const logger = pino(
   { write: (record: string) => post({ type: 'log', record: JSON.parse(record) as Record<string, unknown> }) },
 );
 const { hostSide, pluginSide } = createInProcessLink(description);
-deliver = (message) => {
+lines.on('line', (line) => {
+  const message = JSON.parse(line) as ToProcess;
   if (message.type === 'rpc') void hostSide.send(message.message, message.headers && { headers: message.headers });
-};
+});
 
 hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
   let why: string;

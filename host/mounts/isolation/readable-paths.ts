@@ -56,6 +56,8 @@ function dependencyNames(dir: string): string[] {
 /** The real directory of package `name` as Node finds it from `dir`, if installed (an optional one may not be). */
 function installedDir(name: string, dir: string): string | undefined {
   const lookupDirs = createRequire(join(dir, 'package.json')).resolve.paths(name) ?? [];
-  const found = lookupDirs.map((nodeModules) => join(nodeModules, name)).find((d) => existsSync(join(d, 'package.json')));
+  const found = lookupDirs
+    .map((nodeModules) => join(nodeModules, name))
+    .find((d) => existsSync(join(d, 'package.json')));
   return found && realpathSync.native(found);
 }

@@ -9,7 +9,15 @@ import type { Grants } from '../../loader/types.js';
  * prefix, such as /usr or ~/.nvm/versions/node/v20.20.2). No /etc, no
  * home directory: nothing the operator keeps there is in view.
  */
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', dirname(dirname(realpathSync(process.execPath)))];
+const SYSTEM_DIRS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  dirname(dirname(realpathSync(process.execPath))),
+];
 /** When the network is granted, what name resolution and TLS read. */
 const NETWORK_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
 
