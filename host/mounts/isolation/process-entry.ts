@@ -11,13 +11,10 @@ import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
-import { pluginWhere } from '../../config/problem-wording.js';
-import { describeThrown, problemsOf } from '../../errors.js';
-import { loadDefinition } from '../../loader/definition.js';
+import { describeThrown } from '../../errors.js';
 import { ErrorCode } from '../../rpc-error.js';
 import { createInProcessLink } from '../in-process-link.js';
-import { connectPluginServer } from '../plugin-era.js';
-import { asPluginServer, createFailed } from '../plugin-server.js';
+import { startPlugin } from './plugin-start.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
 
 const link = new Socket({ fd: LINK_FD, readable: true, writable: true });
@@ -66,20 +63,4 @@ hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
 };
 hostSide.onclose = () => post({ type: 'closed' });
 
-try {
-  const definition = await loadDefinition(spec, importTag);
-  let created: unknown;
-  try {
-    created = await definition.create({ options: spec.options, logger });
-  } catch (error) {
-    throw createFailed(spec, error);
-  }
-  const connection = await connectPluginServer(
-    asPluginServer(spec, created),
-    pluginSide,
-    spec.manifest.protocolVersions,
-  );
-  post({ type: 'ready', modern: connection.modern });
-} catch (error) {
-  post({ type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) });
-}
+post(await startPlugin(spec, importTag, logger, pluginSide));
