@@ -218,11 +218,17 @@ export default {
       return text('logged');
     });
     server.registerTool('garbage', {}, async () => {
-      writeSync(3, 'not json\\n[1]\\n{"type":"bogus"}\\n{"type":"rpc","message":{"x":1}}\\n');
+      writeSync(3, 'not json\\n[1]\\n{"type":"bogus"}\\n{"type":"rpc","message":{"x":1}}\\n{"type":"log","record":5}\\n');
+      writeSync(3, '{"type":"log","record":"' + 'x'.repeat(100000) + '"}\\n');
       return text('sent');
     });
     server.registerTool('big', {}, async () => text('x'.repeat(200000)));
     server.registerTool('exit', {}, async () => process.exit(3));
+    server.registerTool('block', {}, async () => {
+      const until = Date.now() + 60000;
+      while (Date.now() < until);
+      return text('unblocked');
+    });
     server.registerTool('close', {}, async () => {
       setTimeout(() => server.close(), 10);
       return text('closing');
@@ -237,7 +243,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   ws.writePackage('node_modules/faulty', plugin('faulty', 'faulty'), { 'index.js': FAULTY });
   const config = ws.writeConfig({
     plugins: [{ package: 'faulty', isolation: 'process', maxResultBytes: 1000 }],
-    upstreams: { reconnectDelayMs: 100 },
+    upstreams: { reconnectDelayMs: 100, heartbeatTimeoutMs: 3000 },
   });
   const host = await startStdioHost(t, config);
   const call = async (name: string) => textOf(await host.client.callTool({ name: `faulty.${name}`, arguments: {} }));
@@ -259,6 +265,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   await until('the garbage is skipped', () => host.log().includes('of an unknown type'), 10_000, host.log);
   t.match(host.log(), /skipped a line from its process that is not a message/);
   t.match(host.log(), /skipped a message from its process that is not JSON-RPC/);
+  t.match(host.log(), /dropped a message of over 66536 bytes from its process unread \(maxResultBytes 1000\)/);
 
   await t.rejects(call('big'), /answered with a message of \d+ bytes, over the \d+ its maxResultBytes \(1000\) allows/);
   t.equal(await call('ok'), 'ok', 'it still serves');
@@ -266,6 +273,10 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   for (const [tool, cause] of [
     ['exit', /its process exited with code 3/],
     ['close', /the plugin closed its server/],
+    [
+      'block',
+      /its process did not answer a heartbeat for 3000 ms \(upstreams\.heartbeatTimeoutMs\): plugin code is blocking it/,
+    ],
   ] as const) {
     const before = host.log().split('back up').length;
     await call(tool).catch(() => {});
@@ -285,12 +296,17 @@ t.test('a plugin process that cannot start is refused, saying why', async (t) =>
 import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/package.json')}); export default { create() {} };`,
   });
   ws.writePackage('node_modules/fine', plugin('fine', 'fine'), { 'index.js': FEATURES });
+  ws.writePackage('node_modules/stuck', plugin('stuck', 'stuck'), {
+    'index.js': 'export default { create: () => new Promise(() => {}) };',
+  });
   const config = ws.writeConfig(`export default {
     plugins: [
       { package: 'broken', isolation: 'process' },
       { package: 'nosy', isolation: 'process' },
       { package: 'fine', isolation: 'process', options: { callback() {} } },
+      { package: 'stuck', isolation: 'process' },
     ],
+    upstreams: { startTimeoutMs: 3000 },
   };`);
   const { code, stdout } = await runCli(['check', '--config', config]);
   t.equal(code, 1);
@@ -303,6 +319,7 @@ import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/packa
     stdout,
     /plugin "fine" \(plugins\[2\]\): its options cannot be sent to its process: "callback" is a function/,
   );
+  t.match(stdout, /plugin "stuck" \(plugins\[3\]\): it was not ready within 3000 ms \(upstreams\.startTimeoutMs\)/);
 });
 
 /** A stdio server that tries to read the host's environment. */

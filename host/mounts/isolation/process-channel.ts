@@ -14,6 +14,7 @@ import { settlesWithin } from '../../settles-within.js';
 import type { SendOptions } from '../channel.js';
 import { describeMount, mountName } from '../mount.js';
 import type { ExplainedChannel, Outage } from '../supervisor.js';
+import { Heartbeat } from './heartbeat.js';
 import { watchMemory } from './memory-watch.js';
 import { permissionFlags, pluginEnvironment } from './permissions.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
@@ -67,6 +68,7 @@ export class ProcessChannel implements ExplainedChannel {
   private served = false;
   private exited: Promise<void> = Promise.resolve();
   private readonly stderrTail: string[] = [];
+  private heartbeat?: Heartbeat;
   private readonly description: string;
 
   constructor(
@@ -109,7 +111,7 @@ export class ProcessChannel implements ExplainedChannel {
       const child = this.spawn();
       this.child = child;
       const links = new LineSplitter(maxLineBytes, {
-        line: (text) => this.fromProcess(text, resolve, reject),
+        line: (text) => this.fromProcess(text, ready, reject),
         oversized: () =>
           this.logger.error(
             `dropped a message of over ${maxLineBytes} bytes from its process unread (maxResultBytes ${this.spec.maxResultBytes}).`,
@@ -128,7 +130,20 @@ export class ProcessChannel implements ExplainedChannel {
         this.logger.error(`ending its process: ${this.ended.cause}`);
         this.kill();
       });
-      const startTimeoutMs = this.config.upstreams.startTimeoutMs;
+      const { startTimeoutMs, heartbeatTimeoutMs } = this.config.upstreams;
+      const heartbeat = new Heartbeat(
+        heartbeatTimeoutMs,
+        () => this.write({ type: 'beat' }),
+        () => {
+          this.ended ??= {
+            cause: `its process did not answer a heartbeat for ${heartbeatTimeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
+            fix: 'find what blocks its event loop (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long.',
+          };
+          this.logger.error(`ending its process: ${this.ended.cause}`);
+          this.kill();
+        },
+      );
+      this.heartbeat = heartbeat;
       const starting = setTimeout(() => {
         this.ended ??= {
           cause: `it was not ready within ${startTimeoutMs} ms (upstreams.startTimeoutMs): create() did not return, or the plugin took that long to load.`,
@@ -137,11 +152,19 @@ export class ProcessChannel implements ExplainedChannel {
         this.kill();
       }, startTimeoutMs);
       starting.unref();
+      // Its event loop ran to say so: that counts as an answer, so that a plugin that blocks before its
+      // first heartbeat came back is caught too.
+      const ready = () => {
+        clearTimeout(starting);
+        heartbeat.answered();
+        resolve();
+      };
       this.exited = new Promise((exited) =>
         // 'close': its pipes are drained too, so its last answers and its last words on stderr are in.
         child.once('close', (code, signal) => {
           clearTimeout(starting);
           stopWatching();
+          heartbeat.stop();
           this.ended ??= this.exitOutage(code, signal);
           if (!this.served) reject(this.refusal(this.ended));
           exited();
@@ -153,17 +176,20 @@ export class ProcessChannel implements ExplainedChannel {
         this.ended ??= { cause: `its process could not start: ${describeThrown(error)}`, fix: 'see the host log.' };
       });
       (child.stdio[LINK_FD] as NodeJS.WritableStream).write(startLine);
+      heartbeat.start();
     });
   }
 
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    const link = this.child?.stdio[LINK_FD] as NodeJS.WritableStream | undefined;
-    if (!link || this.ended) {
+    if (!this.child || this.ended) {
       return Promise.reject(new Error(this.ended?.cause ?? `the process of ${this.description} is not running.`));
     }
-    const toProcess: ToProcess = { type: 'rpc', message, ...(options?.headers && { headers: options.headers }) };
-    link.write(JSON.stringify(toProcess) + '\n');
+    this.write({ type: 'rpc', message, ...(options?.headers && { headers: options.headers }) });
     return Promise.resolve();
+  }
+
+  private write(message: ToProcess): void {
+    (this.child?.stdio[LINK_FD] as NodeJS.WritableStream | undefined)?.write(JSON.stringify(message) + '\n');
   }
 
   /** End its link (the plugin's server closes and the process exits), killing it if it lingers. */
@@ -223,6 +249,9 @@ export class ProcessChannel implements ExplainedChannel {
       }
       case 'log':
         this.relog(message.record);
+        return;
+      case 'beat':
+        this.heartbeat?.answered();
         return;
       case 'ready':
         if (this.served) return;

@@ -37,7 +37,8 @@ const logger = pino(
 const { hostSide, pluginSide } = createInProcessLink(description);
 lines.on('line', (line) => {
   const message = JSON.parse(line) as ToProcess;
-  if (message.type === 'rpc') void hostSide.send(message.message, message.headers && { headers: message.headers });
+  if (message.type === 'beat') post({ type: 'beat' });
+  else if (message.type === 'rpc') void hostSide.send(message.message, message.headers && { headers: message.headers });
 });
 
 hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {
