@@ -35,7 +35,19 @@ import { z } from 'zod';
 const text = (text) => ({ content: [{ type: 'text', text }] });
 export default {
   create({ logger }) {
-    const server = new McpServer({ name: 'features', version: '1.0.0' });
+    const server = new McpServer(
+      { name: 'features', version: '1.0.0' },
+      { capabilities: { logging: {}, resources: { subscribe: true } } },
+    );
+    let count = 0;
+    server.registerResource('counter', 'features://counter', {}, async (uri) => ({ contents: [{ uri: uri.href, text: String(count) }] }));
+    server.server.setRequestHandler('resources/subscribe', async () => ({}));
+    server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    server.registerTool('bump', {}, async () => {
+      count++;
+      await server.server.sendResourceUpdated({ uri: 'features://counter' });
+      return text('bumped');
+    });
     server.registerTool('where', {}, async () => text(String(process.pid)));
     server.registerTool('slow', { inputSchema: z.object({ steps: z.number() }) }, async ({ steps }, ctx) => {
       for (let i = 1; i <= steps; i++) {
@@ -49,6 +61,7 @@ export default {
       return text('done');
     });
     server.registerTool('ask', {}, async (ctx) => {
+      await ctx.mcpReq.log('info', 'features is asking');
       const answer = await ctx.mcpReq.elicitInput({
         message: 'Your name?',
         requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
@@ -136,15 +149,25 @@ async function exerciseFeatures(t: Test, client: Client, prefix: string, log: ()
   t.equal(textOf(asked), 'hello Ada', `${prefix}: its elicitation mid-call reached the client and came back`);
 }
 
+/** Every MCP revision the host speaks: a plugin naming 2026-07-28 among them is linked in that revision. */
+const EVERY_REVISION = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+
 t.test('the same plugin serves at "process" as at "none"; a hostile one gets nothing of the host', async (t) => {
   const ws = makeWorkspace(t);
   ws.writePackage('node_modules/features', plugin('features', 'features'), { 'index.js': FEATURES });
   ws.writePackage('node_modules/hostile', plugin('hostile', 'hostile'), { 'index.js': HOSTILE });
+  ws.writePackage(
+    'node_modules/modern',
+    { ...plugin('modern', 'modern'), 'mcp-host': { prefix: 'modern', protocolVersions: EVERY_REVISION } },
+    { 'index.js': FEATURES },
+  );
   const operatorFile = ws.writeFile('operator-secret.txt', OPERATOR_SECRET);
   const config = ws.writeConfig({
     plugins: [
-      { package: 'features', prefix: 'near' },
+      { package: 'features', prefix: 'near', resources: { exclude: ['features://**'] } },
       { package: 'features', prefix: 'far', isolation: 'process' },
+      { package: 'modern', isolation: 'process', resources: { exclude: ['features://**'] } },
+      { package: '@mcp-host/clock', prefix: 'clock', isolation: 'process' },
       { package: 'hostile', prefix: 'proc', isolation: 'process', memoryLimitMb: 96, options: { operatorFile } },
       {
         package: 'hostile',
@@ -169,6 +192,26 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
   await exerciseFeatures(t, client, 'far', host.log);
   const farPid = Number(textOf(await client.callTool({ name: 'far.where', arguments: {} })));
   t.not(farPid, host.pid, "at 'process' the plugin runs in a process of its own");
+  t.ok(
+    messages.some((m) => m.includes('features is asking')),
+    "at 'process' the plugin's log message reached the client",
+  );
+  const updated: string[] = [];
+  client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+  await client.subscribeResource({ uri: 'features://counter' });
+  await client.callTool({ name: 'far.bump', arguments: {} });
+  await until('the update arrives', () => updated.length > 0, 10_000, host.log);
+  t.same(updated, ['features://counter'], "at 'process' a subscribed resource's update reaches the client");
+  const modernProgress: number[] = [];
+  const modern = await client.callTool(
+    { name: 'modern.slow', arguments: { steps: 2 } },
+    { onprogress: (p) => modernProgress.push(p.progress) },
+  );
+  t.equal(textOf(modern), 'done', 'a plugin linked at 2026-07-28 answers from its process');
+  t.same(modernProgress, [1, 2], 'with its progress');
+  t.match(host.log(), /"plugin":"modern".*speaking MCP 2026-07-28/, 'and the host speaks 2026-07-28 to it');
+  const now = await client.callTool({ name: 'clock.now', arguments: {} });
+  t.notOk((now as { isError?: boolean }).isError, 'a plugin of SDK v1 serves from its process');
 
   for (const prefix of ['proc', 'box']) {
     const found = textOf(await client.callTool({ name: `${prefix}.secrets`, arguments: { hostPid: host.pid } }));
@@ -179,7 +222,10 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
     t.match(routes.host, /^refused/, `${prefix}: reading /proc/<host pid>/environ was refused`);
     t.equal(textOf(await client.callTool({ name: `${prefix}.stdout`, arguments: {} })), 'written');
   }
-  t.same(messages, [], "nothing the plugins wrote to their stdout reached the client's");
+  t.notOk(
+    messages.some((m) => m.includes('FORGED')),
+    "nothing the plugins wrote to their stdout reached the client's",
+  );
   t.match(
     host.log(),
     /"plugin":"proc","stream":"stdout".*FORGED/,
