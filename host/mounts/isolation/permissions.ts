@@ -26,8 +26,9 @@ export function permissionFlags(readable: readonly string[], grants: Grants, mem
     ...grants.write.map((path) => `--allow-fs-write=${path}`),
     ...(grants.childProcess ? ['--allow-child-process'] : []),
     `--max-old-space-size=${memoryLimitMb}`,
-    // The permission model's "experimental" warning is the host's business, not a line in the plugin's log.
-    '--disable-warning=ExperimentalWarning',
+    // The permission model's "experimental" warning is the host's business, not a line in the plugin's log
+    // (the flag is Node 20.11's; before it, the warning is logged).
+    ...(process.allowedNodeEnvironmentFlags.has('--disable-warning') ? ['--disable-warning=ExperimentalWarning'] : []),
   ];
 }
 

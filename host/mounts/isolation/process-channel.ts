@@ -36,6 +36,17 @@ const HOST_LOG_FIELDS = ['level', 'time', 'pid', 'hostname', 'name', 'plugin', '
 const RESTARTS = ' mcp-host restarts it with backoff.';
 
 /**
+ * The process groups of plugin processes still running: killed if the host
+ * exits without closing them (a fatal error, `process.exit`). A process
+ * whose event loop is free exits by itself when its link closes; one that
+ * is blocked would not.
+ */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) killGroup(pid);
+});
+
+/**
  * An mcp-host plugin run in a Node process of its own (`isolation:
  * 'process'`), or that process inside bubblewrap (`'sandbox'`, sandbox.ts).
  * The process runs process-entry.ts, which loads and creates the plugin as
@@ -110,6 +121,7 @@ export class ProcessChannel implements ExplainedChannel {
       }
       const child = this.spawn();
       this.child = child;
+      if (child.pid !== undefined) liveGroups.add(child.pid);
       const links = new LineSplitter(maxLineBytes, {
         line: (text) => this.fromProcess(text, ready, reject),
         oversized: () =>
@@ -165,6 +177,7 @@ export class ProcessChannel implements ExplainedChannel {
           clearTimeout(starting);
           stopWatching();
           heartbeat.stop();
+          if (child.pid !== undefined) liveGroups.delete(child.pid);
           this.ended ??= this.exitOutage(code, signal);
           if (!this.served) reject(this.refusal(this.ended));
           exited();
@@ -302,13 +315,7 @@ export class ProcessChannel implements ExplainedChannel {
   }
 
   private kill(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    if (this.child?.pid !== undefined) killGroup(this.child.pid);
   }
 
   private exitOutage(code: number | null, signal: NodeJS.Signals | null): Outage {
@@ -322,6 +329,14 @@ export class ProcessChannel implements ExplainedChannel {
 
   private refusal(outage: Outage): HostError {
     return new HostError({ where: pluginWhere(this.spec.path, this.spec.label), what: outage.cause, fix: outage.fix });
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }
 
