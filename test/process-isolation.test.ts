@@ -270,6 +270,11 @@ export default {
     });
     server.registerTool('big', {}, async () => text('x'.repeat(200000)));
     server.registerTool('exit', {}, async () => process.exit(3));
+    server.registerTool('forge', {}, async () => {
+      writeSync(3, '{"type":"ready","modern":true}\\n{"type":"log","record":{"level":99,"msg":"a record of no level"}}\\n');
+      setTimeout(() => writeSync(3, '{"type":"refused","problems":[{}]}\\n'), 50);
+      return text('forged');
+    });
     server.registerTool('block', {}, async () => {
       const until = Date.now() + 60000;
       while (Date.now() < until);
@@ -306,7 +311,6 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
     "its logger's record, at its level, as its own",
   );
   t.notOk(line.includes('someone-else'), 'a record cannot name another plugin');
-
   t.equal(await call('garbage'), 'sent');
   await until('the garbage is skipped', () => host.log().includes('of an unknown type'), 10_000, host.log);
   t.match(host.log(), /skipped a line from its process that is not a message/);
@@ -319,6 +323,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   for (const [tool, cause] of [
     ['exit', /its process exited with code 3/],
     ['close', /the plugin closed its server/],
+    ['forge', /went down: refused to start\./],
     [
       'block',
       /its process did not answer a heartbeat for 3000 ms \(upstreams\.heartbeatTimeoutMs\): plugin code is blocking it/,
@@ -330,6 +335,11 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
     t.match(host.log(), cause, `${tool}: the cause is logged`);
     t.equal(await call('ok'), 'ok', `${tool}: restarted, it serves again`);
   }
+  t.match(
+    host.log(),
+    /"level":30,[^\n]*"plugin":"faulty"[^\n]*a record of no level/,
+    'a record of no known level is logged at info',
+  );
 });
 
 t.test('a plugin process that cannot start is refused, saying why', async (t) => {
