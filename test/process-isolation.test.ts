@@ -252,7 +252,7 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
 
 /** Misbehaves in its own process, one way per tool. */
 const FAULTY = `
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
 const text = (text) => ({ content: [{ type: 'text', text }] });
 export default {
@@ -270,6 +270,10 @@ export default {
     });
     server.registerTool('big', {}, async () => text('x'.repeat(200000)));
     server.registerTool('exit', {}, async () => process.exit(3));
+    server.registerTool('trespass', {}, async () => {
+      setTimeout(() => readFileSync('/etc/hostname'), 10);
+      return text('trespassing');
+    });
     server.registerTool('forge', {}, async () => {
       writeSync(3, '{"type":"ready","modern":true}\\n{"type":"log","record":{"level":99,"msg":"a record of no level"}}\\n');
       setTimeout(() => writeSync(3, '{"type":"refused","problems":[{}]}\\n'), 50);
@@ -324,6 +328,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
     ['exit', /its process exited with code 3/],
     ['close', /the plugin closed its server/],
     ['forge', /went down: refused to start\./],
+    ['trespass', /its process exited with code 1; its stderr said: \\"Error: Access to this API has been restricted/],
     [
       'block',
       /its process did not answer a heartbeat for 3000 ms \(upstreams\.heartbeatTimeoutMs\): plugin code is blocking it/,
@@ -352,6 +357,10 @@ t.test('a plugin process that cannot start is refused, saying why', async (t) =>
 import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/package.json')}); export default { create() {} };`,
   });
   ws.writePackage('node_modules/fine', plugin('fine', 'fine'), { 'index.js': FEATURES });
+  ws.writePackage('node_modules/trespasser', plugin('trespasser', 'trespasser'), {
+    'index.js': `import { readFileSync } from 'node:fs';
+export default { create() { setTimeout(() => readFileSync('/etc/hostname'), 0); return new Promise(() => {}); } };`,
+  });
   ws.writePackage('node_modules/stuck', plugin('stuck', 'stuck'), {
     'index.js': 'export default { create: () => new Promise(() => {}) };',
   });
@@ -361,6 +370,7 @@ import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/packa
       { package: 'nosy', isolation: 'process' },
       { package: 'fine', isolation: 'process', options: { callback() {} } },
       { package: 'stuck', isolation: 'process' },
+      { package: 'trespasser', isolation: 'process' },
     ],
     upstreams: { startTimeoutMs: 3000 },
   };`);
@@ -369,11 +379,15 @@ import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/packa
   t.match(stdout, /plugin "broken" \(plugins\[0\]\): create\(\) threw: broken on purpose/);
   t.match(
     stdout,
-    /plugin "nosy" \(plugins\[1\]\): its process exited with code 1; its stderr said: .*ERR_ACCESS_DENIED|Access to this API has been restricted/,
+    /plugin "nosy" \(plugins\[1\]\): its entry \S+ failed to load: Access to this API has been restricted\. Fix: it reached for what its entry does not grant \(\/[^)]*\/package\.json\): if it should, grant it in the entry's allow \(read, write, childProcess\)\./,
   );
   t.match(
     stdout,
     /plugin "fine" \(plugins\[2\]\): its options cannot be sent to its process: "callback" is a function/,
+  );
+  t.match(
+    stdout,
+    /plugin "trespasser" \(plugins\[4\]\): its process exited with code 1; its stderr said: "Error: Access to this API has been restricted"\. Fix: it reached for what its entry does not grant \(\/etc\/hostname\): if it should, grant it in the entry's allow \(read, write, childProcess\); its output is in the host log under plugin "trespasser"\./,
   );
   t.match(stdout, /plugin "stuck" \(plugins\[3\]\): it was not ready within 3000 ms \(upstreams\.startTimeoutMs\)/);
 });

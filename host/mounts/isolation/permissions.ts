@@ -43,3 +43,22 @@ export function pluginEnvironment(grants: Grants): NodeJS.ProcessEnv {
     grants.env.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])),
   );
 }
+
+/**
+ * The fix for a plugin that reached past its permissions (Node's
+ * ERR_ACCESS_DENIED, naming the path when it was a file): grant it, if it
+ * should have it.
+ */
+export function grantFix(resource: string | undefined, more = ''): string {
+  const what = resource ? ` (${resource})` : '';
+  return `it reached for what its entry does not grant${what}: if it should, grant it in the entry's allow (read, write, childProcess)${more}.`;
+}
+
+/** The permission model's refusal among `error` and its causes, if one is. */
+export function accessDenied(error: unknown): { resource?: string } | undefined {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    const { code, resource } = e as { code?: unknown; resource?: unknown };
+    if (code === 'ERR_ACCESS_DENIED') return typeof resource === 'string' && resource !== '' ? { resource } : {};
+  }
+  return undefined;
+}

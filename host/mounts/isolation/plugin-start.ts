@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import type { createInProcessLink } from '../in-process-link.js';
 import { connectPluginServer } from '../plugin-era.js';
 import { asPluginServer, createFailed } from '../plugin-server.js';
+import { accessDenied, grantFix } from './permissions.js';
 import type { FromWorker } from '../worker-channel.js';
 
 /**
@@ -33,6 +34,10 @@ export async function startPlugin(
     const connection = await connectPluginServer(server, pluginSide, spec.manifest.protocolVersions);
     return { type: 'ready', modern: connection.modern };
   } catch (error) {
-    return { type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) };
+    const problems = problemsOf(error, pluginWhere(spec.path, spec.label));
+    // In a process of its own, what it was refused is the entry's to grant, not a bug to fix in its code.
+    const denied = accessDenied(error);
+    if (denied) return { type: 'refused', problems: problems.map((p) => ({ ...p, fix: grantFix(denied.resource) })) };
+    return { type: 'refused', problems };
   }
 }

@@ -16,7 +16,7 @@ import { describeMount, mountName } from '../mount.js';
 import type { ExplainedChannel, Outage } from '../supervisor.js';
 import { Heartbeat } from './heartbeat.js';
 import { watchMemory } from './memory-watch.js';
-import { permissionFlags, pluginEnvironment } from './permissions.js';
+import { grantFix, permissionFlags, pluginEnvironment } from './permissions.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
 import { readablePaths } from './readable-paths.js';
 import { sandboxedCommand } from './sandbox.js';
@@ -321,9 +321,13 @@ export class ProcessChannel implements ExplainedChannel {
   private exitOutage(code: number | null, signal: NodeJS.Signals | null): Outage {
     const how = signal ? `was killed by signal ${signal}` : `exited with code ${code}`;
     const said = this.stderrTail.findLast((line) => /error|exception|fatal/i.test(line)) ?? this.stderrTail.at(-1);
+    // Node's permission model names what was refused on a line of its own: `resource: '/path'`.
+    const denied = this.stderrTail.some((line) => line.includes('ERR_ACCESS_DENIED'));
+    const resource = this.stderrTail.map((line) => /^\s*resource: '(.*)',?$/.exec(line)?.[1]).findLast(Boolean);
+    const output = `its output is in the host log under plugin "${mountName(this.spec)}".`;
     return {
       cause: `its process ${how}${said ? `; its stderr said: ${JSON.stringify(said)}` : ''}.`,
-      fix: `its output is in the host log under plugin "${mountName(this.spec)}".`,
+      fix: denied ? grantFix(resource, `; ${output.slice(0, -1)}`) : output,
     };
   }
 
