@@ -123,7 +123,7 @@ export class ProcessChannel implements ExplainedChannel {
       this.child = child;
       if (child.pid !== undefined) liveGroups.add(child.pid);
       const links = new LineSplitter(maxLineBytes, {
-        line: (text) => this.fromProcess(text, ready, reject),
+        line: (text) => this.fromProcess(text, () => guards.ready(), reject),
         oversized: () =>
           this.logger.error(
             `dropped a message of over ${maxLineBytes} bytes from its process unread (maxResultBytes ${this.spec.maxResultBytes}).`,
@@ -134,49 +134,11 @@ export class ProcessChannel implements ExplainedChannel {
       link.on('error', (error) => this.logger.debug({ err: error }, 'the link to its process failed'));
       this.logLines(child.stdout!, 'stdout');
       this.logLines(child.stderr!, 'stderr');
-      const stopWatching = watchMemory(child.pid ?? 0, this.spec.memoryLimitMb, (usedMb) => {
-        this.ended ??= {
-          cause: `its process used ${usedMb} MB of memory, over its memoryLimitMb (${this.spec.memoryLimitMb}): mcp-host ended it.`,
-          fix: "raise the entry's memoryLimitMb if the plugin needs more, or find what it keeps allocating.",
-        };
-        this.logger.error(`ending its process: ${this.ended.cause}`);
-        this.kill();
-      });
-      const { startTimeoutMs, heartbeatTimeoutMs } = this.config.upstreams;
-      const heartbeat = new Heartbeat(
-        heartbeatTimeoutMs,
-        () => this.write({ type: 'beat' }),
-        () => {
-          this.ended ??= {
-            cause: `its process did not answer a heartbeat for ${heartbeatTimeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
-            fix: 'find what blocks its event loop (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long.',
-          };
-          this.logger.error(`ending its process: ${this.ended.cause}`);
-          this.kill();
-        },
-      );
-      this.heartbeat = heartbeat;
-      const starting = setTimeout(() => {
-        this.ended ??= {
-          cause: `it was not ready within ${startTimeoutMs} ms (upstreams.startTimeoutMs): create() did not return, or the plugin took that long to load.`,
-          fix: 'find what create() waits for that never comes (a connection, a promise nobody settles), or raise upstreams.startTimeoutMs in the host config if it is merely slow.',
-        };
-        this.kill();
-      }, startTimeoutMs);
-      starting.unref();
-      // Its event loop ran to say so: that counts as an answer, so that a plugin that blocks before its
-      // first heartbeat came back is caught too.
-      const ready = () => {
-        clearTimeout(starting);
-        heartbeat.answered();
-        resolve();
-      };
+      const guards = this.guard(child, resolve);
       this.exited = new Promise((exited) =>
         // 'close': its pipes are drained too, so its last answers and its last words on stderr are in.
         child.once('close', (code, signal) => {
-          clearTimeout(starting);
-          stopWatching();
-          heartbeat.stop();
+          guards.stop();
           if (child.pid !== undefined) liveGroups.delete(child.pid);
           this.ended ??= this.exitOutage(code, signal);
           if (!this.served) reject(this.refusal(this.ended));
@@ -185,12 +147,66 @@ export class ProcessChannel implements ExplainedChannel {
         }),
       );
       child.once('error', (error) => {
-        // Spawning failed (no bwrap where it was found at check, a node binary gone): nothing runs.
+        // Spawning failed (bwrap or /usr/bin/env gone since check): nothing runs.
         this.ended ??= { cause: `its process could not start: ${describeThrown(error)}`, fix: 'see the host log.' };
       });
       (child.stdio[LINK_FD] as NodeJS.WritableStream).write(startLine);
-      heartbeat.start();
     });
+  }
+
+  /**
+   * What ends a plugin's process that does not keep to its bounds: its
+   * memory (memory-watch.ts), a blocked event loop (heartbeat.ts), and until
+   * it is ready, upstreams.startTimeoutMs. `ready` ends the start timer and
+   * resolves `start`; `stop` ends them all once the process is gone.
+   */
+  private guard(child: ChildProcess, resolve: () => void): { ready: () => void; stop: () => void } {
+    const stopWatching = watchMemory(child.pid ?? 0, this.spec.memoryLimitMb, (usedMb) => {
+      this.ended ??= {
+        cause: `its process used ${usedMb} MB of memory, over its memoryLimitMb (${this.spec.memoryLimitMb}): mcp-host ended it.`,
+        fix: "raise the entry's memoryLimitMb if the plugin needs more, or find what it keeps allocating.",
+      };
+      this.logger.error(`ending its process: ${this.ended.cause}`);
+      this.kill();
+    });
+    const { startTimeoutMs, heartbeatTimeoutMs } = this.config.upstreams;
+    const heartbeat = new Heartbeat(
+      heartbeatTimeoutMs,
+      () => this.write({ type: 'beat' }),
+      () => {
+        this.ended ??= {
+          cause: `its process did not answer a heartbeat for ${heartbeatTimeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
+          fix: 'find what blocks its event loop (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long.',
+        };
+        this.logger.error(`ending its process: ${this.ended.cause}`);
+        this.kill();
+      },
+    );
+    this.heartbeat = heartbeat;
+    const starting = setTimeout(() => {
+      this.ended ??= {
+        cause: `it was not ready within ${startTimeoutMs} ms (upstreams.startTimeoutMs): create() did not return, or the plugin took that long to load.`,
+        fix: 'find what create() waits for that never comes (a connection, a promise nobody settles), or raise upstreams.startTimeoutMs in the host config if it is merely slow.',
+      };
+      this.kill();
+    }, startTimeoutMs);
+    starting.unref();
+    // Its event loop ran to say so: that counts as an answer, so that a plugin that blocks before its
+    // first heartbeat came back is caught too.
+    const ready = () => {
+      clearTimeout(starting);
+      heartbeat.answered();
+      resolve();
+    };
+    heartbeat.start();
+    return {
+      ready,
+      stop: () => {
+        clearTimeout(starting);
+        stopWatching();
+        heartbeat.stop();
+      },
+    };
   }
 
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
