@@ -9,6 +9,7 @@
  */
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
@@ -77,6 +78,7 @@ export default {
 const HOSTILE = `
 import { readFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 const text = (text) => ({ content: [{ type: 'text', text }] });
@@ -105,6 +107,13 @@ export default {
         signal: attempt(() => process.kill(hostPid, 'SIGKILL')),
         command: attempt(() => execFileSync('kill', ['-KILL', String(hostPid)], { stdio: 'pipe' })),
       })));
+    server.registerTool('dial', { inputSchema: z.object({ port: z.number() }) }, async ({ port }) => {
+      const outcome = await new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => { socket.end(); resolve('connected'); });
+        socket.on('error', (error) => resolve('refused: ' + error.code));
+      });
+      return { content: [{ type: 'text', text: outcome }] };
+    });
     server.registerTool('hog', {}, async () => {
       const hog = [];
       for (let i = 0; i < 100; i++) {
@@ -120,6 +129,14 @@ export default {
 
 function textOf(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0]?.text ?? '') as string;
+}
+
+/** A TCP port on 127.0.0.1 that accepts connections until the test ends. */
+async function listening(t: Test): Promise<number> {
+  const server = createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  return (server.address() as AddressInfo).port;
 }
 
 function residentMb(pid: number): number {
@@ -231,6 +248,12 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
     /"plugin":"proc","stream":"stdout".*FORGED/,
     "a plugin's stdout is in the host's log, as its own",
   );
+
+  const port = await listening(t);
+  const boxDial = textOf(await client.callTool({ name: 'box.dial', arguments: { port } }));
+  t.match(boxDial, /^refused: ECONNREFUSED/, "without allow.net the sandbox's own network reaches nothing");
+  const procDial = textOf(await client.callTool({ name: 'proc.dial', arguments: { port } }));
+  t.equal(procDial, 'connected', "at 'process' the network is open (Node's permission model has no network rule)");
 
   const kill = JSON.parse(textOf(await client.callTool({ name: 'box.kill', arguments: { hostPid: host.pid } })));
   t.match(kill.signal, /^refused: ESRCH/, 'process.kill(hostPid) from the sandbox found no such process');
@@ -353,8 +376,7 @@ t.test('a plugin process that cannot start is refused, saying why', async (t) =>
     'index.js': 'export default { create() { throw new Error("broken on purpose"); } };',
   });
   ws.writePackage('node_modules/nosy', plugin('nosy', 'nosy'), {
-    'index.js': `import { readFileSync } from 'node:fs';
-import { join } from 'node:path'; readFileSync(${JSON.stringify(ws.dir + '/package.json')}); export default { create() {} };`,
+    'index.js': `import { readFileSync } from 'node:fs'; readFileSync(${JSON.stringify(ws.dir + '/package.json')}); export default { create() {} };`,
   });
   ws.writePackage('node_modules/fine', plugin('fine', 'fine'), { 'index.js': FEATURES });
   ws.writePackage('node_modules/trespasser', plugin('trespasser', 'trespasser'), {
@@ -395,7 +417,7 @@ export default { create() { setTimeout(() => readFileSync('/etc/hostname'), 0); 
 /** A stdio server that tries to read the host's environment. */
 const NOSY_SERVER = `
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -408,6 +430,13 @@ server.registerTool('peek', { inputSchema: { hostPid: z.number() } }, async ({ h
     pid: process.pid,
   }) }],
 }));
+server.registerTool('dial', { inputSchema: { port: z.number() } }, async ({ port }) => {
+    const outcome = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => { socket.end(); resolve('connected'); });
+      socket.on('error', (error) => resolve('refused: ' + error.code));
+    });
+    return { content: [{ type: 'text', text: outcome }] };
+  });
 await server.connect(new StdioServerTransport());
 `;
 
@@ -422,7 +451,7 @@ t.test('a command with sandbox: true runs inside the sandbox', async (t) => {
         cwd: './child',
         prefix: 'child',
         sandbox: true,
-        allow: { read: [join(REPO_ROOT, 'node_modules')] },
+        allow: { read: [join(REPO_ROOT, 'node_modules')], net: true },
       },
     ],
   });
@@ -432,6 +461,9 @@ t.test('a command with sandbox: true runs inside the sandbox', async (t) => {
   const routes = JSON.parse(found) as { host: string; pid: number };
   t.equal(routes.host, 'refused: ENOENT', 'the host is not in its PID namespace');
   t.ok(routes.pid < 10, `it sees its own PID namespace (pid ${routes.pid})`);
+  const port = await listening(t);
+  const dialed = textOf(await host.client.callTool({ name: 'child.dial', arguments: { port } }));
+  t.equal(dialed, 'connected', 'granted the network (allow.net), it reaches a port on the host');
 });
 
 t.test('a host without bubblewrap refuses the sandbox, naming the fix', async (t) => {
