@@ -466,6 +466,42 @@ t.test('a command with sandbox: true runs inside the sandbox', async (t) => {
   t.equal(dialed, 'connected', 'granted the network (allow.net), it reaches a port on the host');
 });
 
+t.test("a cancelled call is over: it holds neither a reload's drain nor the host's stop", async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage('node_modules/features', plugin('features', 'features'), { 'index.js': FEATURES });
+  const config = ws.writeConfig({
+    plugins: [
+      { package: 'features', prefix: 'near' },
+      { package: 'features', prefix: 'far', isolation: 'process', resources: { exclude: ['features://**'] } },
+    ],
+    // Far longer than the wait below: a call left pending would hold the stop this long.
+    reload: { drainTimeoutMs: 120_000 },
+  });
+  const host = await startStdioHost(t, config);
+  for (const prefix of ['near', 'far']) {
+    const abort = new AbortController();
+    const cancelled = host.client.callTool(
+      { name: `${prefix}.slow`, arguments: { steps: 200 } },
+      { signal: abort.signal, onprogress: () => abort.abort() },
+    );
+    await t.rejects(cancelled, `${prefix}: cancelled`);
+  }
+  await until('both saw the cancellation', () => host.log().split('features saw the cancellation').length > 2);
+  await host.client.close();
+  const gone = () => {
+    try {
+      process.kill(host.pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  await until('the host has stopped', gone, 20_000, host.log);
+  // A stop that waited on the drain would have been cut short (the client kills a host slow to exit) before
+  // it closed the plugin's process.
+  t.match(host.log(), /"plugin":"far"[^\n]*"msg":"its process \d+ ended"/, 'the host stopped as it should');
+});
+
 t.test('a host without bubblewrap refuses the sandbox, naming the fix', async (t) => {
   const ws = makeWorkspace(t);
   ws.writePackage('node_modules/features', plugin('features', 'features'), { 'index.js': FEATURES });

@@ -141,6 +141,7 @@ export class ProcessChannel implements ExplainedChannel {
           guards.stop();
           if (child.pid !== undefined) liveGroups.delete(child.pid);
           this.ended ??= this.exitOutage(code, signal);
+          this.logger.debug(`its process ${child.pid} ended`);
           if (!this.served) reject(this.refusal(this.ended));
           exited();
           this.onclose?.();
