@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Client } from '@modelcontextprotocol/client';
-import { runCli, startStdioHost, type Teardown } from './helpers/host.js';
+import { assertLogged, runCli, startStdioHost, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -234,7 +234,8 @@ t.test('a flat collision is fixed by excluding one side; a glob that matches not
   const { client, log } = await startStdioHost(t, fixed);
   t.same(await toolNames(client), ['only_one', 'same', 'only_two']);
   t.equal(firstText(await client.callTool({ name: 'same', arguments: {} })), 'two same');
-  t.match(log(), 'the glob \\"gone_*\\" matches no tool name', 'the warning is logged too');
+  // The host's stderr reaches this process when the pipe delivers it: wait for the line, bounded.
+  await assertLogged(t, log, 'the glob \\"gone_*\\" matches no tool name', 'the warning is logged too');
 });
 
 t.test('a rename onto a name the plugin uses, or onto a bad name, is refused naming both', async (t) => {
@@ -332,4 +333,30 @@ t.test('shortenNames: long names are shortened the same way at every start, and 
   t.equal(names[0]![1], 'finance_department.short', 'a name that fits is left alone');
   const list = await runCli(['list', '--config', config]);
   t.match(list.stdout, `tools: ${names[0]![0]}, finance_department.short`);
+});
+
+t.test('a glob that matches nothing warns for every kind, a stdio server\u2019s resources too', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = ws.writeConfig({
+    plugins: [
+      {
+        package: '@modelcontextprotocol/server-memory',
+        prefix: 'memory',
+        // `*` stops at "/": memory://knowledge-graph is matched by `**` or `memory://*`, never by `*`.
+        resources: { include: ['*'] },
+        prompts: { exclude: ['draft_*'] },
+      },
+    ],
+  });
+  const checked = await runCli(['check', '--config', config]);
+  t.equal(checked.code, 0, checked.stdout);
+  t.match(
+    checked.stdout,
+    'warning: mcp-host.config.js: plugins[0].resources.include: the glob "*" matches no resource or template URI the plugin serves. Fix: correct or remove it (the plugin serves: "memory://knowledge-graph").',
+  );
+  t.match(
+    checked.stdout,
+    'warning: mcp-host.config.js: plugins[0].prompts.exclude: the glob "draft_*" matches no prompt name the plugin serves. Fix: correct or remove it (the plugin serves: none).',
+  );
+  t.match(checked.stdout, 'OK: 9 tools, 0 prompts, 0 resources, 0 templates from 1 plugin');
 });

@@ -3,11 +3,11 @@ import { problemsOf } from '../../errors.js';
 import { loadDefinition } from '../../loader/definition.js';
 import type { InProcessSpec } from '../../loader/types.js';
 import type { Logger } from '../../log.js';
-import type { createInProcessLink } from '../in-process-link.js';
+import type { createInProcessLink } from './in-process-link.js';
 import { connectPluginServer } from '../plugin-era.js';
 import { asPluginServer, createFailed } from '../plugin-server.js';
 import { accessDenied, grantFix } from './permissions.js';
-import type { FromWorker } from '../worker-channel.js';
+import type { FromWorker } from './worker-channel.js';
 
 /**
  * How a plugin starts away from the host's thread (in a worker, or in a

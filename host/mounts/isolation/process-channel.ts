@@ -68,7 +68,6 @@ process.once('exit', () => {
  * refuses the plugin.
  */
 export class ProcessChannel implements ExplainedChannel {
-  readonly relatesMessages = true;
   legacyOnly = false;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;

@@ -13,7 +13,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
 import { describeThrown } from '../../errors.js';
 import { ErrorCode } from '../../rpc-error.js';
-import { createInProcessLink } from '../in-process-link.js';
+import { createInProcessLink } from './in-process-link.js';
 import { startPlugin } from './plugin-start.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
 

@@ -6,7 +6,7 @@
  * worker gets as its `workerData`, and the plugin logger's records, which
  * a worker writes to stderr itself.
  */
-import type { FromWorker, ToWorker, WorkerStart } from '../worker-channel.js';
+import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
 
 /** The file descriptor of the link in the plugin's process: 0–2 are its own stdin, stdout and stderr. */
 export const LINK_FD = 3;
