@@ -13,8 +13,9 @@
  * `serve-sdk-proxy-http.ts`), the floor any SDK-built proxy pays;
  * `sdk-proxy/direct` is that floor, `host/sdk-proxy` what the host adds on
  * top of it.
- * Then the same plugin through the host in a worker thread (`isolation:
- * 'worker'`) against in the host's thread, over stdio: worker/in-process.
+ * Then the same plugin through the host at each isolation level (worker,
+ * process, sandbox) against in the host's thread, over stdio: per call,
+ * start time and memory (BENCH_ONLY=isolation runs these rows alone).
  *
  * Both SDK lines' clients are measured, as users run both: v2
  * (`@modelcontextprotocol/client`) and v1 (`@modelcontextprotocol/sdk`, whose
@@ -29,7 +30,7 @@
  * BENCH_ONLY=many-tools the 10,000-tool rows, BENCH_STARTS (5) sets how many
  * starts are timed.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -42,6 +43,9 @@ import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from
 import { CLI } from '../test/helpers/host.js';
 import { makeWorkspace, REPO_ROOT } from '../test/helpers/packages.js';
 import { writeBenchConfig, writeBenchPlugin } from './plugin-workspace.js';
+import type { Isolation } from '../host/config/types.js';
+import { findBubblewrap } from '../host/loader/sandbox-available.js';
+import { residentKb } from '../host/mounts/isolation/memory-watch.js';
 
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -107,11 +111,6 @@ async function connectStdioProcess(
   return { client, pid: transport.pid! };
 }
 
-/** A process's resident set, in MB. */
-function rssMb(pid: number): number {
-  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString()) / 1024;
-}
-
 /** Start a server process that prints `listening on URL` (on stdout or stderr), and connect to that URL. */
 async function connectHttp(line: ClientLine, args: string[], children: ChildProcess[]): Promise<BenchClient> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -142,7 +141,7 @@ async function connectHttp(line: ClientLine, args: string[], children: ChildProc
  * The host's config; `cached: false` mounts the plugin without its promise
  * of `list_changed`, so the host cannot keep its list's pages.
  */
-function hostConfig(cached: boolean, fillers = 20, isolation: 'none' | 'worker' = 'none'): string {
+function hostConfig(cached: boolean, fillers = 20, isolation: Isolation = 'none'): string {
   const dir = join(REPO_ROOT, '.tmp', 'bench');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${cached ? 'cached' : 'uncached'}-${fillers}-${isolation}.config.js`);
@@ -421,31 +420,55 @@ async function compareStartTime(): Promise<void> {
   }
 }
 
+/** The isolation levels and how the figures name them; 'sandbox' only where bubblewrap is installed. */
+const LEVELS: [Isolation, string][] = [
+  ['none', 'in-process'],
+  ['worker', 'worker'],
+  ['process', 'process'],
+  ...(findBubblewrap() ? [['sandbox', 'sandbox'] as [Isolation, string]] : []),
+];
+
 /**
- * The same plugin through the host in a worker thread (`isolation: 'worker'`)
- * and in the host's thread, over stdio, v2 client: what isolation costs a
- * call, and the host's resident set with each.
+ * The same plugin through the host at each isolation level (docs/isolation.md),
+ * over stdio, v2 client, each against in the host's thread: what isolation
+ * costs a call (sequential and 10 concurrent), a start (to the first
+ * tools/list answered), and memory (the host and every process under it,
+ * resident, after the calls: a plugin's own process counts).
  */
 async function compareIsolation(): Promise<void> {
-  const start = async (name: string, isolation: 'none' | 'worker'): Promise<Target & { pid: number }> => ({
+  const start = async (name: string, isolation: Isolation): Promise<Target & { pid: number }> => ({
     name,
     prefix: 'bench.',
     ...(await connectStdioProcess('v2', node, [CLI, 'start', '--config', hostConfig(true, 20, isolation)])),
   });
-  const [worker, inProcess] = [await start('worker', 'worker'), await start('in-process', 'none')];
+  const targets = [];
+  for (const [isolation, name] of LEVELS) targets.push(await start(name, isolation));
+  const inProcess = targets[0]!;
   console.log(
-    `\nstdio, v2 client, the plugin in a worker thread vs in the host's thread: ${ROUNDS} alternating rounds of ${CALLS} calls (load average ${loadAverage()})`,
+    `\nstdio, v2 client, the plugin at each isolation level vs in the host's thread: ${ROUNDS} alternating rounds of ${CALLS} calls (load average ${loadAverage()})`,
   );
-  for (const target of [worker, inProcess])
-    for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls('zod')(target);
-  const cost = { none: 'what a worker thread costs' };
-  await measure('tools/call sequential, zod schema', sequentialCalls('zod'), worker, inProcess, cost);
-  await measure(`tools/call ${CONCURRENCY} concurrent, zod schema`, concurrentCalls('zod'), worker, inProcess, cost);
-  await measure('tools/list (21, host cached)', listTools, worker, inProcess, cost);
-  console.log(
-    `${'resident set after the calls'.padEnd(46)} in-process ${rssMb(inProcess.pid).toFixed(1)} MB   worker ${rssMb(worker.pid).toFixed(1)} MB`,
-  );
-  await Promise.all([worker.client.close(), inProcess.client.close()]);
+  for (const target of targets) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls('zod')(target);
+  for (const target of targets.slice(1)) {
+    const cost = { none: `what isolation '${target.name}' costs` };
+    await measure('tools/call sequential, zod schema', sequentialCalls('zod'), target, inProcess, cost);
+    await measure(`tools/call ${CONCURRENCY} concurrent, zod schema`, concurrentCalls('zod'), target, inProcess, cost);
+  }
+  await measure('tools/list (21, host cached)', listTools, targets[1]!, inProcess, {
+    none: 'what a worker thread costs',
+  });
+  const resident = targets.map((target) => `${target.name} ${(residentKb(target.pid) / 1024).toFixed(1)} MB`);
+  console.log(`${'host and its processes, resident'.padEnd(34)} ${resident.join('   ')}`);
+  await Promise.all(targets.map((target) => target.client.close()));
+
+  const starts = Number(process.env.BENCH_STARTS ?? 5);
+  const medians: string[] = [];
+  for (const [isolation, name] of LEVELS) {
+    const samples: number[] = [];
+    const config = hostConfig(true, 20, isolation);
+    for (let i = 0; i < starts; i++) samples.push(await timeToFirstList(node, [CLI, 'start', '--config', config]));
+    medians.push(`${name} ${[...samples].sort((a, b) => a - b)[Math.floor(starts / 2)]!.toFixed(0)} ms`);
+  }
+  console.log(`${'start to first tools/list, median'.padEnd(34)} ${medians.join('   ')}`);
 }
 
 const node = process.execPath;
@@ -461,6 +484,10 @@ console.log(`mcp-host bench (node ${process.version}): host/direct is the time p
 
 if (process.env.BENCH_ONLY === 'start') {
   await compareStartTime();
+  process.exit();
+}
+if (process.env.BENCH_ONLY === 'isolation') {
+  await compareIsolation();
   process.exit();
 }
 if (process.env.BENCH_ONLY === 'many-tools') {

@@ -2,7 +2,9 @@
  * Soak: the host under load while it is reloaded and its external child is
  * killed. `mcp-host start --http` runs as a child process with four mounts:
  *
- * - `steady` (in process): never touched;
+ * - `steady` (in process): never touched; the same package also mounted as
+ *   `steadyproc` in a process of its own (`isolation: 'process'`) and, where
+ *   bubblewrap is installed, as `steadybox` in the sandbox (`'sandbox'`);
  * - `churn` (in a worker thread, `isolation: 'worker'`): upgraded (new version,
  *   new code) every third reload, each upgrade a new worker;
  * - `extra` (in process): added and removed on alternate reloads;
@@ -38,6 +40,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI } from '../test/helpers/host.js';
 import { makeWorkspace, type Workspace } from '../test/helpers/packages.js';
+import { findBubblewrap } from '../host/loader/sandbox-available.js';
 
 export interface SoakOptions {
   seconds: number;
@@ -217,6 +220,8 @@ function writeConfig(ws: Workspace, { withExtra, pidFile, faultAfterMs, calmFile
   return ws.writeConfig({
     plugins: [
       { package: '@soak/steady' },
+      { package: '@soak/steady', prefix: 'steadyproc', isolation: 'process' },
+      ...(findBubblewrap() ? [{ package: '@soak/steady', prefix: 'steadybox', isolation: 'sandbox' }] : []),
       { package: '@soak/faulty', options: { faultAfterMs, calmFile } },
       { package: '@soak/churn', isolation: 'worker' },
       ...(withExtra ? [{ package: '@soak/extra' }] : []),

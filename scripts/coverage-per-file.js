@@ -48,8 +48,18 @@ const hasCode = (file) =>
 const sources = readdirSync(resolve(root, 'host'), { recursive: true })
   .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
   .map((file) => join('host', file));
+/**
+ * Files that run only where no coverage can be written, and so are never in
+ * the report: they are exercised, by the tests named, not measured.
+ */
+const UNMEASURABLE = {
+  // The first module of a plugin's own process ('process', 'sandbox'): that process starts without NODE_OPTIONS
+  // (so without tap's coverage hooks) under Node's permission model, which lets it write nowhere; bubblewrap's
+  // read-only view too. test/process-isolation.test.ts runs it through every path it has.
+  'host/mounts/isolation/process-entry.ts': 'test/process-isolation.test.ts',
+};
 for (const file of sources) {
-  if (measured[file] || !hasCode(file)) continue;
+  if (measured[file] || !hasCode(file) || file in UNMEASURABLE) continue;
   console.error(
     `coverage: ${file} was not measured at all (no test loaded it): 0%. Fix: test it, or remove it if unused`,
   );

@@ -31,7 +31,7 @@ t.test('a short soak under reloads and kills', async (t) => {
     report.memoryMiB.heapGrowth <= MAX_HEAP_GROWTH_MIB,
     `live heap grew ${report.memoryMiB.heapGrowth} MiB once warm: ${report.memoryMiB.heapAfterGc.join(', ')} MiB`,
   );
-  for (const name of ['child.echo', 'churn.echo', 'faulty.echo', 'steady.echo']) {
+  for (const name of ['child.echo', 'churn.echo', 'faulty.echo', 'steady.echo', 'steadyproc.echo', 'steadybox.echo']) {
     t.ok(report.finalTools.includes(name), `the final catalogue has ${name}`);
   }
 });

@@ -440,9 +440,9 @@ t.test('isolation and memoryLimitMb are validated like every other key', async (
       ],
     }),
     [
-      'mcp-host.config.js: isolation: expected "none" or "worker", got "thread". Fix: e.g. isolation: "worker" (its own thread and memory limit) or "none" (the host\'s thread).',
+      'mcp-host.config.js: isolation: expected "none", "worker", "process" or "sandbox", got "thread". Fix: e.g. isolation: "process" (its own Node process, reading only its package) or "worker" (its own thread); see docs/isolation.md.',
       'mcp-host.config.js: upstreams.heartbeatTimeoutMs: expected a positive integer, got 0. Fix: e.g. heartbeatTimeoutMs: 10000.',
-      'mcp-host.config.js: plugins[0].isolation: expected "none" or "worker", got true. Fix: e.g. isolation: "worker" (its own thread and memory limit) or "none" (the host\'s thread).',
+      'mcp-host.config.js: plugins[0].isolation: expected "none", "worker", "process" or "sandbox", got true. Fix: e.g. isolation: "process" (its own Node process, reading only its package) or "worker" (its own thread); see docs/isolation.md.',
       'mcp-host.config.js: plugins[1].memoryLimitMb: expected an integer of 16 or more, got 8. Fix: e.g. memoryLimitMb: 256.',
       'mcp-host.config.js: plugins[2].isolation: "isolation" applies to package entries only, and this is a command entry. Fix: remove "isolation".',
     ],

@@ -14,12 +14,19 @@ function exposed(generation: Generation, mount: Mount, kind: ListKind): string[]
   return generation.served(mount, kind).map((item) => keyOf(kind, item));
 }
 
+const ISOLATION_WORDS = {
+  none: 'in-process',
+  worker: 'in a worker',
+  process: 'in its own process',
+  sandbox: 'in a sandbox',
+} as const;
+
 function mountHeader(mount: Mount): string {
   const spec = mount.spec;
   const how = spec.prefix === undefined ? 'flat' : `prefix "${spec.prefix}"`;
   const what =
     spec.kind === 'in-process' ? `${spec.packageName}@${spec.version}` : spec.kind === 'stdio' ? spec.label : spec.url;
-  const where = spec.kind === 'in-process' && spec.isolation === 'worker' ? 'in a worker' : spec.kind;
+  const where = spec.kind === 'in-process' ? ISOLATION_WORDS[spec.isolation] : spec.kind;
   return `${mount.name}  (${what}, ${where}, ${how}${mount.isUp ? '' : ', down'})`;
 }
 

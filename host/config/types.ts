@@ -55,18 +55,40 @@ export type PinsPolicy = 'warn' | 'refuse';
  */
 export type ForwardHeaders = string[] | Record<string, string>;
 
-/** Where an mcp-host plugin runs: in the host's own thread, or in a worker thread of its own. */
-export type Isolation = 'none' | 'worker';
+/**
+ * Where an mcp-host plugin runs: in the host's own thread, in a worker thread of its own, in a Node process of
+ * its own under Node's permission model, or that process inside bubblewrap (docs/isolation.md).
+ */
+export type Isolation = 'none' | 'worker' | 'process' | 'sandbox';
+
+/**
+ * What a 'process' or 'sandbox' plugin (or a `sandbox: true` command) may do beyond reading its own package:
+ * nothing of it is granted by default.
+ */
+export interface AllowConfig {
+  /** Paths it may also read (relative to the config's directory). */
+  read?: string[];
+  /** Paths it may write (relative to the config's directory). */
+  write?: string[];
+  /** Names of the host's environment variables it is given. */
+  env?: string[];
+  /** 'sandbox' only: reach the network (a 'process' plugin always can: Node's permission model has no network rule). */
+  net?: boolean;
+  /** Start child processes. */
+  childProcess?: boolean;
+}
 
 /** An npm package: an mcp-host plugin, or an MCP server package with a `bin`. */
 export interface PackagePluginEntry extends MountOptions {
   package: string;
   /** Passed to the plugin's `create({ options })`. */
   options?: Record<string, unknown>;
-  /** An mcp-host plugin only: run it in the host's thread ('none') or a worker thread ('worker'). Default: the top-level `isolation`. */
+  /** An mcp-host plugin only: where it runs ('none', 'worker', 'process', 'sandbox'). Default: the top-level `isolation`. */
   isolation?: Isolation;
-  /** An mcp-host plugin in a worker only: its worker's heap limit, in MiB. Default 512. */
+  /** An mcp-host plugin in a worker (its V8 heap) or a process (all of its resident memory) only: the limit, in MiB. Default 512. */
   memoryLimitMb?: number;
+  /** An mcp-host plugin at 'process' or 'sandbox' only: what it may do beyond reading its own package. */
+  allow?: AllowConfig;
   /** For a server package with several bins: which one to run. */
   bin?: string;
   args?: string[];
@@ -81,6 +103,10 @@ export interface CommandPluginEntry extends MountOptions {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** Run the command inside bubblewrap, as a 'sandbox' plugin runs (docs/isolation.md). Default false. */
+  sandbox?: boolean;
+  /** With sandbox: true, what it may read and write beyond its cwd, and whether it may reach the network. */
+  allow?: AllowConfig;
 }
 
 /** Any Streamable HTTP MCP server. */

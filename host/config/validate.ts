@@ -19,6 +19,7 @@ import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
 import { revisionListProblems } from './revisions.js';
 import type {
+  AllowConfig,
   ClusterConfig,
   CommandPluginEntry,
   HostConfig,
@@ -43,7 +44,9 @@ import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const ISOLATIONS: readonly Isolation[] = ['none', 'worker'];
+const ISOLATIONS: readonly Isolation[] = ['none', 'worker', 'process', 'sandbox'];
+/** The levels whose plugin runs in a process of its own, which an entry's `allow` grants more. */
+const OWN_PROCESS: readonly unknown[] = ['process', 'sandbox'];
 /** Below this a worker cannot even load the SDK. */
 const MIN_MEMORY_LIMIT_MB = 16;
 const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
@@ -361,8 +364,39 @@ const UPSTREAMS_FIELDS: Record<keyof UpstreamsConfig, Check> = {
 
 const anIsolation = field(
   oneOf(ISOLATIONS),
-  '"worker" (its own thread and memory limit) or "none" (the host\'s thread)',
+  '"process" (its own Node process, reading only its package) or "worker" (its own thread); see docs/isolation.md',
 );
+const aPathList = field(anArrayOfNonEmptyStrings, '["./data"] (relative to the config\'s directory)');
+const ALLOW_FIELDS: Record<keyof AllowConfig, Check> = {
+  read: aPathList,
+  write: aPathList,
+  env: field(
+    {
+      expected: 'an array of environment variable names',
+      test: (v) => Array.isArray(v) && v.every((name) => anEnvironmentVariableName.test(name)),
+    },
+    '["API_KEY"]',
+  ),
+  net: field(aBoolean, 'true'),
+  childProcess: field(aBoolean, 'true'),
+};
+/** A command sets its environment with `env`, and its processes may start others inside the sandbox. */
+const COMMAND_ALLOW_FIELDS: Record<keyof AllowConfig, Check> = {
+  ...ALLOW_FIELDS,
+  env: (findings, _value, path) =>
+    findings.add(
+      path,
+      "a command's environment is its entry's env: the host gives it nothing else.",
+      'move the variables into env: { NAME: process.env.NAME }.',
+    ),
+  childProcess: (findings, _value, path) =>
+    findings.add(
+      path,
+      'a sandboxed command may always start processes: they stay inside its sandbox.',
+      'remove childProcess.',
+    ),
+};
+const ALLOW_EXAMPLE = '{ read: ["./data"], env: ["API_KEY"] }';
 const TELEMETRY_FIELDS: Record<keyof TelemetryConfig, Check> = {
   enabled: field(aBoolean, 'true'),
   endpoint: field(anHttpUrl, '"http://localhost:4318"'),
@@ -449,6 +483,7 @@ const ENTRY_FIELDS: {
     env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
     isolation: anIsolation,
     memoryLimitMb: field(integerFrom(MIN_MEMORY_LIMIT_MB), '256'),
+    allow: section(ALLOW_FIELDS, ALLOW_EXAMPLE),
     ...MOUNT_FIELDS,
   },
   command: {
@@ -456,6 +491,8 @@ const ENTRY_FIELDS: {
     args: field(anArrayOfStrings, '["mcp-server-time"]'),
     env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
     cwd: field(aNonEmptyString, '"./servers"'),
+    sandbox: field(aBoolean, 'true'),
+    allow: section(COMMAND_ALLOW_FIELDS, '{ read: ["./data"], net: true }'),
     ...MOUNT_FIELDS,
   },
   url: {
@@ -521,6 +558,20 @@ function checkEntry(findings: Findings, entry: unknown, path: string): void {
       `${path}.memoryLimitMb`,
       `limits the heap of a plugin's worker thread, but "${label}" runs in the host's thread (isolation "none").`,
       'add isolation: "worker" to the entry, or remove memoryLimitMb.',
+    );
+  }
+  if (entry.allow !== undefined && kind === 'package' && !OWN_PROCESS.includes(entry.isolation ?? findings.isolation)) {
+    findings.add(
+      `${path}.allow`,
+      `grants what a plugin in a process of its own may do, but "${label}" runs at isolation ${JSON.stringify(entry.isolation ?? findings.isolation)}, where it can already do all the host can.`,
+      'add isolation: "process" (or "sandbox") to the entry, or remove allow.',
+    );
+  }
+  if (entry.allow !== undefined && kind === 'command' && entry.sandbox !== true) {
+    findings.add(
+      `${path}.allow`,
+      `grants what a sandboxed command may do, but "${label}" is not sandboxed: it can already do all the host's user can.`,
+      'add sandbox: true to the entry, or remove allow.',
     );
   }
 }

@@ -33,7 +33,7 @@ export type CheckedPackage =
 const MANIFEST_KEYS: readonly (keyof PluginManifest)[] = ['protocolVersions', 'prefix'];
 /** Entry keys that only make sense for one kind of package. */
 const SERVER_ONLY_ENTRY_KEYS = ['bin', 'args', 'env'] as const;
-const PLUGIN_ONLY_ENTRY_KEYS = ['options', 'isolation', 'memoryLimitMb'] as const;
+const PLUGIN_ONLY_ENTRY_KEYS = ['options', 'isolation', 'memoryLimitMb', 'allow'] as const;
 
 /**
  * Check the package an entry (at `entryPath` in `config`) names. Every

@@ -13,6 +13,8 @@ import { duplicatePrefixProblem, suggestPrefix } from '../config/prefix.js';
 import { configWhere, pluginWhere } from '../config/problem-wording.js';
 import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/types.js';
 import { checkPackage } from './manifest.js';
+import { grantsOf } from './grants.js';
+import { sandboxProblem } from './sandbox-available.js';
 import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolve.js';
 import type { CurationConfig, InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
 import { stableJson } from '../stable-json.js';
@@ -118,7 +120,13 @@ async function resolveEntry(entry: PluginEntry, path: string, config: ResolvedCo
   const label = entryLabel(entry);
   if ('command' in entry) {
     const { command, args = [], env = {}, cwd = '.' } = entry;
-    return { resolved: { label, kindFields: { kind: 'stdio', command, args, env, cwd: resolve(config.dir, cwd) } } };
+    if (entry.sandbox === true) {
+      const missing = sandboxProblem(configWhere(config.file, `${path}.sandbox`));
+      if (missing) return { problems: [missing] };
+    }
+    const sandbox = entry.sandbox === true && { sandbox: grantsOf(entry.allow, config.dir) };
+    const kindFields = { kind: 'stdio' as const, command, args, env, cwd: resolve(config.dir, cwd), ...sandbox };
+    return { resolved: { label, kindFields } };
   }
   return { resolved: { label, kindFields: { kind: 'remote', url: entry.url, headers: entry.headers ?? {} } } };
 }
@@ -128,6 +136,11 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
   const { checked, problems } = checkPackage(pkg, entry, path, config);
   if (!checked) return { problems };
   const common = { label: pkg.label, packageJsonHash: pkg.packageJsonHash };
+  const isolation = entry.isolation ?? config.isolation;
+  if (checked.kind === 'plugin' && isolation === 'sandbox') {
+    const missing = sandboxProblem(pluginWhere(path, pkg.label));
+    if (missing) return { problems: [missing] };
+  }
   if (checked.kind === 'server') {
     const { command, args } = checked;
     return {
@@ -149,8 +162,9 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
         entryFile: resolveEntryFile(pkg, pluginWhere(path, pkg.label)),
         manifest: checked.manifest,
         options: entry.options ?? {},
-        isolation: entry.isolation ?? config.isolation,
+        isolation,
         memoryLimitMb: entry.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB,
+        grants: grantsOf(entry.allow, config.dir),
       },
     },
   };

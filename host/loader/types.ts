@@ -62,10 +62,21 @@ export interface InProcessSpec extends SpecBase {
   entryFile: string;
   manifest: PluginManifest;
   options: Record<string, unknown>;
-  /** Where it runs: in the host's thread, or in a worker thread of its own (see mounts/worker-channel.ts). */
+  /** Where it runs: in the host's thread, a worker thread, or a process of its own (see mounts/isolation/). */
   isolation: Isolation;
-  /** A worker's heap limit, in MiB. */
+  /** A worker's heap limit, or a process's resident memory limit, in MiB. */
   memoryLimitMb: number;
+  /** At 'process' and 'sandbox': what it may do beyond reading its package. */
+  grants: Grants;
+}
+
+/** An entry's `allow`, with its paths made absolute (from the config's directory) and every default filled in. */
+export interface Grants {
+  read: string[];
+  write: string[];
+  env: string[];
+  net: boolean;
+  childProcess: boolean;
 }
 
 /** An MCP server run as a stdio child: a server package's bin or a command. */
@@ -77,6 +88,8 @@ export interface StdioSpec extends SpecBase {
   cwd: string;
   /** Set when the server came from a package (its package.json is watched for upgrades). */
   packageDir?: string;
+  /** Set for a `sandbox: true` command: it runs inside bubblewrap with these grants (mounts/isolation/sandbox.ts). */
+  sandbox?: Grants;
 }
 
 /** A Streamable HTTP MCP server. */

@@ -22,6 +22,11 @@ export async function startMount(
   const mountLogger = pluginLogger(logger, mountName(spec));
   switch (spec.kind) {
     case 'in-process': {
+      if (spec.isolation === 'process' || spec.isolation === 'sandbox') {
+        const { ProcessChannel } = await import('./isolation/process-channel.js');
+        const open = () => new ProcessChannel(spec, importTag, config, mountLogger);
+        return startSupervisedMount(spec, open, config, mountLogger, events);
+      }
       if (spec.isolation === 'worker') {
         // Loaded, like the kinds below, when a config first mounts one.
         const { WorkerChannel } = await import('./isolation/worker-channel.js');

@@ -15,6 +15,7 @@ import { ErrorCode } from '../rpc-error.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 import { describeMount, mountName } from './mount.js';
 import { TOO_BIG_FIX } from './result-check.js';
+import { sandboxedCommand } from './isolation/sandbox.js';
 
 /**
  * How long a child may take to exit once its input ends, before SIGTERM;
@@ -104,7 +105,9 @@ export class ChildChannel implements ExplainedChannel {
       line: (text) => this.parse(text),
       oversized: (head, tail) => this.dropped(head, tail),
     });
-    const child = spawn(this.spec.command, this.spec.args, {
+    const { command, args, cwd, sandbox } = this.spec;
+    const [file, argv] = sandbox ? sandboxedCommand(command, args, cwd, sandbox) : [command, args];
+    const child = spawn(file, argv, {
       cwd: this.spec.cwd,
       // The SDK's convention: a server sees a safe subset of the host's
       // environment (PATH, HOME, …) plus what its config entry gives it.

@@ -232,7 +232,9 @@ export class UpstreamPeer {
     });
     const onAbort = () => {
       this.cancel(id, 'the client cancelled the request');
-      pending.reject(new RpcError(ErrorCode.InternalError, 'request cancelled'));
+      // The call is over: an upstream told of a cancellation sends no answer (the spec says it should not),
+      // and a call left pending would hold a reload's drain, or the host's stop, until the drain timeout.
+      this.settle(id, (p) => p.reject(new RpcError(ErrorCode.InternalError, 'request cancelled')));
     };
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     pending.cleanup = () => {

@@ -11,6 +11,7 @@ import type { SendOptions } from '../channel.js';
 import { describeMount, mountName } from '../mount.js';
 import type { ExplainedChannel, Outage } from '../supervisor.js';
 import { logPluginLines } from '../plugin-output.js';
+import { Heartbeat } from './heartbeat.js';
 
 /** What the host gives a plugin's worker to start it (`workerData`). */
 export interface WorkerStart {
@@ -39,8 +40,6 @@ export type FromWorker =
   | { type: 'closed' };
 
 const ENTRY = new URL('./worker-entry.js', import.meta.url);
-/** Heartbeats per heartbeat timeout: a blocked thread is noticed within a fifth of the timeout past it. */
-const BEATS_PER_TIMEOUT = 5;
 const HEARTBEAT: ToWorker = { type: 'beat' };
 /** What the supervisor does about a worker that ended while serving; said with every fault but a refusal. */
 const RESTARTS = ' mcp-host restarts it with backoff.';
@@ -73,9 +72,7 @@ export class WorkerChannel implements ExplainedChannel {
   /** Its plugin's server was connected: a fault since is restarted, not refused. */
   private served = false;
   private exited: Promise<void> = Promise.resolve();
-  private heartbeat?: NodeJS.Timeout;
-  /** When the worker last answered a heartbeat; 0 until it first does. */
-  private lastBeat = 0;
+  private heartbeat?: Heartbeat;
 
   constructor(
     private readonly spec: InProcessSpec,
@@ -132,7 +129,7 @@ export class WorkerChannel implements ExplainedChannel {
             this.onmessage?.(message.message, message.related);
             return;
           case 'beat':
-            this.lastBeat = Date.now();
+            this.heartbeat?.answered();
             return;
           case 'ready':
             this.served = true;
@@ -161,7 +158,7 @@ export class WorkerChannel implements ExplainedChannel {
       });
       this.exited = new Promise((exited) =>
         worker.once('exit', (code) => {
-          clearInterval(this.heartbeat);
+          this.heartbeat?.stop();
           this.ended ??= {
             cause: `its worker exited with code ${code} (plugin code called process.exit).`,
             fix: "remove the process.exit call from the plugin: a plugin's work ends when the host closes its server.",
@@ -204,33 +201,18 @@ export class WorkerChannel implements ExplainedChannel {
     await this.exited;
   }
 
-  /**
-   * A thread blocked by plugin code (a synchronous loop, sync I/O) answers
-   * nothing: the host terminates it rather than leave its calls hanging.
-   * The bound runs from the worker's first answer (loading its modules on a
-   * busy machine may take a while, and is not the plugin's doing), so a
-   * `create()` that blocks is caught too.
-   */
+  /** A thread blocked by plugin code answers no heartbeat: the host terminates it (heartbeat.ts). */
   private keepBeating(worker: Worker): void {
     const timeoutMs = this.config.upstreams.heartbeatTimeoutMs;
-    const every = Math.ceil(timeoutMs / BEATS_PER_TIMEOUT);
-    let lastTick = Date.now();
-    const tick = () => {
-      const now = Date.now();
-      // A tick this late means the host's own thread was held up (an
-      // in-process plugin, a long GC): the worker's answers are waiting
-      // behind it, so it gets a fresh window rather than the blame.
-      if (now - lastTick > 2 * every && this.lastBeat !== 0) this.lastBeat = now;
-      lastTick = now;
-      if (this.lastBeat === 0 || now - this.lastBeat <= timeoutMs) worker.postMessage(HEARTBEAT);
-      else this.blocked(worker, timeoutMs);
-    };
-    this.heartbeat = setInterval(tick, every);
-    this.heartbeat.unref();
+    this.heartbeat = new Heartbeat(
+      timeoutMs,
+      () => worker.postMessage(HEARTBEAT),
+      () => this.blocked(worker, timeoutMs),
+    );
+    this.heartbeat.start();
   }
 
   private blocked(worker: Worker, timeoutMs: number): void {
-    clearInterval(this.heartbeat);
     this.ended ??= {
       cause: `its worker thread did not answer a heartbeat for ${timeoutMs} ms (upstreams.heartbeatTimeoutMs): plugin code is blocking it.`,
       fix: 'find what blocks the thread (a long synchronous loop, synchronous I/O) and make it asynchronous, or raise upstreams.heartbeatTimeoutMs if the work is merely long.',

@@ -8,15 +8,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { describeThrown, problemsOf } from '../../errors.js';
-import { loadDefinition } from '../../loader/definition.js';
+import { describeThrown } from '../../errors.js';
 import { createLogger, isWritingLog, pluginLogger } from '../../log.js';
 import { divertWorkerDescriptors } from '../plugin-output.js';
 import { ErrorCode } from '../../rpc-error.js';
-import { pluginWhere } from '../../config/problem-wording.js';
 import { createInProcessLink } from './in-process-link.js';
-import { asPluginServer, createFailed } from '../plugin-server.js';
-import { connectPluginServer } from '../plugin-era.js';
+import { startPlugin } from './plugin-start.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
 
 const port = parentPort!;
@@ -77,20 +74,4 @@ port.on('message', (message: ToWorker) => {
   else void hostSide.send(message.message, message.headers && { headers: message.headers });
 });
 
-try {
-  const definition = await loadDefinition(spec, importTag);
-  let created: unknown;
-  try {
-    created = await definition.create({ options: spec.options, logger });
-  } catch (error) {
-    throw createFailed(spec, error);
-  }
-  const connection = await connectPluginServer(
-    asPluginServer(spec, created),
-    pluginSide,
-    spec.manifest.protocolVersions,
-  );
-  post({ type: 'ready', modern: connection.modern });
-} catch (error) {
-  post({ type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) });
-}
+post(await startPlugin(spec, importTag, logger, pluginSide));

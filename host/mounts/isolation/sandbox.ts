@@ -1,0 +1,79 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { findBubblewrap } from '../../loader/sandbox-available.js';
+import type { Grants } from '../../loader/types.js';
+
+/**
+ * The system's own files a program needs to run at all: the dynamic
+ * linker and shared libraries, and the Node install the host runs on (its
+ * prefix, such as /usr or ~/.nvm/versions/node/v20.20.2). No /etc, no
+ * home directory: nothing the operator keeps there is in view.
+ */
+const SYSTEM_DIRS = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  dirname(dirname(realpathSync(process.execPath))),
+];
+/** When the network is granted, what name resolution and TLS read. */
+const NETWORK_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
+
+/**
+ * `bwrap` arguments that run a program inside an OS sandbox (Linux,
+ * bubblewrap): its own PID namespace (it sees and can signal only its own
+ * processes: not the host, not other plugins), IPC and UTS namespaces, and
+ * a mount namespace holding a read-only view of the system's files and of
+ * `readable`, a private /tmp and /dev, and its own /proc (so
+ * `/proc/<pid>/environ` of the host does not exist for it); what the
+ * entry grants to write is bound writable, and without `net` it has no
+ * network (a namespace of its own holding only a loopback). All
+ * capabilities are dropped (the host may run as root), and the sandbox
+ * ends with the host. It starts in `cwd` (one of `readable`); the command
+ * to run follows.
+ */
+export function sandboxArguments(readable: readonly string[], grants: Grants, cwd: string): string[] {
+  const view = [...SYSTEM_DIRS, ...(grants.net ? NETWORK_FILES : [])].filter((path) => existsSync(path));
+  return [
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(grants.net ? [] : ['--unshare-net']),
+    '--die-with-parent',
+    // Its own session: it cannot push input into a terminal the host holds (TIOCSTI).
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    // Bound after /tmp is made private, so that a granted path under /tmp is still seen.
+    '--tmpfs',
+    '/tmp',
+    ...[...view, ...readable, ...grants.read].flatMap((path) => ['--ro-bind-try', path, path]),
+    ...grants.write.flatMap((path) => ['--bind-try', path, path]),
+    '--chdir',
+    cwd,
+    '--',
+  ];
+}
+
+/**
+ * `command args` as bubblewrap runs it, starting in `cwd`: it sees `cwd`,
+ * `readable` and what its entry grants to read, read-only, besides the
+ * system's files. A `sandbox: true` command sees its cwd; a plugin's
+ * process, its package and dependencies.
+ */
+export function sandboxedCommand(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  grants: Grants,
+  readable: readonly string[] = [],
+): [string, string[]] {
+  return [findBubblewrap() ?? 'bwrap', [...sandboxArguments([cwd, ...readable], grants, cwd), command, ...args]];
+}
