@@ -104,3 +104,28 @@ t.test('a refused reload ends the children it started; the host keeps serving', 
   t.ok(isAlive(host.pid), 'the host itself still runs');
   t.same((await host.client.listTools()).tools, [], 'serving its catalogue as it was');
 });
+
+t.test(
+  'a second signal while the host drains stops it at once, its children with it',
+  { buffered: true },
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const { stubborn, pidFile } = writeFixtures(ws);
+    // The stubborn child makes a drain slow: closing it takes the host's whole escalation (EOF, SIGTERM, SIGKILL).
+    const config = ws.writeConfig({
+      plugins: [stubborn],
+      upstreams: { startTimeoutMs: 1000 },
+      reload: { watch: false },
+    });
+    const host = await startStdioHost(t, config);
+    await host.until('the child and its grandchild to run', () => pidsIn(pidFile).length >= 2);
+    process.kill(host.pid, 'SIGTERM');
+    await host.until('the host to start draining', () => host.log().includes('stopping (SIGTERM)'));
+    process.kill(host.pid, 'SIGTERM');
+    await host.until('the host to stop at once', () =>
+      host.log().includes('SIGTERM while stopping: stopping at once, abandoning the calls still in flight'),
+    );
+    const left = () => [host.pid, ...processesIn(ws.dir)].filter(isAlive);
+    await assertNoneLeft(t, left, 'the host, every child it started and their groups are gone');
+  },
+);

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
 import { retireMounts } from '../mounts/retire.js';
+import { exitHost } from '../mounts/fault-attribution.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
@@ -83,6 +84,15 @@ export async function start(options: StartOptions): Promise<number> {
     if ('ended' in service) void service.ended.then(() => resolve('stdin closed'));
   });
   const reason = await stopped;
+  // A second signal while calls drain is the operator (or a client that closed our stdin, then
+  // signals, as the SDK's does after 2 s) asking for the end now: exiting runs the hook that kills
+  // every stdio child's process group, so none outlives the host as it would once it is SIGKILLed.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      options.logger.warn(`${signal} while stopping: stopping at once, abandoning the calls still in flight`);
+      exitHost(1);
+    });
+  }
   // Out of the balancer first, at once: from here every new request and health probe is answered 503,
   // so the balancer sends new requests to other replicas while this one drains. Then out of the
   // cluster, which takes a Redis round trip.
