@@ -12,6 +12,7 @@ import { subscriptionOwner } from './catalogue/routing.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
 import { recordListChanged, recordMountState } from './telemetry/telemetry.js';
 import type { StateSigning } from './cluster/continuation-owner.js';
+import { ERAS, type Era } from './protocol-versions.js';
 
 /**
  * The running host: the live generation, the connected sessions, and the
@@ -32,8 +33,15 @@ export class HostRuntime implements MountEvents {
    * sessions are open.
    */
   private readonly reachable = new Set<SessionNotifier>();
-  /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
-  private readonly subscribers = new Map<string, Set<SessionNotifier>>();
+  /**
+   * Sessions per subscribed URI, per era (a dual-era upstream's faces are
+   * subscribed each for its own clients), so a plugin is subscribed once
+   * however many clients are.
+   */
+  private readonly subscribers: Record<Era, Map<string, Set<SessionNotifier>>> = {
+    legacy: new Map(),
+    modern: new Map(),
+  };
   /** Each mount's refreshes after its own list_changed, coalesced so that a storm of them costs two. */
   private readonly refreshes = new WeakMap<Mount, RefreshCoalescer>();
 
@@ -76,12 +84,22 @@ export class HostRuntime implements MountEvents {
     // only the live generation hears of it: index it as it is now.
     next.reindex();
     if (!before) return undefined;
+    // Each era's clients are told of what changed in the catalogue they are served.
+    // Reported to whoever asked: the changes of the generation's own mounts (a dual-era mount's 2026-07-28 face).
     const diff = diffGenerations(before, next);
-    const notified = this.broadcastListChanged(diff.changedLists);
+    const legacyDiff =
+      before.view('legacy') === before && next.view('legacy') === next
+        ? diff
+        : diffGenerations(before.view('legacy'), next.view('legacy'));
+    const notified = this.broadcastListChanged(diff.changedLists, ['modern']);
+    for (const list of this.broadcastListChanged(legacyDiff.changedLists, ['legacy'])) notified.add(list);
     const kept = new Set(next.mounts);
     // A new or replaced plugin starts with no subscriptions: renew those sessions hold on what it serves.
     const previous = new Set(before.mounts);
-    for (const mount of next.mounts) if (!previous.has(mount) && mount.isUp) this.resubscribe(next, mount);
+    for (const mount of next.mounts) {
+      if (previous.has(mount)) continue;
+      for (const face of [mount, mount.legacyFace]) if (face?.isUp) this.resubscribe(next, face);
+    }
     void this.retire(
       before.mounts.filter((mount) => !kept.has(mount)),
       next.config.reload.drainTimeoutMs,
@@ -113,11 +131,12 @@ export class HostRuntime implements MountEvents {
     );
   }
 
-  /** Tell every session that can hear it; returns the lists at least one session was sent. */
-  broadcastListChanged(lists: ReadonlySet<ChangedList>): Set<ChangedList> {
+  /** Tell every session of `eras` that can hear it; returns the lists at least one session was sent. */
+  broadcastListChanged(lists: ReadonlySet<ChangedList>, eras: readonly Era[] = ERAS): Set<ChangedList> {
     const sent = new Set<ChangedList>();
     if (lists.size === 0) return sent;
     for (const session of this.reachable) {
+      if (!eras.includes(session.era)) continue;
       const told = session.listChanged(lists);
       recordListChanged(told);
       for (const list of told) sent.add(list);
@@ -135,8 +154,10 @@ export class HostRuntime implements MountEvents {
       return;
     }
     if (notification.method === 'notifications/resources/updated') {
-      for (const session of this.subscribers.get(String(params.uri)) ?? []) {
-        session.resourceUpdated(params as { uri: string });
+      for (const era of this.live?.erasServedBy(mount) ?? []) {
+        for (const session of this.subscribers[era].get(String(params.uri)) ?? []) {
+          session.resourceUpdated(params as { uri: string });
+        }
       }
       return;
     }
@@ -154,7 +175,7 @@ export class HostRuntime implements MountEvents {
   }
 
   onClose(mount: Mount): void {
-    if (mount.state !== 'closed' && this.live?.mounts.includes(mount))
+    if (mount.state !== 'closed' && this.live?.erasServedBy(mount).length)
       mount.logger.warn('the plugin closed its connection');
   }
 
@@ -165,30 +186,35 @@ export class HostRuntime implements MountEvents {
    */
   onStateChange(mount: Mount): void {
     const generation = this.live;
-    if (!generation?.mounts.includes(mount)) return;
+    const eras = generation?.erasServedBy(mount) ?? [];
+    if (eras.length === 0) return;
     recordMountState(mount);
-    generation.reindex();
+    generation!.reindex();
     const lists = new Set<ChangedList>();
     for (const kind of ALL_LIST_KINDS) {
       if (mount.provides(kind) || mount.items[kind].length > 0) {
         lists.add(changedListOf(kind));
       }
     }
-    this.broadcastListChanged(lists);
-    if (mount.isUp) this.resubscribe(generation, mount);
+    this.broadcastListChanged(lists, eras);
+    if (mount.isUp) this.resubscribe(generation!, mount);
   }
 
   /** A reconnected upstream starts with no subscriptions: renew those sessions still hold on it. */
   private resubscribe(generation: Generation, mount: Mount): void {
-    for (const uri of this.subscribers.keys()) {
-      try {
-        if (subscriptionOwner(generation, uri) !== mount) continue;
-      } catch {
-        continue; // no mount serves it now
+    for (const era of generation.erasServedBy(mount)) {
+      for (const uri of this.subscribers[era].keys()) {
+        try {
+          if (subscriptionOwner(generation.view(era), uri) !== mount) continue;
+        } catch {
+          continue; // no mount serves it now
+        }
+        mount
+          .request('resources/subscribe', { uri })
+          .catch((error: unknown) =>
+            mount.logger.warn(`could not subscribe again to ${uri}: ${describeThrown(error)}`),
+          );
       }
-      mount
-        .request('resources/subscribe', { uri })
-        .catch((error: unknown) => mount.logger.warn(`could not subscribe again to ${uri}: ${describeThrown(error)}`));
     }
   }
 
@@ -203,13 +229,15 @@ export class HostRuntime implements MountEvents {
       mount.logger.warn(`could not refresh its lists after list_changed: ${describeThrown(error)}`);
     }
     const generation = this.live;
-    if (!generation?.mounts.includes(mount)) return;
-    generation.reindex();
+    const eras = generation?.erasServedBy(mount) ?? [];
+    if (eras.length === 0) return;
+    generation!.reindex();
     // A plugin can change a definition under a running host: judge it against the lock now, not at the next reload.
-    for (const { mount: owner, drift, withheld } of generation.index.drifts) {
+    for (const { mount: owner, drift, withheld } of generation!.view(eras[0]!).index.drifts) {
       if (owner === mount) mount.logger.warn(formatProblem(driftProblem(mount.description, drift, withheld)));
     }
-    this.broadcastListChanged(new Set(kinds.map(changedListOf)));
+    // A change in one face of a dual-era upstream is news only to that era's clients.
+    this.broadcastListChanged(new Set(kinds.map(changedListOf)), eras);
   }
 
   /**
@@ -217,22 +245,24 @@ export class HostRuntime implements MountEvents {
    * the first session; later sessions join that subscription.
    */
   async subscribe(session: SessionNotifier, uri: string): Promise<void> {
-    const sessions = this.subscribers.get(uri) ?? new Set<SessionNotifier>();
+    const subscribers = this.subscribers[session.era];
+    const sessions = subscribers.get(uri) ?? new Set<SessionNotifier>();
     if (sessions.size === 0) {
-      await subscriptionOwner(this.current, uri).request('resources/subscribe', { uri });
+      await subscriptionOwner(this.current.view(session.era), uri).request('resources/subscribe', { uri });
     }
     sessions.add(session);
     session.subscriptions.add(uri);
-    this.subscribers.set(uri, sessions);
+    subscribers.set(uri, sessions);
   }
 
   /** Unsubscribe a session; the plugin is told when the last session leaves. */
   async unsubscribe(session: SessionNotifier, uri: string): Promise<void> {
     session.subscriptions.delete(uri);
-    const sessions = this.subscribers.get(uri);
+    const subscribers = this.subscribers[session.era];
+    const sessions = subscribers.get(uri);
     if (!sessions?.delete(session) || sessions.size > 0) return;
-    this.subscribers.delete(uri);
-    await subscriptionOwner(this.current, uri).request('resources/unsubscribe', { uri });
+    subscribers.delete(uri);
+    await subscriptionOwner(this.current.view(session.era), uri).request('resources/unsubscribe', { uri });
   }
 
   /** A long-lived session joins; `reachable` says whether a broadcast can reach it yet. */

@@ -28,9 +28,17 @@ export function formatCatalogue(generation: Generation): string {
   const lines: string[] = [];
   for (const mount of generation.mounts) {
     lines.push(mountHeader(mount));
-    for (const kind of ALL_LIST_KINDS) {
-      const names = exposed(generation, mount, kind);
-      if (names.length > 0) lines.push(`  ${HEADINGS[kind]}: ${names.join(', ')}`);
+    // An upstream of two eras shows each its own catalogue: both are listed, each under its era.
+    const faces: { face: Mount; view: Generation; era: string }[] = [{ face: mount, view: generation, era: '' }];
+    if (mount.legacyFace) {
+      faces[0]!.era = ' (2026-07-28)';
+      faces.push({ face: mount.legacyFace, view: generation.view('legacy'), era: ' (2025-era)' });
+    }
+    for (const { face, view, era } of faces) {
+      for (const kind of ALL_LIST_KINDS) {
+        const names = exposed(view, face, kind);
+        if (names.length > 0) lines.push(`  ${HEADINGS[kind]}${era}: ${names.join(', ')}`);
+      }
     }
   }
   return lines.join('\n');

@@ -85,6 +85,13 @@ export class Mount {
   };
   /** While the mount is down, why, and what would bring it back: set by its supervisor. */
   outage?: { cause: string; fix: string };
+  /**
+   * Of an upstream that speaks both eras: the mount of its 2025-era link,
+   * which serves the host's legacy clients (this one serves 2026-07-28
+   * clients). Its own lists, capabilities, pages and supervisor: the two
+   * faces of one server may differ in all of them.
+   */
+  legacyFace?: Mount;
 
   /**
    * `peer` and `handshake` are replaced by a supervisor when it reconnects
@@ -229,7 +236,7 @@ export class Mount {
   async close(): Promise<void> {
     this.state = 'closed';
     try {
-      await this.peer.close();
+      await Promise.all([this.peer.close(), this.legacyFace?.close()]);
     } finally {
       await this.release();
     }

@@ -34,12 +34,18 @@ export async function startMount(
     }
     // The kinds below are loaded when a config first mounts one: a host of in-process plugins loads no HTTP client.
     case 'stdio': {
-      const { ChildChannel } = await import('./stdio-child.js');
-      return startSupervisedMount(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
+      const [{ ChildChannel }, { startWithFaces }] = await Promise.all([
+        import('./stdio-child.js'),
+        import('./legacy-face.js'),
+      ]);
+      return startWithFaces(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
     }
     case 'remote': {
-      const { RemoteChannel } = await import('./remote.js');
-      return startSupervisedMount(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
+      const [{ RemoteChannel }, { startWithFaces }] = await Promise.all([
+        import('./remote.js'),
+        import('./legacy-face.js'),
+      ]);
+      return startWithFaces(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
     }
   }
 }

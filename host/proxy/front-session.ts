@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
 import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { Era } from '../protocol-versions.js';
 
 /**
  * What the runtime needs of anything it notifies: a long-lived client
@@ -9,6 +10,8 @@ import type { ChangedList } from '../catalogue/list-kinds.js';
  * handler's `subscriptions/listen` streams).
  */
 export interface SessionNotifier {
+  /** The era of the clients it notifies: it hears only of changes to the catalogue of that era. */
+  readonly era: Era;
   /** The resource URIs this notifier is subscribed to through the runtime. */
   readonly subscriptions: Set<string>;
   /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
@@ -27,6 +30,7 @@ export class FrontSession implements SessionNotifier {
   constructor(
     readonly server: Server,
     private readonly logger: Logger,
+    readonly era: Era,
   ) {}
 
   /**

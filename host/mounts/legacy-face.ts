@@ -1,0 +1,45 @@
+import type { ResolvedConfig } from '../config/types.js';
+import { describeThrown } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { PluginSpec } from '../loader/types.js';
+import { MODERN_REVISION } from '../protocol-versions.js';
+import type { Mount, MountEvents } from './mount.js';
+import { startSupervisedMount, type ExplainedChannel } from './supervisor.js';
+
+/**
+ * Start a supervised mount of a child or a remote and, when its upstream
+ * speaks both eras, its 2025-era link too. A server built for both eras
+ * shows each its own face (other tools; `logging`, completions and
+ * subscriptions only to sessions; push-style elicitation and sampling), and
+ * a legacy client must get through the host what it gets directly
+ * (DESIGN.md, "Protocol revisions and the SDK"). The mount serves
+ * 2026-07-28 clients; its `legacyFace`, a second connection (a second
+ * child, a second HTTP session) spoken to with `initialize` and supervised
+ * on its own, serves legacy ones.
+ *
+ * An upstream that refuses `initialize` speaks 2026-07-28 only: its mount
+ * serves legacy clients bridged (`input_required` becomes their mid-call
+ * requests). So does one that came up 2025-era (it has one face), one still
+ * down at start-up (nothing said yet which eras it speaks), and any mount
+ * of a host whose range has no 2025-era revision.
+ */
+export async function startWithFaces(
+  spec: PluginSpec,
+  open: () => ExplainedChannel,
+  config: ResolvedConfig,
+  logger: Logger,
+  events: MountEvents,
+): Promise<Mount> {
+  const mount = await startSupervisedMount(spec, open, config, logger, events);
+  const servesLegacyClients = config.protocolVersions.some((revision) => revision !== MODERN_REVISION);
+  if (!mount.isUp || !mount.peer.speaksModern || !servesLegacyClients) return mount;
+  try {
+    mount.legacyFace = await startSupervisedMount(spec, open, config, logger.child({ era: 'legacy' }), events, true);
+    logger.debug('speaks both eras: its 2025-era link serves legacy clients, its 2026-07-28 link the others');
+  } catch (error) {
+    logger.debug(
+      `speaks 2026-07-28 only (its initialize failed: ${describeThrown(error)}): legacy clients are bridged`,
+    );
+  }
+  return mount;
+}

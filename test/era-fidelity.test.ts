@@ -1,0 +1,187 @@
+// Era fidelity: a server that shows each era its own face on one URL or pipe
+// (test/fixtures/dual-era-server: legacy clients get an SDK v1 server with
+// sessions, logging, completions, subscriptions, elicitation and sampling;
+// 2026-07-28 clients an SDK v2 server with other tools and input_required)
+// is mounted by URL and as a stdio child, and each client gets through the
+// host what the same client gets from the server directly, in the same test:
+// a legacy client (SDK v1, over stdio and HTTP) and a 2026-07-28 client
+// (SDK v2, over HTTP). Real parts: the server runs in its own processes, the
+// host as a child process, the clients are the SDKs' own.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { CLI, startHttpHost, until } from './helpers/host.js';
+import { REPO_ROOT, makeWorkspace } from './helpers/packages.js';
+import { firstText } from './helpers/results.js';
+
+const SERVER = join(REPO_ROOT, 'test/fixtures/dual-era-server/server.js');
+const WATCHED = 'dual://legacy/watched';
+const MODERN = '2026-07-28';
+
+/** The fixture over HTTP, on a port of its own; stopped when the test ends. */
+async function startServer(t: Test): Promise<string> {
+  const server = spawn(process.execPath, [SERVER, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => server.kill());
+  let out = '';
+  server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await until('the dual-era server to listen', () => out.includes('/mcp'), 15_000);
+  return /listening on (\S+)/.exec(out)![1]!;
+}
+
+/** Configs mounting the fixture flat (so its names are unchanged): by URL, and as a stdio child. */
+function mounts(t: Test, url: string): { web: string; pipe: string } {
+  const ws = makeWorkspace(t);
+  return {
+    web: ws.writeConfig({ reload: { watch: false }, plugins: [{ url, flat: true }] }, 'web.config.js'),
+    pipe: ws.writeConfig(
+      { reload: { watch: false }, plugins: [{ command: process.execPath, args: [SERVER, '--stdio'], flat: true }] },
+      'pipe.config.js',
+    ),
+  };
+}
+
+/** What one client saw of one face: the names it was served (without the mount's prefix) and what each call did. */
+interface Seen {
+  tools: string[];
+  capabilities: Record<string, unknown>;
+  calls: Record<string, unknown>;
+}
+
+const ANSWERED_NAME = 'Ada';
+
+/** Everything a legacy client can do with the legacy face, . */
+async function legacyWalk(client: LegacyClient): Promise<Seen> {
+  const asked: string[] = [];
+  const logged: string[] = [];
+  const updated: string[] = [];
+  const {
+    ElicitRequestSchema,
+    CreateMessageRequestSchema,
+    LoggingMessageNotificationSchema,
+    ResourceUpdatedNotificationSchema,
+  } = await import('@modelcontextprotocol/sdk/types.js');
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { name: ANSWERED_NAME } };
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => {
+    asked.push('sampling');
+    return { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'test-model' };
+  });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(String(n.params.data)));
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+  const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    firstText((await client.callTool({ name: name, arguments: args })) as never);
+  await client.setLoggingLevel('info');
+  const calls: Record<string, unknown> = {
+    echo: await call('legacy_echo', { text: 'x' }),
+    ask: await call('legacy_ask'),
+    sample: await call('legacy_sample'),
+    log: await call('legacy_log'),
+  };
+  await client.subscribeResource({ uri: WATCHED });
+  calls.touch = await call('legacy_touch');
+  await until('the resource update', () => updated.length > 0);
+  await client.unsubscribeResource({ uri: WATCHED });
+  calls.completion = (
+    await client.complete({
+      ref: { type: 'ref/prompt', name: 'legacy_colour' },
+      argument: { name: 'colour', value: 'r' },
+    })
+  ).completion.values;
+  calls.asked = asked;
+  calls.logged = logged;
+  calls.updated = updated;
+  const { logging, completions, resources } = client.getServerCapabilities() ?? {};
+  return { tools, capabilities: { logging, completions, subscribe: resources?.subscribe }, calls };
+}
+
+/** Everything a 2026-07-28 client can do with the modern face. */
+async function modernWalk(client: Client): Promise<Seen> {
+  const asked: string[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(String(request.params.message));
+    return { action: 'accept', content: { name: ANSWERED_NAME } };
+  });
+  const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    firstText(await client.callTool({ name: name, arguments: args }));
+  const calls: Record<string, unknown> = {
+    echo: await call('modern_echo', { text: 'x' }),
+    ask: await call('modern_ask'),
+    completion: (
+      await client.complete({
+        ref: { type: 'ref/prompt', name: 'modern_shape' },
+        argument: { name: 'shape', value: 'c' },
+      })
+    ).completion.values,
+    asked,
+  };
+  const { logging, completions, resources } = client.getServerCapabilities() ?? {};
+  return { tools, capabilities: { logging, completions, subscribe: resources?.subscribe }, calls };
+}
+
+const legacyClient = () =>
+  new LegacyClient({ name: 'legacy-client', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+const modernClient = () =>
+  new Client(
+    { name: 'modern-client', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: MODERN } } },
+  );
+
+t.test('a legacy client sees the legacy face through the host, as it does directly (HTTP and stdio)', async (t) => {
+  const url = await startServer(t);
+  const configs = mounts(t, url);
+
+  const direct = legacyClient();
+  await direct.connect(new LegacyHttp(new URL(url)));
+  t.teardown(() => direct.close());
+  const expected = await legacyWalk(direct);
+  t.same(expected.tools, ['legacy_ask', 'legacy_echo', 'legacy_log', 'legacy_sample', 'legacy_touch']);
+  t.same(expected.capabilities, { logging: {}, completions: {}, subscribe: true });
+  t.same(expected.calls.logged, ['info line', 'warning line'], 'directly, log lines arrive at the level set');
+
+  const directStdio = legacyClient();
+  await directStdio.connect(new LegacyStdio({ command: process.execPath, args: [SERVER, '--stdio'] }));
+  t.teardown(() => directStdio.close());
+  t.same(await legacyWalk(directStdio), expected, 'the fixture shows the same legacy face on its pipe');
+
+  for (const [kind, config] of Object.entries(configs)) {
+    const host = await startHttpHost(t, config);
+    const overHttp = legacyClient();
+    await overHttp.connect(new LegacyHttp(new URL(host.url)));
+    t.teardown(() => overHttp.close());
+    t.same(await legacyWalk(overHttp), expected, `mounted by ${kind}, a legacy HTTP client gets the legacy face`);
+  }
+
+  const overStdio = legacyClient();
+  await overStdio.connect(
+    new LegacyStdio({ command: process.execPath, args: [CLI, 'start', '--config', configs.web], stderr: 'ignore' }),
+  );
+  t.teardown(() => overStdio.close());
+  t.same(await legacyWalk(overStdio), expected, 'a legacy stdio client gets the legacy face');
+});
+
+t.test('a 2026-07-28 client sees the modern face through the host, as it does directly', async (t) => {
+  const url = await startServer(t);
+  const direct = modernClient();
+  await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
+  t.teardown(() => direct.close());
+  const expected = await modernWalk(direct);
+  t.same(expected.tools, ['modern_ask', 'modern_echo']);
+  t.same(expected.calls.asked, ['What is your name?'], 'directly, input_required asked the client');
+
+  for (const [kind, config] of Object.entries(mounts(t, url))) {
+    const host = await startHttpHost(t, config);
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    t.equal(client.getNegotiatedProtocolVersion(), MODERN);
+    t.same(await modernWalk(client), expected, `mounted by ${kind}, a 2026-07-28 client gets the modern face`);
+  }
+});
