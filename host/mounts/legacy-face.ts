@@ -33,13 +33,42 @@ export async function startWithFaces(
   const mount = await startSupervisedMount(spec, open, config, logger, events);
   const servesLegacyClients = config.protocolVersions.some((revision) => revision !== MODERN_REVISION);
   if (!mount.isUp || !mount.peer.speaksModern || !servesLegacyClients) return mount;
+  const starting = startSupervisedMount(spec, open, config, logger.child({ era: 'legacy' }), events, true);
+  const wait = Math.min(config.upstreams.startTimeoutMs, LEGACY_FACE_WAIT_MS);
+  let timer: NodeJS.Timeout | undefined;
   try {
-    mount.legacyFace = await startSupervisedMount(spec, open, config, logger.child({ era: 'legacy' }), events, true);
-    logger.debug('speaks both eras: its 2025-era link serves legacy clients, its 2026-07-28 link the others');
+    const face = await Promise.race([
+      starting,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), wait);
+      }),
+    ]);
+    if (face) {
+      mount.legacyFace = face;
+      logger.debug('speaks both eras: its 2025-era link serves legacy clients, its 2026-07-28 link the others');
+    } else {
+      // Given up on, not left running: a face that connects after all is closed at once.
+      starting.then(
+        (late) => late.close(),
+        () => {},
+      );
+      logger.debug(`speaks 2026-07-28 only (no answer to initialize within ${wait} ms): legacy clients are bridged`);
+    }
   } catch (error) {
     logger.debug(
       `speaks 2026-07-28 only (its initialize failed: ${describeThrown(error)}): legacy clients are bridged`,
     );
+  } finally {
+    clearTimeout(timer);
   }
   return mount;
 }
+
+/**
+ * How long the 2025-era handshake of an upstream that answered at 2026-07-28
+ * may take (at most `upstreams.startTimeoutMs`). A server of both eras
+ * answers `initialize` as promptly as it answered `server/discover`; a
+ * 2026-only server refuses it, or, written by hand, may never answer: that
+ * silence must not hold up the host's start for a whole request timeout.
+ */
+const LEGACY_FACE_WAIT_MS = 10_000;

@@ -82,11 +82,7 @@ try {
   } catch (error) {
     throw createFailed(spec, error);
   }
-  const connection = await connectPluginServer(
-    asPluginServer(spec, created),
-    pluginSide,
-    spec.manifest.protocolVersions,
-  );
+  const connection = await connectPluginServer(asPluginServer(spec, created), pluginSide, spec);
   post({ type: 'ready', modern: connection.modern });
 } catch (error) {
   post({ type: 'refused', problems: problemsOf(error, pluginWhere(spec.path, spec.label)) });
