@@ -8,13 +8,14 @@
 // (SDK v2, over HTTP). Real parts: the server runs in its own processes, the
 // host as a child process, the clients are the SDKs' own.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLI, startHttpHost, until } from './helpers/host.js';
+import { CLI, runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
 import { REPO_ROOT, makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -142,7 +143,7 @@ t.test('a legacy client sees the legacy face through the host, as it does direct
   await direct.connect(new LegacyHttp(new URL(url)));
   t.teardown(() => direct.close());
   const expected = await legacyWalk(direct);
-  t.same(expected.tools, ['legacy_ask', 'legacy_echo', 'legacy_log', 'legacy_sample', 'legacy_touch']);
+  t.same(expected.tools, ['legacy_ask', 'legacy_echo', 'legacy_grow', 'legacy_log', 'legacy_sample', 'legacy_touch']);
   t.same(expected.capabilities, { logging: {}, completions: {}, subscribe: true });
   t.same(expected.calls.logged, ['info line', 'warning line'], 'directly, log lines arrive at the level set');
 
@@ -173,7 +174,7 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
   await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
   t.teardown(() => direct.close());
   const expected = await modernWalk(direct);
-  t.same(expected.tools, ['modern_ask', 'modern_echo']);
+  t.same(expected.tools, ['modern_ask', 'modern_echo', 'modern_grow']);
   t.same(expected.calls.asked, ['What is your name?'], 'directly, input_required asked the client');
 
   for (const [kind, config] of Object.entries(mounts(t, url))) {
@@ -184,4 +185,63 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
     t.equal(client.getNegotiatedProtocolVersion(), MODERN);
     t.same(await modernWalk(client), expected, `mounted by ${kind}, a 2026-07-28 client gets the modern face`);
   }
+});
+
+t.test('a change in one face is announced to that era alone; each face is pinned on its own', async (t) => {
+  const url = await startServer(t);
+  const { pipe } = mounts(t, url);
+  const host = await startHttpHost(t, pipe);
+  const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const legacy = legacyClient();
+  let legacyTold = 0;
+  legacy.setNotificationHandler(ToolListChangedNotificationSchema, () => void legacyTold++);
+  const opened = watchingNotificationStream();
+  await legacy.connect(new LegacyHttp(new URL(host.url), { fetch: opened.fetch }));
+  t.teardown(() => legacy.close());
+  await opened.opened;
+  const modern = modernClient();
+  let modernTold = 0;
+  modern.setNotificationHandler('notifications/tools/list_changed', () => void modernTold++);
+  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => modern.close());
+  const stream = await modern.listen({ toolsListChanged: true });
+  t.teardown(() => stream.close());
+
+  t.equal(firstText((await legacy.callTool({ name: 'legacy_grow', arguments: {} })) as never), 'grew');
+  await until('tools/list_changed to the legacy client', () => legacyTold > 0);
+  t.ok(
+    (await legacy.listTools()).tools.some((tool) => tool.name === 'legacy_grown'),
+    'the legacy face grew',
+  );
+  // The modern face changes next: its announcement comes after any the legacy change had wrongly caused.
+  t.equal(firstText(await modern.callTool({ name: 'modern_grow', arguments: {} })), 'grew');
+  await until('tools/list_changed to the 2026-07-28 client', () => modernTold > 0);
+  t.equal(modernTold, 1, 'the 2026-07-28 client heard of its own face only');
+  t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [
+    'modern_ask',
+    'modern_echo',
+    'modern_grow',
+    'modern_grown',
+  ]);
+  t.equal(legacyTold, 1, 'the legacy client heard of its own face only');
+
+  const pinned = await runCli(['pin', '--config', pipe]);
+  t.equal(pinned.code, 0, pinned.stderr);
+  const lock = JSON.parse(readFileSync(join(dirname(pipe), 'mcp-host.lock.json'), 'utf8')) as {
+    mounts: Record<string, { tools?: Record<string, unknown> }>;
+  };
+  const faces = Object.fromEntries(
+    Object.entries(lock.mounts).map(([key, lists]) => [
+      key.endsWith(' (legacy)') ? 'legacy' : 'modern',
+      Object.keys(lists.tools ?? {}).sort(),
+    ]),
+  );
+  t.same(
+    faces,
+    {
+      modern: ['modern_ask', 'modern_echo', 'modern_grow'],
+      legacy: ['legacy_ask', 'legacy_echo', 'legacy_grow', 'legacy_log', 'legacy_sample', 'legacy_touch'],
+    },
+    'each face pinned under its own key',
+  );
 });

@@ -44,6 +44,7 @@ export async function startWithFaces(
       }),
     ]);
     if (face) {
+      face.faceEra = 'legacy';
       mount.legacyFace = face;
       logger.debug('speaks both eras: its 2025-era link serves legacy clients, its 2026-07-28 link the others');
     } else {

@@ -92,6 +92,8 @@ export class Mount {
    * faces of one server may differ in all of them.
    */
   legacyFace?: Mount;
+  /** Set on a legacy face (legacy-face.ts): the era whose clients alone it serves. */
+  faceEra?: 'legacy';
 
   /**
    * `peer` and `handshake` are replaced by a supervisor when it reconnects
@@ -108,6 +110,15 @@ export class Mount {
   /** The prefix of a prefixed mount; the package, command or URL of a flat one. */
   get name(): string {
     return mountName(this.spec);
+  }
+
+  /**
+   * Its key in the lock (`mcp-host.lock.json`): its name, and for the legacy
+   * face of a dual-era upstream its name marked so, since each face's
+   * definitions are its own.
+   */
+  get pinName(): string {
+    return this.faceEra ? `${this.name} (${this.faceEra})` : this.name;
   }
 
   /** How messages name this mount: `plugin "weather" (@acme/mcp-weather)`. */
