@@ -245,3 +245,41 @@ t.test('a change in one face is announced to that era alone; each face is pinned
     'each face pinned under its own key',
   );
 });
+
+t.test(
+  'a 2026-07-28 pipe that never answers initialize is bridged once the wait for its legacy face ends',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    // Speaks 2026-07-28 by hand and ignores what it does not know, as a hand-written server may.
+    const silent = ws.writeFile(
+      'silent.mjs',
+      `import { createInterface } from 'node:readline';
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === 'server/discover') send({ id: m.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} } } });
+  if (m.method === 'tools/list') send({ id: m.id, result: { resultType: 'complete', tools: [{ name: 'quiet', inputSchema: { type: 'object' } }] } });
+  if (m.method === 'tools/call') send({ id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'shh' }] } });
+});
+`,
+    );
+    const config = ws.writeConfig({
+      reload: { watch: false },
+      upstreams: { startTimeoutMs: 5000 },
+      plugins: [{ command: process.execPath, args: [silent], flat: true }],
+    });
+    const client = legacyClient();
+    let log = '';
+    const transport = new LegacyStdio({
+      command: process.execPath,
+      args: [CLI, 'start', '--config', config],
+      env: { ...process.env, MCP_HOST_LOG_LEVEL: 'debug' } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    await client.connect(transport);
+    t.teardown(() => client.close());
+    t.match(log, /speaks 2026-07-28 only \(no answer to initialize within 5000 ms\): legacy clients are bridged/);
+    t.equal(firstText((await client.callTool({ name: 'quiet', arguments: {} })) as never), 'shh', 'served, bridged');
+  },
+);
