@@ -34,14 +34,10 @@ export class HostRuntime implements MountEvents {
    */
   private readonly reachable = new Set<SessionNotifier>();
   /**
-   * Sessions per subscribed URI, per era (a dual-era upstream's faces are
-   * subscribed each for its own clients), so a plugin is subscribed once
-   * however many clients are.
+   * Sessions per subscribed URI, so a plugin is subscribed once however many
+   * clients are (each face of a dual-era upstream once, for its own era's).
    */
-  private readonly subscribers: Record<Era, Map<string, Set<SessionNotifier>>> = {
-    legacy: new Map(),
-    modern: new Map(),
-  };
+  private readonly subscribers = new Map<string, Set<SessionNotifier>>();
   /** Each mount's refreshes after its own list_changed, coalesced so that a storm of them costs two. */
   private readonly refreshes = new WeakMap<Mount, RefreshCoalescer>();
 
@@ -154,10 +150,9 @@ export class HostRuntime implements MountEvents {
       return;
     }
     if (notification.method === 'notifications/resources/updated') {
-      for (const era of this.live?.erasServedBy(mount) ?? []) {
-        for (const session of this.subscribers[era].get(String(params.uri)) ?? []) {
-          session.resourceUpdated(params as { uri: string });
-        }
+      const eras = this.live?.erasServedBy(mount) ?? [];
+      for (const session of this.subscribers.get(String(params.uri)) ?? []) {
+        if (eras.includes(session.era)) session.resourceUpdated(params as { uri: string });
       }
       return;
     }
@@ -202,19 +197,11 @@ export class HostRuntime implements MountEvents {
 
   /** A reconnected upstream starts with no subscriptions: renew those sessions still hold on it. */
   private resubscribe(generation: Generation, mount: Mount): void {
-    for (const era of generation.erasServedBy(mount)) {
-      for (const uri of this.subscribers[era].keys()) {
-        try {
-          if (subscriptionOwner(generation.view(era), uri) !== mount) continue;
-        } catch {
-          continue; // no mount serves it now
-        }
-        mount
-          .request('resources/subscribe', { uri })
-          .catch((error: unknown) =>
-            mount.logger.warn(`could not subscribe again to ${uri}: ${describeThrown(error)}`),
-          );
-      }
+    for (const [uri, sessions] of this.subscribers) {
+      if (!subscribedThrough(generation, mount, uri, sessions)) continue;
+      mount
+        .request('resources/subscribe', { uri })
+        .catch((error: unknown) => mount.logger.warn(`could not subscribe again to ${uri}: ${describeThrown(error)}`));
     }
   }
 
@@ -245,24 +232,24 @@ export class HostRuntime implements MountEvents {
    * the first session; later sessions join that subscription.
    */
   async subscribe(session: SessionNotifier, uri: string): Promise<void> {
-    const subscribers = this.subscribers[session.era];
-    const sessions = subscribers.get(uri) ?? new Set<SessionNotifier>();
-    if (sessions.size === 0) {
-      await subscriptionOwner(this.current.view(session.era), uri).request('resources/subscribe', { uri });
-    }
+    const generation = this.current;
+    const sessions = this.subscribers.get(uri) ?? new Set<SessionNotifier>();
+    const owner = subscriptionOwner(generation.view(session.era), uri);
+    if (!subscribedThrough(generation, owner, uri, sessions)) await owner.request('resources/subscribe', { uri });
     sessions.add(session);
     session.subscriptions.add(uri);
-    subscribers.set(uri, sessions);
+    this.subscribers.set(uri, sessions);
   }
 
   /** Unsubscribe a session; the plugin is told when the last session leaves. */
   async unsubscribe(session: SessionNotifier, uri: string): Promise<void> {
     session.subscriptions.delete(uri);
-    const subscribers = this.subscribers[session.era];
-    const sessions = subscribers.get(uri);
-    if (!sessions?.delete(session) || sessions.size > 0) return;
-    subscribers.delete(uri);
-    await subscriptionOwner(this.current.view(session.era), uri).request('resources/unsubscribe', { uri });
+    const sessions = this.subscribers.get(uri);
+    if (!sessions?.delete(session)) return;
+    if (sessions.size === 0) this.subscribers.delete(uri);
+    const generation = this.current;
+    const owner = subscriptionOwner(generation.view(session.era), uri);
+    if (!subscribedThrough(generation, owner, uri, sessions)) await owner.request('resources/unsubscribe', { uri });
   }
 
   /** A long-lived session joins; `reachable` says whether a broadcast can reach it yet. */
@@ -292,6 +279,28 @@ export class HostRuntime implements MountEvents {
     const mounts = this.live?.mounts ?? [];
     await Promise.allSettled(mounts.map((mount) => mount.close()));
   }
+}
+
+/**
+ * Whether some of `sessions` follow `uri` through `mount`: the owner of the
+ * URI in the catalogue of their era. A mount of one face serves both eras,
+ * so a legacy session and a 2026-07-28 one share its subscription; each
+ * face of a dual-era upstream is subscribed for its own era's sessions.
+ */
+function subscribedThrough(
+  generation: Generation,
+  mount: Mount,
+  uri: string,
+  sessions: Iterable<SessionNotifier>,
+): boolean {
+  const eras = new Set([...sessions].map((session) => session.era));
+  return [...eras].some((era) => {
+    try {
+      return subscriptionOwner(generation.view(era), uri) === mount;
+    } catch {
+      return false; // no mount of that era serves it now
+    }
+  });
 }
 
 /** MCP's syslog levels as pino's. */

@@ -250,16 +250,22 @@ t.test(
   'a 2026-07-28 pipe that never answers initialize is bridged once the wait for its legacy face ends',
   async (t) => {
     const ws = makeWorkspace(t);
-    // Speaks 2026-07-28 by hand and ignores what it does not know, as a hand-written server may.
+    // Speaks 2026-07-28 by hand and ignores what it does not know, as a hand-written server may; it
+    // answers completion/complete without declaring completions.
     const silent = ws.writeFile(
       'silent.mjs',
       `import { createInterface } from 'node:readline';
 const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+const results = {
+  'server/discover': { supportedVersions: ['2026-07-28'], capabilities: { tools: {}, prompts: {} } },
+  'tools/list': { tools: [{ name: 'quiet', inputSchema: { type: 'object' } }] },
+  'tools/call': { content: [{ type: 'text', text: 'shh' }] },
+  'prompts/list': { prompts: [{ name: 'quiet_prompt', arguments: [{ name: 'volume' }] }] },
+  'completion/complete': { completion: { values: ['loud'] } },
+};
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
-  if (m.method === 'server/discover') send({ id: m.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} } } });
-  if (m.method === 'tools/list') send({ id: m.id, result: { resultType: 'complete', tools: [{ name: 'quiet', inputSchema: { type: 'object' } }] } });
-  if (m.method === 'tools/call') send({ id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'shh' }] } });
+  if (results[m.method]) send({ id: m.id, result: { resultType: 'complete', ...results[m.method] } });
 });
 `,
     );
@@ -268,18 +274,25 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       upstreams: { startTimeoutMs: 5000 },
       plugins: [{ command: process.execPath, args: [silent], flat: true }],
     });
-    const client = legacyClient();
-    let log = '';
-    const transport = new LegacyStdio({
-      command: process.execPath,
-      args: [CLI, 'start', '--config', config],
-      env: { ...process.env, MCP_HOST_LOG_LEVEL: 'debug' } as Record<string, string>,
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    await client.connect(transport);
-    t.teardown(() => client.close());
-    t.match(log, /speaks 2026-07-28 only \(no answer to initialize within 5000 ms\): legacy clients are bridged/);
-    t.equal(firstText((await client.callTool({ name: 'quiet', arguments: {} })) as never), 'shh', 'served, bridged');
+    const host = await startHttpHost(t, config, { env: { MCP_HOST_LOG_LEVEL: 'debug' } });
+    t.match(
+      host.log(),
+      /speaks 2026-07-28 only \(no answer to initialize within 5000 ms\): legacy clients are bridged/,
+    );
+    const legacy = legacyClient();
+    await legacy.connect(new LegacyHttp(new URL(host.url)));
+    t.teardown(() => legacy.close());
+    t.equal(firstText((await legacy.callTool({ name: 'quiet', arguments: {} })) as never), 'shh', 'served, bridged');
+    t.equal(legacy.getServerCapabilities()?.completions, undefined, 'no completions offered that nobody declared');
+
+    const modern = modernClient();
+    await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => modern.close());
+    const ref = { type: 'ref/prompt' as const, name: 'quiet_prompt' };
+    t.same(
+      (await modern.complete({ ref, argument: { name: 'volume', value: 'l' } })).completion.values,
+      ['loud'],
+      'a 2026-07-28 client completes as it would directly: the mount answers',
+    );
   },
 );

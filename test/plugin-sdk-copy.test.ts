@@ -99,4 +99,21 @@ t.test('a copy of the SDK that cannot serve the plugin is refused naming it, and
     /its server was made with its own copy of @modelcontextprotocol\/server 2\.0\.0-trimmed .* has no "\.\/stdio" entry .*cannot link it at 2026-07-28.*Fix: install a version of @modelcontextprotocol\/server that has the "\.\/stdio" entry/s,
   );
   t.notMatch(said, /Internal server error/);
+
+  // A copy whose "./stdio" entry exports no serveStdio, and one whose entry fails to load.
+  const copy = `${PLUGIN_DIR}/node_modules/@modelcontextprotocol/server`;
+  const stdio = { '.': './index.js', './stdio': { import: { default: './stdio.js' } } };
+  for (const [source, why] of [
+    ['export const nothing = 1;', 'its "./stdio" entry exports no serveStdio'],
+    ['export const = ;', 'its "./stdio" entry failed to load \\(Unexpected token'],
+  ] as const) {
+    ws.writePackage(
+      copy,
+      { name: '@modelcontextprotocol/server', version: '2.0.0-odd', type: 'module', exports: stdio },
+      { 'stdio.js': source },
+    );
+    const odd = await runCli(['check', '--config', config]);
+    t.equal(odd.code, 1);
+    t.match(odd.stdout + odd.stderr, new RegExp(`@modelcontextprotocol/server 2\\.0\\.0-odd .*, and ${why}`), why);
+  }
 });

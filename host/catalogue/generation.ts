@@ -126,8 +126,15 @@ export class Generation {
    * Beyond those, what this view's mounts provide (a dual-era upstream's
    * faces differ: `logging`, completions and subscriptions are often its
    * legacy face's alone).
+   *
+   * For 2026-07-28 clients (`era` 'modern') completions are offered too
+   * when a mount spoken to at 2026-07-28 serves prompts or resources: such a
+   * server may answer `completion/complete` without declaring it (the
+   * conformance suite's reference server does), and a client gets through
+   * the host what it gets directly, the owning mount's answer or its
+   * "Method not found".
    */
-  capabilities(): ServerCapabilities {
+  capabilities(era: Era): ServerCapabilities {
     const provided = (key: keyof ServerCapabilities) => this.mounts.some((m) => m.capabilities[key] !== undefined);
     const subscribe = this.mounts.some((m) => (m.capabilities.resources as { subscribe?: boolean })?.subscribe);
     const capabilities: ServerCapabilities = {
@@ -135,7 +142,8 @@ export class Generation {
       prompts: { listChanged: true },
       resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) },
     };
-    if (provided('completions')) capabilities.completions = {};
+    const completable = (m: Mount) => m.peer.speaksModern && (m.provides('prompts') || m.provides('resources'));
+    if (provided('completions') || (era === 'modern' && this.mounts.some(completable))) capabilities.completions = {};
     if (provided('logging')) capabilities.logging = {};
     return capabilities;
   }

@@ -52,7 +52,7 @@ export function createFrontSession(
   const served = () => runtime.current.view(era);
   const generation = served();
   const { config } = generation;
-  const capabilities = generation.capabilities();
+  const capabilities = generation.capabilities(era);
   const server = new TracedServer(
     { name: config.name, version: config.version },
     {
