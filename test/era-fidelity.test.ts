@@ -22,6 +22,20 @@ import { firstText } from './helpers/results.js';
 const SERVER = join(REPO_ROOT, 'test/fixtures/dual-era-server/server.js');
 const WATCHED = 'dual://legacy/watched';
 const MODERN = '2026-07-28';
+/** The legacy face's tools, sorted: its own, and those the conformance suite's 2025-era scenarios call. */
+const LEGACY_TOOLS = [
+  'legacy_ask',
+  'legacy_echo',
+  'legacy_grow',
+  'legacy_log',
+  'legacy_sample',
+  'legacy_touch',
+  'test_elicitation',
+  'test_elicitation_sep1034_defaults',
+  'test_elicitation_sep1330_enums',
+  'test_sampling',
+  'test_tool_with_logging',
+];
 
 /** The fixture over HTTP, on a port of its own; stopped when the test ends. */
 async function startServer(t: Test): Promise<string> {
@@ -143,7 +157,7 @@ t.test('a legacy client sees the legacy face through the host, as it does direct
   await direct.connect(new LegacyHttp(new URL(url)));
   t.teardown(() => direct.close());
   const expected = await legacyWalk(direct);
-  t.same(expected.tools, ['legacy_ask', 'legacy_echo', 'legacy_grow', 'legacy_log', 'legacy_sample', 'legacy_touch']);
+  t.same(expected.tools, LEGACY_TOOLS);
   t.same(expected.capabilities, { logging: {}, completions: {}, subscribe: true });
   t.same(expected.calls.logged, ['info line', 'warning line'], 'directly, log lines arrive at the level set');
 
@@ -240,7 +254,7 @@ t.test('a change in one face is announced to that era alone; each face is pinned
     faces,
     {
       modern: ['modern_ask', 'modern_echo', 'modern_grow'],
-      legacy: ['legacy_ask', 'legacy_echo', 'legacy_grow', 'legacy_log', 'legacy_sample', 'legacy_touch'],
+      legacy: LEGACY_TOOLS,
     },
     'each face pinned under its own key',
   );
