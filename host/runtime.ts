@@ -80,9 +80,9 @@ export class HostRuntime implements MountEvents {
     // only the live generation hears of it: index it as it is now.
     next.reindex();
     if (!before) return undefined;
-    // Each era's clients are told of what changed in the catalogue they are served.
     // Reported to whoever asked: the changes of the generation's own mounts (a dual-era mount's 2026-07-28 face).
     const diff = diffGenerations(before, next);
+    // Each era's clients are told of what changed in the catalogue they are served.
     const legacyDiff =
       before.view('legacy') === before && next.view('legacy') === next
         ? diff
