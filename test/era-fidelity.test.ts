@@ -8,7 +8,7 @@
 // (SDK v2, over HTTP). Real parts: the server runs in its own processes, the
 // host as a child process, the clients are the SDKs' own.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -201,64 +201,101 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
   }
 });
 
-t.test('a change in one face is announced to that era alone; each face is pinned on its own', async (t) => {
-  const url = await startServer(t);
-  const { pipe } = mounts(t, url);
-  const host = await startHttpHost(t, pipe);
-  const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const legacy = legacyClient();
-  let legacyTold = 0;
-  legacy.setNotificationHandler(ToolListChangedNotificationSchema, () => void legacyTold++);
-  const opened = watchingNotificationStream();
-  await legacy.connect(new LegacyHttp(new URL(host.url), { fetch: opened.fetch }));
-  t.teardown(() => legacy.close());
-  await opened.opened;
-  const modern = modernClient();
-  let modernTold = 0;
-  modern.setNotificationHandler('notifications/tools/list_changed', () => void modernTold++);
-  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
-  t.teardown(() => modern.close());
-  const stream = await modern.listen({ toolsListChanged: true });
-  t.teardown(() => stream.close());
+t.test(
+  'a change in one face (its own list_changed, a reload) is announced to that era alone; each face is pinned on its own',
+  async (t) => {
+    const url = await startServer(t);
+    const { pipe } = mounts(t, url);
+    // A control channel of its own, for `mcp-host reload`.
+    const runtimeDir = join(dirname(pipe), 'run');
+    mkdirSync(runtimeDir, { mode: 0o700 });
+    const env = { ...process.env, XDG_RUNTIME_DIR: runtimeDir };
+    const host = await startHttpHost(t, pipe, { env });
+    const { ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } =
+      await import('@modelcontextprotocol/sdk/types.js');
+    const legacy = legacyClient();
+    let legacyTold = 0;
+    legacy.setNotificationHandler(ToolListChangedNotificationSchema, () => void legacyTold++);
+    const opened = watchingNotificationStream();
+    await legacy.connect(new LegacyHttp(new URL(host.url), { fetch: opened.fetch }));
+    t.teardown(() => legacy.close());
+    await opened.opened;
+    const modern = modernClient();
+    let modernTold = 0;
+    modern.setNotificationHandler('notifications/tools/list_changed', () => void modernTold++);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => modern.close());
+    const stream = await modern.listen({ toolsListChanged: true });
+    t.teardown(() => stream.close());
 
-  t.equal(firstText((await legacy.callTool({ name: 'legacy_grow', arguments: {} })) as never), 'grew');
-  await until('tools/list_changed to the legacy client', () => legacyTold > 0);
-  t.ok(
-    (await legacy.listTools()).tools.some((tool) => tool.name === 'legacy_grown'),
-    'the legacy face grew',
-  );
-  // The modern face changes next: its announcement comes after any the legacy change had wrongly caused.
-  t.equal(firstText(await modern.callTool({ name: 'modern_grow', arguments: {} })), 'grew');
-  await until('tools/list_changed to the 2026-07-28 client', () => modernTold > 0);
-  t.equal(modernTold, 1, 'the 2026-07-28 client heard of its own face only');
-  t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [
-    'modern_ask',
-    'modern_echo',
-    'modern_grow',
-    'modern_grown',
-  ]);
-  t.equal(legacyTold, 1, 'the legacy client heard of its own face only');
+    t.equal(firstText((await legacy.callTool({ name: 'legacy_grow', arguments: {} })) as never), 'grew');
+    await until('tools/list_changed to the legacy client', () => legacyTold > 0);
+    t.ok(
+      (await legacy.listTools()).tools.some((tool) => tool.name === 'legacy_grown'),
+      'the legacy face grew',
+    );
+    // The modern face changes next: its announcement comes after any the legacy change had wrongly caused.
+    t.equal(firstText(await modern.callTool({ name: 'modern_grow', arguments: {} })), 'grew');
+    await until('tools/list_changed to the 2026-07-28 client', () => modernTold > 0);
+    t.equal(modernTold, 1, 'the 2026-07-28 client heard of its own face only');
+    t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [
+      'modern_ask',
+      'modern_echo',
+      'modern_grow',
+      'modern_grown',
+    ]);
+    t.equal(legacyTold, 1, 'the legacy client heard of its own face only');
 
-  const pinned = await runCli(['pin', '--config', pipe]);
-  t.equal(pinned.code, 0, pinned.stderr);
-  const lock = JSON.parse(readFileSync(join(dirname(pipe), 'mcp-host.lock.json'), 'utf8')) as {
-    mounts: Record<string, { tools?: Record<string, unknown> }>;
-  };
-  const faces = Object.fromEntries(
-    Object.entries(lock.mounts).map(([key, lists]) => [
-      key.endsWith(' (legacy)') ? 'legacy' : 'modern',
-      Object.keys(lists.tools ?? {}).sort(),
-    ]),
-  );
-  t.same(
-    faces,
-    {
-      modern: ['modern_ask', 'modern_echo', 'modern_grow'],
-      legacy: LEGACY_TOOLS,
-    },
-    'each face pinned under its own key',
-  );
-});
+    const pinned = await runCli(['pin', '--config', pipe]);
+    t.equal(pinned.code, 0, pinned.stderr);
+    const lock = JSON.parse(readFileSync(join(dirname(pipe), 'mcp-host.lock.json'), 'utf8')) as {
+      mounts: Record<string, { tools?: Record<string, unknown> }>;
+    };
+    const faces = Object.fromEntries(
+      Object.entries(lock.mounts).map(([key, lists]) => [
+        key.endsWith(' (legacy)') ? 'legacy' : 'modern',
+        Object.keys(lists.tools ?? {}).sort(),
+      ]),
+    );
+    t.same(
+      faces,
+      {
+        modern: ['modern_ask', 'modern_echo', 'modern_grow'],
+        legacy: LEGACY_TOOLS,
+      },
+      'each face pinned under its own key',
+    );
+
+    // Curation is judged per view: excluding a tool of one face changes that era's catalogue alone.
+    const curated = (exclude: string[]) =>
+      writeFileSync(
+        pipe,
+        `export default ${JSON.stringify({
+          reload: { watch: false },
+          plugins: [{ command: process.execPath, args: [SERVER, '--stdio'], flat: true, tools: { exclude } }],
+        })};`,
+      );
+    curated(['legacy_echo']);
+    t.equal((await runCli(['reload', '--config', pipe], { env })).code, 0);
+    await until('the legacy client told of its curated face', () => legacyTold === 2);
+    t.notOk(
+      (await legacy.listTools()).tools.some((tool) => tool.name === 'legacy_echo'),
+      'curated out',
+    );
+    curated(['legacy_echo', 'modern_echo']);
+    t.equal((await runCli(['reload', '--config', pipe], { env })).code, 0);
+    // Each stream delivers in order: a notification the first reload leaked would have come before this one.
+    await until('the 2026-07-28 client told of its curated face', () => modernTold >= 2);
+    t.equal(modernTold, 2, 'the 2026-07-28 client heard of the reload that changed its face only');
+    // And a resource update, after any notification the second reload leaked, on the legacy session's stream.
+    let updated = 0;
+    legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void updated++);
+    await legacy.subscribeResource({ uri: WATCHED });
+    await legacy.callTool({ name: 'legacy_touch', arguments: {} });
+    await until('the resource update', () => updated > 0);
+    t.equal(legacyTold, 2, 'the legacy client heard of the reload that changed its face only');
+  },
+);
 
 t.test(
   'a 2026-07-28 pipe that never answers initialize is bridged once the wait for its legacy face ends',
