@@ -266,6 +266,14 @@ t.test(
       'each face pinned under its own key',
     );
 
+    const listed = await runCli(['list', '--config', pipe]);
+    t.match(
+      listed.stdout,
+      /\n {2}tools \(2026-07-28\): modern_echo, modern_ask, modern_grow\n/,
+      'list: each face under its era',
+    );
+    t.match(listed.stdout, /\n {2}tools \(2025-era\): legacy_echo, legacy_ask, /);
+
     // Curation is judged per view: excluding a tool of one face changes that era's catalogue alone.
     const curated = (exclude: string[]) =>
       writeFileSync(

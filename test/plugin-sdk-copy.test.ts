@@ -61,8 +61,9 @@ t.test('a plugin with its own copy of the SDK is linked through it, and serves b
   const config = writePlugin(ws);
   installOwnCopy(ws);
 
-  const check = await runCli(['check', '--config', config]);
+  const check = await runCli(['check', '--config', config], { env: { ...process.env, MCP_HOST_LOG_LEVEL: 'debug' } });
   t.equal(check.code, 0, `check passes:\n${check.stderr}`);
+  t.match(check.stderr, /speaks both eras: its 2025-era link serves legacy clients/, 'a link of each era');
 
   const legacy = new LegacyClient({ name: 'legacy-client', version: '1.0.0' });
   await legacy.connect(new LegacyStdio({ command: process.execPath, args: [CLI, 'start', '--config', config] }));

@@ -28,18 +28,20 @@ export function formatCatalogue(generation: Generation): string {
   const lines: string[] = [];
   for (const mount of generation.mounts) {
     lines.push(mountHeader(mount));
-    // An upstream of two eras shows each its own catalogue: both are listed, each under its era.
-    const faces: { face: Mount; view: Generation; era: string }[] = [{ face: mount, view: generation, era: '' }];
-    if (mount.legacyFace) {
-      faces[0]!.era = ' (2026-07-28)';
-      faces.push({ face: mount.legacyFace, view: generation.view('legacy'), era: ' (2025-era)' });
-    }
-    for (const { face, view, era } of faces) {
-      for (const kind of ALL_LIST_KINDS) {
+    const listed = (face: Mount, view: Generation, era = '') =>
+      ALL_LIST_KINDS.flatMap((kind) => {
         const names = exposed(view, face, kind);
-        if (names.length > 0) lines.push(`  ${HEADINGS[kind]}${era}: ${names.join(', ')}`);
-      }
-    }
+        return names.length > 0 ? [`  ${HEADINGS[kind]}${era}: ${names.join(', ')}`] : [];
+      });
+    const face = mount.legacyFace;
+    // An upstream of two eras that shows each its own catalogue has both listed, each under its era.
+    const same = !face || listed(mount, generation).join() === listed(face, generation.view('legacy')).join();
+    if (same) lines.push(...listed(mount, generation));
+    else
+      lines.push(
+        ...listed(mount, generation, ' (2026-07-28)'),
+        ...listed(face, generation.view('legacy'), ' (2025-era)'),
+      );
   }
   return lines.join('\n');
 }

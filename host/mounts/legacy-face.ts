@@ -7,15 +7,16 @@ import type { Mount, MountEvents } from './mount.js';
 import { startSupervisedMount, type ExplainedChannel } from './supervisor.js';
 
 /**
- * Start a supervised mount of a child or a remote and, when its upstream
- * speaks both eras, its 2025-era link too. A server built for both eras
+ * Start a supervised mount and, when its upstream speaks both eras, its
+ * 2025-era link too. A server built for both eras
  * shows each its own face (other tools; `logging`, completions and
  * subscriptions only to sessions; push-style elicitation and sampling), and
  * a legacy client must get through the host what it gets directly
  * (DESIGN.md, "Protocol revisions and the SDK"). The mount serves
  * 2026-07-28 clients; its `legacyFace`, a second connection (a second
- * child, a second HTTP session) spoken to with `initialize` and supervised
- * on its own, serves legacy ones.
+ * child, a second HTTP session, a second instance of an SDK v2 plugin from
+ * its `create()`, in process or in its worker) spoken to with `initialize`
+ * and supervised on its own, serves legacy ones.
  *
  * An upstream that refuses `initialize` speaks 2026-07-28 only: its mount
  * serves legacy clients bridged (`input_required` becomes their mid-call
