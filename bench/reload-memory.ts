@@ -19,6 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HostRuntime } from '../host/runtime.js';
+import { retireMounts } from '../host/mounts/retire.js';
 import { composeCatalogue } from '../host/catalogue/compose.js';
 import { Reloader } from '../host/reload/reloader.js';
 import { createLogger } from '../host/log.js';
@@ -113,7 +114,7 @@ async function run(scenario: Scenario): Promise<void> {
       configPath: configFile,
       cwd: ws.dir,
       logger,
-      events: runtime,
+      events: runtime.events,
       id: 1,
     });
     runtime.swap(generation);
@@ -132,7 +133,7 @@ async function run(scenario: Scenario): Promise<void> {
       if (i % (RELOADS / CHECKPOINTS) === 0) samples.push(await measure(i));
     }
     const ms = (performance.now() - started) / RELOADS;
-    await runtime.retire(runtime.current.mounts, 1000);
+    await retireMounts(runtime.current.mounts, 1000);
     const last = samples.at(-1)!;
     process.stdout.write(
       `${scenario.padEnd(15)}  ${RELOADS} reloads, ${ms.toFixed(1)} ms each: heap ${mb(samples[0]!.heap)} -> ${mb(last.heap)} ` +

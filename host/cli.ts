@@ -5,20 +5,21 @@ import { HostError, ProblemsError, describeThrown, formatProblem } from './error
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
-import { installFaultAttribution } from './mounts/fault-attribution.js';
+import { exitHost, installFaultAttribution } from './mounts/fault-attribution.js';
+import { markPluginOutput } from './mounts/plugin-output.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
 
 Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
-  mcp-host check [--config PATH] [--options JSON]
+  mcp-host check [--config PATH] [--allow-withheld] [--options JSON]
   mcp-host list [--config PATH] [--json]
   mcp-host reload [--cluster] [--config PATH]
   mcp-host status [--cluster] [--json] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host init
-  mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
+  mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
   mcp-host <command> --help
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
@@ -31,10 +32,12 @@ Serve the composed catalogue. Over stdio unless the config's "http" or --http as
 
 Environment:
   MCP_HOST_HTTP_TOKENS   comma-separated bearer tokens; when set, HTTP clients must send one`,
-  check: `Usage: mcp-host check [--config PATH] [--options JSON]
+  check: `Usage: mcp-host check [--config PATH] [--allow-withheld] [--options JSON]
 
 Resolve and check every plugin, create the accepted ones, preflight the composed catalogue and
 print it. Lists every problem found and exits 1 if there is any.
+  --allow-withheld   exit 0 even when the config's pins: 'refuse' withholds a definition that
+                     drifted from mcp-host.lock.json (by default that exits 1)
 
 Run in a plugin's own package directory (no config found, its package.json has an "mcp-host"
 field), it checks that package as a plugin: manifest, definition, a dry create() with the
@@ -43,13 +46,25 @@ field), it checks that package as a plugin: manifest, definition, a dry create()
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
 nearest package.json "type" says, mounting nothing yet. Never overwrites a config.`,
-  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--config PATH]
+  add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
 
 npm install PACKAGE (a registry name, a local directory or a tarball) next to the config, check
 it as check would with its entry added, and only then add the entry to the config file, keeping
 the file's formatting and comments. A refused package leaves the config unchanged.
-  --prefix P   mount under prefix P (default: the package's own prefix, else one from its name)
-  --flat       mount with names unchanged`,
+npm installs with scripts off (--ignore-scripts): install scripts are the package's code, and none
+runs before the package passed its check.
+  --prefix P         mount under prefix P (default: the package's own prefix, else one from its name)
+  --flat             mount with names unchanged
+  --allow-scripts    once the package passed its check, run the install scripts of what was installed
+                     (npm rebuild); without it, add says which packages have them and how to run them
+For an MCP server package (run as a stdio child):
+  --arg VALUE        an argument its bin is run with (repeat, in order), e.g. the directory a
+                     filesystem server may use
+  --env NAME         pass the host's own environment variable NAME (written as process.env.NAME,
+                     so the value stays out of the config); --env NAME=VALUE writes the value
+  --bin NAME         which of its bins to run, when it has several
+A server whose check wrote on its stderr and served no tools (or printed its usage) has those lines
+shown, so that a server needing arguments says so.`,
   list: `Usage: mcp-host list [--config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
@@ -112,7 +127,12 @@ async function main(argv: string[]): Promise<number> {
         version: { type: 'boolean' },
         prefix: { type: 'string' },
         flat: { type: 'boolean' },
+        arg: { type: 'string', multiple: true },
+        env: { type: 'string', multiple: true },
+        bin: { type: 'string' },
+        'allow-scripts': { type: 'boolean' },
         options: { type: 'string' },
+        'allow-withheld': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: command === 'add',
@@ -133,9 +153,18 @@ async function main(argv: string[]): Promise<number> {
   if (values.diff && command !== 'pin') throw new UsageError('--diff goes with "pin"');
   if (values.cluster && command !== 'reload' && command !== 'status')
     throw new UsageError('--cluster goes with "reload" or "status"');
-  if ((values.prefix !== undefined || values.flat) && command !== 'add')
-    throw new UsageError('--prefix and --flat go with "add"');
+  if (
+    (values.prefix !== undefined ||
+      values.flat ||
+      values.arg ||
+      values.env ||
+      values.bin !== undefined ||
+      values['allow-scripts']) &&
+    command !== 'add'
+  )
+    throw new UsageError('--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
+  if (values['allow-withheld'] && command !== 'check') throw new UsageError('--allow-withheld goes with "check"');
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
@@ -144,12 +173,18 @@ async function main(argv: string[]): Promise<number> {
   // promise rejected and forgotten, a call to process.exit) are theirs, not
   // the host's. Installed before any plugin code can run.
   installFaultAttribution(logger);
+  // And what they print goes to the log as theirs: stdout is the stdio transport's.
+  markPluginOutput();
   const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.
   switch (command) {
     case 'check':
-      return (await import('./commands/check.js')).check({ ...common, ...sampleOptions(values.options) });
+      return (await import('./commands/check.js')).check({
+        ...common,
+        ...sampleOptions(values.options),
+        allowWithheld: values['allow-withheld'] === true,
+      });
     case 'init':
       return (await import('./commands/init.js')).init(common);
     case 'add':
@@ -171,8 +206,11 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** `add PACKAGE [--prefix P | --flat]`. */
-function addFlags(positionals: string[], values: { prefix?: string; flat?: boolean }) {
+/** `add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts]`. */
+function addFlags(
+  positionals: string[],
+  values: { prefix?: string; flat?: boolean; arg?: string[]; env?: string[]; bin?: string; 'allow-scripts'?: boolean },
+) {
   if (positionals.length !== 1)
     throw new UsageError('add takes one PACKAGE (a registry name, a directory or a tarball)');
   if (values.prefix !== undefined && values.flat) throw new UsageError('--prefix and --flat exclude each other');
@@ -180,6 +218,10 @@ function addFlags(positionals: string[], values: { prefix?: string; flat?: boole
     spec: positionals[0]!,
     ...(values.prefix !== undefined && { prefix: values.prefix }),
     ...(values.flat && { flat: true }),
+    ...(values.arg && { args: values.arg }),
+    ...(values.env && { env: values.env }),
+    ...(values.bin !== undefined && { bin: values.bin }),
+    ...(values['allow-scripts'] && { allowScripts: true }),
   };
 }
 
@@ -209,12 +251,13 @@ function serveFlags(values: { stdio?: boolean; http?: string }): Pick<StartOptio
   }
 }
 
+// Its own status: a plugin's 'exit' listener cannot change it (fault-attribution.ts).
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitHost(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`mcp-host: ${error.message}\n\n${USAGE.main}\n`);
-      process.exit(2);
+      exitHost(2);
     }
     if (error instanceof ProblemsError) {
       process.stderr.write(
@@ -228,6 +271,6 @@ main(process.argv.slice(2)).then(
         `mcp-host: unexpected failure: ${error instanceof Error ? error.stack : describeThrown(error)}\n`,
       );
     }
-    process.exit(1);
+    exitHost(1);
   },
 );

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { endSentence } from './config/problem-wording.js';
 import type { MountState } from './mounts/mount.js';
-import { FrontSession } from './proxy/front-session.js';
 import type { HostRuntime } from './runtime.js';
 import { stableJson } from './stable-json.js';
 
@@ -34,7 +33,7 @@ export function hostStatus(runtime: HostRuntime): HostStatus {
   const { id, config, mounts } = runtime.current;
   let sessions = 0;
   // The runtime also holds the 2026-07-28 endpoint's notifier, which is no client's session.
-  for (const session of runtime.sessions) if (session instanceof FrontSession) sessions += 1;
+  for (const session of runtime.sessions) if (!session.fansOut) sessions += 1;
   return {
     generation: id,
     configHash: createHash('sha256').update(stableJson(config)).digest('hex').slice(0, 12),

@@ -24,7 +24,8 @@ const MAX_UNWRITTEN_LOG_BYTES = 4 * 1024 * 1024;
  * own, and its last lines must not be lost when the host terminates it.
  */
 export function createLogger(level: LevelWithSilent = 'info'): Logger {
-  if (!isMainThread) return pino({ name: 'mcp-host', level }, pino.destination({ fd: 2, sync: true }));
+  if (!isMainThread)
+    return pino({ name: 'mcp-host', level }, markedWhileWriting(pino.destination({ fd: 2, sync: true })));
   const destination = pino.destination({ fd: 2, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });
   const logger = pino({ name: 'mcp-host', level }, destination);
   let dropped = 0;
@@ -42,6 +43,16 @@ export function createLogger(level: LevelWithSilent = 'info'): Logger {
 }
 
 /**
+ * The logger of a mount, handed to its plugin's code as well: every line
+ * names the plugin (`"plugin"`), and a plugin that logs a `plugin` field of
+ * its own (`logger.info({ plugin: null }, …)`) cannot change it, so none of
+ * its lines passes for the host's own or another plugin's.
+ */
+export function pluginLogger(logger: Logger, name: string): Logger {
+  return logger.child({ plugin: name }, { serializers: { plugin: () => name } });
+}
+
+/**
  * Add `fields()` to every line `logger` and its children write from now on
  * (pino's mixin, which is otherwise only given at creation). Telemetry puts
  * the active trace on log lines this way: a host that never calls this pays
@@ -49,4 +60,21 @@ export function createLogger(level: LevelWithSilent = 'info'): Logger {
  */
 export function addLogFields(logger: Logger, fields: () => Record<string, unknown>): void {
   (logger as unknown as Record<symbol, unknown>)[pino.symbols.mixinSym] = fields;
+}
+
+/** Whether this thread's logger is writing a line now: a worker tells its own lines on fd 2 from its plugin's (plugin-output.ts). */
+let writingLog = false;
+export const isWritingLog = (): boolean => writingLog;
+
+function markedWhileWriting<T extends { write(line: string): unknown }>(destination: T): T {
+  const write = destination.write.bind(destination);
+  destination.write = (line: string) => {
+    writingLog = true;
+    try {
+      return write(line);
+    } finally {
+      writingLog = false;
+    }
+  };
+  return destination;
 }

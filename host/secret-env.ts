@@ -11,6 +11,8 @@
 export const TOKENS_ENV = 'MCP_HOST_HTTP_TOKENS';
 /** The environment variable holding the cluster's shared key (DESIGN.md, "Scale"): never in the config file. */
 export const CLUSTER_SECRET_ENV = 'MCP_HOST_CLUSTER_SECRET';
+/** Or the environment variable naming a file that holds it, out of the environment plugin code can read (secret-file.ts). */
+export const CLUSTER_SECRET_FILE_ENV = 'MCP_HOST_CLUSTER_SECRET_FILE';
 
 const withheld = new Map<string, string | undefined>();
 
@@ -25,11 +27,13 @@ export function takeSecretEnv(name: string): string | undefined {
 
 /**
  * Withhold every variable the host may read its secrets from (the config's
- * `http.auth.tokensEnv`, MCP_HOST_HTTP_TOKENS and MCP_HOST_CLUSTER_SECRET),
- * before the config's plugins are imported.
+ * `http.auth.tokensEnv`, MCP_HOST_HTTP_TOKENS, MCP_HOST_CLUSTER_SECRET and
+ * the file MCP_HOST_CLUSTER_SECRET_FILE names), before the config's plugins
+ * are imported.
  */
 export function withholdTokenVariables(auth: { tokensEnv?: string } | 'none' | undefined): void {
   takeSecretEnv(TOKENS_ENV);
   takeSecretEnv(CLUSTER_SECRET_ENV);
+  takeSecretEnv(CLUSTER_SECRET_FILE_ENV);
   if (auth !== 'none' && auth?.tokensEnv !== undefined) takeSecretEnv(auth.tokensEnv);
 }

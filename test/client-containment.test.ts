@@ -1,15 +1,18 @@
 // Containment, client side (DESIGN.md, "Containment"): one client's data
 // and load never reach another. Over HTTP on 127.0.0.1 with real SDK clients
-// and raw fetch sessions, the host a child process: a stdio child's log
-// lines reach only the session they can be tied to; quiet sessions cost a
+// and raw fetch sessions, the host a child process: a log line reaches only
+// the session whose call it is about, and none when its upstream cannot say
+// (a stdio child; a remote's on its session stream); quiet sessions cost a
 // plugin's chatter nothing; sessions are capped in total and per token and
 // belong to the token that opened them; weak auth refuses to start; batches
 // are refused where the revision has none. (A stdio client that stops
 // reading: stdio-backpressure.test.ts.)
+import { spawn } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { assertLogged, runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
@@ -24,7 +27,8 @@ const TOKEN_B = 'token-b-0123456789abcdef';
  * (`server.sendLoggingMessage`) carry no link to the call they are about.
  * `together` waits until `of` calls of it are in flight, then each logs the
  * note it was given; `chatty` answers, then logs `lines` lines after its
- * call is over.
+ * call is over; `later` answers, then logs `finished <note>` `ms` later;
+ * `meanwhile` answers once that line is written.
  */
 const CHILD_SERVER = `
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -40,6 +44,17 @@ server.registerTool('together', { inputSchema: { note: z.string(), of: z.number(
   });
   await server.sendLoggingMessage({ level: 'info', data: 'working on ' + JSON.stringify({ note }) });
   return { content: [{ type: 'text', text: 'done ' + note }] };
+});
+let lineWritten = Promise.resolve();
+server.registerTool('later', { inputSchema: { note: z.string(), ms: z.number() } }, async ({ note, ms }) => {
+  lineWritten = new Promise((resolve) =>
+    setTimeout(() => void server.sendLoggingMessage({ level: 'info', data: 'finished ' + note }).then(resolve), ms),
+  );
+  return { content: [{ type: 'text', text: 'answered ' + note }] };
+});
+server.registerTool('meanwhile', { inputSchema: {} }, async () => {
+  await lineWritten;
+  return { content: [{ type: 'text', text: 'after the line' }] };
 });
 server.registerTool('chatty', { inputSchema: { lines: z.number() } }, async ({ lines }) => {
   setTimeout(() => {
@@ -105,7 +120,7 @@ async function initialize(url: string, headers: Record<string, string> = {}, pro
   return { status: response.status, text, session };
 }
 
-t.test("a stdio child's log line reaches only the session it can be tied to", async (t) => {
+t.test("a stdio child's log line reaches no client: its pipe cannot say whose it is", async (t) => {
   const ws = makeWorkspace(t);
   const host = await startHttpHost(t, writeChildConfig(ws));
   const a = await sdkSession(t, host.url);
@@ -126,15 +141,95 @@ t.test("a stdio child's log line reaches only the session it can be tied to", as
   );
   await assertLogged(t, host.log, /log message from the plugin, tied to no single client session/);
 
-  // B's call alone in flight: its line is B's.
+  // B's call alone in flight: the pipe still does not say the line is about it, so no client gets it.
   await b.client.callTool({ name: 'child.together', arguments: { note: 'B-alone-43', of: 1 } });
-  await until("B's own line", () => b.logs.some((line) => line.includes('B-alone-43')));
-  // A's own line, after B's, on the same path: once it has arrived, anything of B's would have too.
-  await a.client.callTool({ name: 'child.together', arguments: { note: 'A-alone-44', of: 1 } });
-  await until("A's own line", () => a.logs.some((line) => line.includes('A-alone-44')));
-  t.same(a.logs, [JSON.stringify('working on {"note":"A-alone-44"}')], "A saw only its own call's line");
-  t.same(b.logs, [JSON.stringify('working on {"note":"B-alone-43"}')], "B saw only its own call's line");
+  await until('B-alone-43 in the host log', () => host.log().includes('B-alone-43'));
+
+  // A line about B's call, written 300 ms after B was answered, while A alone has a call in flight.
+  t.same((await b.client.callTool({ name: 'child.later', arguments: { note: 'B-PRIVATE-3', ms: 300 } })).content, [
+    { type: 'text', text: 'answered B-PRIVATE-3' },
+  ]);
+  // A's call is answered after the line is written, on the same pipe: a line sent to A would have come first.
+  await a.client.callTool({ name: 'child.meanwhile', arguments: {} });
+  await assertLogged(
+    t,
+    host.log,
+    /"data":"finished B-PRIVATE-3","msg":"log message from the plugin, tied to no single client session"/,
+  );
+  t.same(a.logs, [], 'A never sees a line of a child that cannot say whose it is');
+  t.same(b.logs, [], 'nor does B');
 });
+
+/**
+ * A Streamable HTTP server (SDK v1, sessions): `work` logs `working on
+ * <note>` about its call (on the call's own stream), answers, and 300 ms
+ * later logs `finished <note>` about nothing (on the session's stream);
+ * with `wait`, it answers only once the last such line is written.
+ */
+const REMOTE_SERVER = `
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+const sessions = new Map();
+let lineWritten = Promise.resolve();
+function open() {
+  const server = new McpServer({ name: 'remote', version: '1.0.0' }, { capabilities: { logging: {} } });
+  server.registerTool('work', { inputSchema: { note: z.string(), wait: z.boolean().optional() } }, async ({ note, wait }, extra) => {
+    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'working on ' + note } });
+    if (wait) await lineWritten;
+    lineWritten = new Promise((resolve) =>
+      setTimeout(() => server.server.sendLoggingMessage({ level: 'info', data: 'finished ' + note }).then(resolve, resolve), 300),
+    );
+    return { content: [{ type: 'text', text: 'done ' + note }] };
+  });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: randomUUID,
+    onsessioninitialized: (id) => sessions.set(id, transport),
+  });
+  return server.connect(transport).then(() => transport);
+}
+const http = createServer(async (req, res) => {
+  const transport = sessions.get(req.headers['mcp-session-id']) ?? (await open());
+  await transport.handleRequest(req, res);
+});
+http.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + http.address().port + '/mcp'));
+`;
+
+t.test(
+  "a remote's log line reaches the caller on its call's stream; one on the session's stream, no client",
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const remote = spawn(process.execPath, [ws.writeFile('remote/server.js', REMOTE_SERVER)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    t.teardown(() => remote.kill());
+    const url = await new Promise<string>((resolve) =>
+      createInterface({ input: remote.stdout }).once('line', (line) => resolve(line.trim())),
+    );
+    const config = ws.writeConfig({
+      reload: { watch: false },
+      http: { port: 0 },
+      plugins: [{ url, prefix: 'remote' }],
+    });
+    const host = await startHttpHost(t, config);
+    const a = await sdkSession(t, host.url);
+    const b = await sdkSession(t, host.url);
+    await b.client.callTool({ name: 'remote.work', arguments: { note: 'B-PRIVATE-7' } });
+    t.same(b.logs, [JSON.stringify('working on B-PRIVATE-7')], "B gets the line its call's stream carried");
+    // A's call is in flight until B's late line is written: still, that line is about no call, and A does not get it.
+    await a.client.callTool({ name: 'remote.work', arguments: { note: 'A-8', wait: true } });
+    await assertLogged(
+      t,
+      host.log,
+      /"data":"finished B-PRIVATE-7","msg":"log message from the plugin, tied to no single client session"/,
+    );
+    t.same(a.logs, [JSON.stringify('working on A-8')], "A gets only its own call's line");
+    t.same(b.logs, [JSON.stringify('working on B-PRIVATE-7')], 'and B nothing more');
+  },
+);
 
 t.test('1,000 quiet sessions and a plugin logging 300 lines: /healthz stays under 100 ms', async (t) => {
   const ws = makeWorkspace(t);

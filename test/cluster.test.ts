@@ -6,12 +6,10 @@
 // requests alternate replicas; a 2026-07-28 call that asks its client
 // questions completes when its rounds land on different replicas; a killed
 // replica's legacy sessions get 404 and 2026-07-28 clients notice nothing.
-import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import {
@@ -23,223 +21,26 @@ import {
   until,
   watchingNotificationStream,
 } from './helpers/host.js';
-import { freePort, requireEngine, startHaproxy, startRedis, type Engine } from './helpers/engines.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { freePort, redisCli, startRedis } from './helpers/engines.js';
+import {
+  MODERN,
+  SECRET,
+  alternating,
+  answering,
+  callWaitingOn,
+  eventually,
+  listOnSession,
+  modernClient,
+  readiness,
+  registeredReplicas,
+  retryOf,
+  startCluster,
+  writeClusterConfig,
+  type Result,
+} from './helpers/cluster.js';
+import { shownRedisUrl } from '../host/cluster/cluster-options.js';
+import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
-
-type Result = Record<string, unknown>;
-
-const MODERN = '2026-07-28';
-const execFileAsync = promisify(execFile);
-const SECRET = 'a-cluster-secret-for-the-tests-0123456789';
-
-/**
- * Asks its client twice in one call; grows a tool on demand (its
- * list_changed reaches the sessions' GET streams); with options.gate, its
- * creation waits for that file.
- */
-const PLUGIN = `
-import { existsSync, writeFileSync } from 'node:fs';
-import { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-
-const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
-const text = (value) => ({ content: [{ type: 'text', text: value }] });
-
-export default {
-  async create({ options }) {
-    // options.gate: creating waits for that file (a reload still running while the test acts).
-    if (options.gate) {
-      writeFileSync(options.gate + '.waiting', '');
-      while (!existsSync(options.gate)) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const server = new McpServer({ name: 'replicated', version: '1.0.0' });
-    server.registerTool('secret', { inputSchema: z.object({}) }, async () => text(String(process.env.MCP_HOST_CLUSTER_SECRET)));
-    server.registerTool('hold', { inputSchema: z.object({}) }, async () => {
-      writeFileSync(process.env.HOLD_RELEASE_FILE + '.held', '');
-      while (!existsSync(process.env.HOLD_RELEASE_FILE)) await new Promise((resolve) => setTimeout(resolve, 20));
-      return text('released');
-    });
-    server.registerTool('whoami', { inputSchema: z.object({}) }, async () => text(String(process.pid)));
-    server.registerTool('ask_twice', { inputSchema: z.object({}) }, async (_args, ctx) => {
-      const first = await ctx.mcpReq.elicitInput({ message: 'first?', requestedSchema: NAME });
-      const second = await ctx.mcpReq.elicitInput({ message: 'second?', requestedSchema: NAME });
-      return text(first.content.name + ' then ' + second.content.name + ' on ' + process.pid);
-    });
-    let grown = 0;
-    server.registerTool('grow', { inputSchema: z.object({}) }, async () => {
-      grown += 1;
-      server.registerTool('grown_' + grown, { inputSchema: z.object({}) }, async () => text('grown'));
-      return text('grew');
-    });
-    return server;
-  },
-};
-`;
-
-interface Cluster {
-  /** The replicas' config file. */
-  config: string;
-  replicas: HttpHost[];
-  redis: Engine & { url: string };
-  /** The load balancer's MCP URL. */
-  url: string;
-  /** The replicas' environment (Redis, the cluster secret), for one more replica. */
-  env: NodeJS.ProcessEnv;
-}
-
-/** The replicas' config: the plugin above, and a cluster named "test" (Redis and the secret come from the environment). */
-function writeClusterConfig(ws: Workspace, extra: Record<string, unknown> = {}, fileName?: string): string {
-  ws.writePackage(
-    'node_modules/@test/mcp-replicated',
-    {
-      name: '@test/mcp-replicated',
-      version: '1.0.0',
-      type: 'module',
-      exports: './index.js',
-      'mcp-host': { prefix: 'r' },
-    },
-    { 'index.js': PLUGIN },
-  );
-  return ws.writeConfig(
-    {
-      plugins: [{ package: '@test/mcp-replicated' }],
-      reload: { watch: false },
-      cluster: { name: 'test' },
-      ...extra,
-    },
-    fileName,
-  );
-}
-
-async function startCluster(
-  t: Teardown,
-  ws: Workspace,
-  {
-    config: extra = {},
-    env: extraEnv = {},
-    replicas: count = 2,
-  }: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv; replicas?: number } = {},
-): Promise<Cluster> {
-  const config = writeClusterConfig(ws, extra);
-  const redis = await startRedis(t);
-  const env = {
-    MCP_HOST_REDIS_URL: redis.url,
-    MCP_HOST_CLUSTER_SECRET: SECRET,
-    MCP_HOST_LOG_LEVEL: 'debug',
-    // The file whose creation ends r.hold's call.
-    HOLD_RELEASE_FILE: join(ws.dir, 'release'),
-    ...extraEnv,
-  };
-  const ports: number[] = [];
-  for (let i = 0; i < count; i++) ports.push(await freePort());
-  const replicas = await Promise.all(
-    ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
-  );
-  // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
-  for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
-  const balancer = await startHaproxy(t, ws, ports);
-  return { config, replicas, redis, url: balancer.url, env };
-}
-
-/** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
-function alternating(urls: readonly string[], getsTo = urls[0]!): FetchLike {
-  let next = 0;
-  return (_input, init) => fetch((init?.method ?? 'GET') === 'GET' ? getsTo : urls[next++ % urls.length]!, init);
-}
-
-/** A raw tools/list on a legacy session, sent to `url`. */
-function listOnSession(url: string, sessionId: string, version: string): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': version,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-}
-
-interface Readiness {
-  ready: boolean;
-  degraded?: string;
-  generation: number;
-}
-
-/** How many replicas of the cluster "test" are registered in the Redis on `port`. */
-async function registeredReplicas(port: number): Promise<number> {
-  const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), [
-    '-p',
-    String(port),
-    '--scan',
-    '--pattern',
-    'mcp-host:test:replica:*',
-  ]);
-  return stdout.split('\n').filter(Boolean).length;
-}
-
-/** The retry of a 2026-07-28 call that asked for input, every request answered. */
-function retryOf(asked: Result): never {
-  return {
-    name: 'r.ask_twice',
-    arguments: {},
-    requestState: asked.requestState,
-    inputResponses: Object.fromEntries(
-      Object.keys(asked.inputRequests as Result).map((key) => [key, { action: 'accept', content: { name: 'x' } }]),
-    ),
-  } as never;
-}
-
-/** A 2026-07-28 client that answers input requests itself (retryOf), not through handlers. */
-function manualClient(): Client {
-  return new Client(
-    { name: 'modern-manual', version: '1.0.0' },
-    {
-      versionNegotiation: { mode: { pin: MODERN } },
-      capabilities: { elicitation: { form: {} } },
-      inputRequired: { autoFulfill: false },
-    },
-  );
-}
-
-/** Start r.ask_twice on the replica at `url` and leave it waiting for its retry: the client is closed, not the call. */
-async function callWaitingOn(url: string): Promise<{ manual: Client; asked: Result }> {
-  const manual = manualClient();
-  await manual.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const asked = (await manual.callTool({ name: 'r.ask_twice', arguments: {} }, { allowInputRequired: true })) as Result;
-  await manual.close();
-  return { manual, asked };
-}
-
-/** What /readyz says about a replica (loopback, no auth: the details are shown). */
-async function readiness(replica: HttpHost): Promise<Readiness> {
-  return (await fetch(new URL('/readyz', replica.url))).json() as Promise<Readiness>;
-}
-
-/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
-async function eventually(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function modernClient(): Client {
-  return new Client(
-    { name: 'modern', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
-  );
-}
-
-function answering(client: Client): void {
-  client.setRequestHandler('elicitation/create', async (request) => ({
-    action: 'accept',
-    content: { name: String(request.params.message).replace('?', '!') },
-  }));
-}
 
 t.test('three replicas behind HAProxy, one Redis', async (t) => {
   const ws = makeWorkspace(t);
@@ -354,7 +155,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     t.equal(response.status, 401);
     t.match(
       await response.text(),
-      /Unauthorized: a request forwarded by an mcp-host replica was refused: its signature does not match this cluster’s key \(MCP_HOST_CLUSTER_SECRET differs\)/,
+      'Unauthorized: a request forwarded by an mcp-host replica was refused: it is not a stamp this version makes',
     );
   });
 
@@ -421,12 +222,11 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       const clients = await clientsOnA(t);
       const { sessionId, version } = clients;
 
-      const redisCli = (...args: string[]) =>
-        execFileAsync(requireEngine('redis-cli', 'redis-tools'), ['-p', String(cluster.redis.port), ...args]);
-      t.match((await redisCli('CLIENT', 'PAUSE', '8000', 'ALL')).stdout, 'OK');
+      const cli = (...args: string[]) => redisCli(cluster.redis.port, ...args);
+      t.match(await cli('CLIENT', 'PAUSE', '8000', 'ALL'), 'OK');
       // Answered only once the pause is over: what follows must all happen before.
       let paused = true;
-      const resumed = redisCli('PING').then(() => (paused = false));
+      const resumed = cli('PING').then(() => (paused = false));
       await servedAlone(
         t,
         clients,
@@ -485,7 +285,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       t.ok((await client.listTools()).tools.some((tool) => tool.name === 'r.grow'));
       writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', tools: { exclude: ['grow'] } }] });
       const run = await runCli(['reload', '--cluster', '--config', cluster.config], {
-        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+        env: { ...process.env, ...cluster.env },
       });
       t.equal(run.code, 0, run.stderr);
       for (const replica of [a, b, c]) {
@@ -509,7 +309,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       writeClusterConfig(ws, { plugins: [{ package: '@test/mcp-replicated', options: { gate } }] });
       const generations = await Promise.all([a, b, c].map(async (replica) => (await readiness(replica)).generation));
       const run = runCli(['reload', '--cluster', '--config', cluster.config], {
-        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+        env: { ...process.env, ...cluster.env },
       });
       // A replica creating the plugin again: the command was published, and its answers are awaited.
       await until('a reload to be running', () => existsSync(`${gate}.waiting`));
@@ -519,7 +319,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       t.equal(ended.code, 1, `${ended.stdout}\n${ended.stderr}`);
       t.match(
         ended.stderr,
-        `mcp-host: Redis at ${cluster.redis.url}: the connection was lost while waiting for the replicas' answers (`,
+        `mcp-host: Redis at ${shownRedisUrl(cluster.redis.url)}: the connection was lost while waiting for the replicas' answers (`,
       );
       t.match(
         ended.stderr,
@@ -544,7 +344,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
         );
       }
       const again = await runCli(['reload', '--cluster', '--config', cluster.config], {
-        env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+        env: { ...process.env, ...cluster.env },
       });
       t.equal(again.code, 0, again.stderr);
       t.match(again.stdout, /nothing changed/, 'every replica took the change; reload --cluster reaches them again');
@@ -553,7 +353,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
 
   t.test('status --cluster lists every replica with its generation, config hash and mounts', async (t) => {
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.equal(run.code, 0, run.stderr);
     t.match(run.stdout, /^cluster "test": 3 replicas answered\n/);
@@ -568,7 +368,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     t.equal(hashes.size, 1, 'all run the same config');
     t.notMatch(run.stdout, 'warning');
     const json = await runCli(['status', '--cluster', '--json', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.equal(json.code, 0, json.stderr);
     const { cluster: name, replicas } = JSON.parse(json.stdout) as { cluster: string; replicas: Result[] };
@@ -592,7 +392,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     a.child.kill('SIGHUP');
     await eventually('a to reload', async () => (await readiness(a)).generation > generation);
     const split = await runCli(['status', '--cluster', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.match(
       split.stdout,
@@ -669,7 +469,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     t.equal(await registered(), 2, 'a left at once; b (killed) is still registered until its entry lapses, and c');
     await eventually("b's entry to lapse", async () => (await registered()) === 1);
     const run = await runCli(['status', '--cluster', '--config', cluster.config], {
-      env: { ...process.env, MCP_HOST_REDIS_URL: cluster.redis.url },
+      env: { ...process.env, ...cluster.env },
     });
     t.equal(run.code, 0, run.stderr);
     t.match(run.stdout, /^cluster "test": 1 replica answered\n/);
@@ -693,7 +493,10 @@ t.test('the cluster section is validated like every other key', async (t) => {
     'mcp-host.config.js: cluster.name: expected a non-empty string, got "". Fix: e.g. name: "prod".',
     'mcp-host.config.js: cluster.advertise: expected an http:// or https:// URL, got "ftp://y". Fix: e.g. advertise: "http://10.0.0.12:3000".',
     'mcp-host.config.js: cluster.redisTimeoutMs: expected a positive integer, got 0. Fix: e.g. redisTimeoutMs: 1000.',
-    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name", "advertise" and "redisTimeoutMs".',
+    'mcp-host.config.js: cluster.extra: unknown key "extra". Fix: remove it; the keys allowed here are "redis", "name", "advertise", "redisTimeoutMs" and "redisAuth".',
+  ]);
+  t.same(refusals({ redisAuth: 'password' }), [
+    'mcp-host.config.js: cluster.redisAuth: expected "none", got "password". Fix: e.g. redisAuth: "none" (only where nothing but the replicas can reach Redis).',
   ]);
   t.same(refusals('yes'), [
     'mcp-host.config.js: cluster: expected an object, got "yes". Fix: e.g. cluster: { redis: "redis://127.0.0.1:6379", name: "prod" }.',
@@ -707,7 +510,7 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     runCli(['start', '--config', config, ...args], {
       env: {
         ...process.env,
-        MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1',
+        MCP_HOST_REDIS_URL: 'redis://:a-redis-password@127.0.0.1:1',
         MCP_HOST_CLUSTER_SECRET: SECRET,
         ...env,
       },
@@ -716,18 +519,44 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
     [
       { MCP_HOST_CLUSTER_SECRET: undefined },
       undefined,
-      'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
+      'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET, which is not set. Fix: give every replica the same MCP_HOST_CLUSTER_SECRET, or the same key in a file named by MCP_HOST_CLUSTER_SECRET_FILE (e.g. the output of `openssl rand -hex 32`); it never goes in the config file.',
     ],
     [{ MCP_HOST_CLUSTER_SECRET: 'tiny-key' }, undefined, 'which is shorter than 16 characters'],
+    [
+      { MCP_HOST_CLUSTER_SECRET: undefined, MCP_HOST_CLUSTER_SECRET_FILE: join(ws.dir, 'no-such-key') },
+      undefined,
+      `mcp-host.config.js: cluster: cannot read the cluster's shared key (MCP_HOST_CLUSTER_SECRET_FILE) from ${join(ws.dir, 'no-such-key')}: ENOENT: no such file or directory, open '${join(ws.dir, 'no-such-key')}'. Fix: create the file, readable by the host's user, or correct its path.`,
+    ],
+    [
+      { MCP_HOST_CLUSTER_SECRET: undefined, MCP_HOST_CLUSTER_SECRET_FILE: ws.writeFile('short-key', 'tiny-key\n') },
+      undefined,
+      `a cluster needs its shared key in the file ${join(ws.dir, 'short-key')} (MCP_HOST_CLUSTER_SECRET_FILE), which is shorter than 16 characters.`,
+    ],
+    [
+      { MCP_HOST_CLUSTER_SECRET_FILE: ws.writeFile('key', `${SECRET}\n`) },
+      undefined,
+      "mcp-host.config.js: cluster: both MCP_HOST_CLUSTER_SECRET and MCP_HOST_CLUSTER_SECRET_FILE are set, so the cluster's shared key is ambiguous. Fix: unset MCP_HOST_CLUSTER_SECRET and keep the key in the file only.",
+    ],
+    [
+      // The key read from its file, the replica goes on to its next check.
+      { MCP_HOST_CLUSTER_SECRET: undefined, MCP_HOST_CLUSTER_SECRET_FILE: join(ws.dir, 'key') },
+      ['--stdio'],
+      'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio.',
+    ],
     [
       { MCP_HOST_REDIS_URL: undefined },
       undefined,
       'mcp-host.config.js: cluster: a cluster needs Redis, and neither cluster.redis nor MCP_HOST_REDIS_URL names it. Fix: set cluster.redis: "redis://HOST:6379" in the config, or MCP_HOST_REDIS_URL=redis://HOST:6379 in the host\'s environment.',
     ],
     [
-      { MCP_HOST_REDIS_URL: 'http://redis:6379' },
+      { MCP_HOST_REDIS_URL: 'http://:a-redis-password@redis:6379' },
       undefined,
-      'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+      'MCP_HOST_REDIS_URL: expected a redis:// or rediss:// URL, got "http://:***@redis:6379". Fix: set MCP_HOST_REDIS_URL=redis://HOST:6379.',
+    ],
+    [
+      { MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1' },
+      undefined,
+      "MCP_HOST_REDIS_URL: the Redis URL redis://127.0.0.1:1 carries no credentials: a Redis that asks for none lets anything that reaches it rewrite or delete the cluster's records. Fix: give Redis a password (requirepass, or an ACL user) and put it in the URL, redis://:PASSWORD@HOST:6379 or redis://USER:PASSWORD@HOST:6379 (rediss:// for TLS), in MCP_HOST_REDIS_URL rather than the config file; or, where nothing but the replicas can reach Redis, say so with cluster.redisAuth: 'none' (docs/replicas.md).",
     ],
     [
       { MCP_HOST_HTTP_TOKENS: 'a-token-for-every-interface-0123' },
@@ -740,12 +569,36 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
       'mcp-host.config.js: cluster: a cluster replica serves HTTP, and this host serves stdio. Fix: give the config an http section (or start with --http [HOST:]PORT), or remove the cluster section.',
     ],
   ];
-  for (const [env, args, message] of refusals) {
-    const run = await start(env, args);
+  // Each start is refused before it serves anything: they run side by side.
+  const runs = await Promise.all(refusals.map(([env, args]) => start(env, args)));
+  for (const [index, [, , message]] of refusals.entries()) {
+    const run = runs[index]!;
     t.equal(run.code, 1, message);
     t.match(run.stderr, message);
     t.notMatch(run.stderr, 'tiny-key', 'the secret is not shown');
+    t.notMatch(run.stderr, 'a-redis-password', "Redis's password is not shown");
   }
+  const inConfig = writeClusterConfig(
+    ws,
+    { cluster: { name: 'test', redis: 'rediss://redis.internal:6380' } },
+    'tls.config.js',
+  );
+  const refused = await runCli(['start', '--config', inConfig, '--http', '127.0.0.1:0'], {
+    env: { ...process.env, MCP_HOST_CLUSTER_SECRET: SECRET },
+  });
+  t.equal(refused.code, 1);
+  t.match(
+    refused.stderr,
+    'tls.config.js: cluster.redis: the Redis URL rediss://redis.internal:6380 carries no credentials',
+    'a URL in the config is refused naming its key',
+  );
+  // Said explicitly, a Redis without credentials is taken: the start goes on to the next check.
+  const unauthenticated = writeClusterConfig(ws, { cluster: { name: 'test', redisAuth: 'none' } }, 'none.config.js');
+  const taken = await runCli(['start', '--config', unauthenticated, '--stdio'], {
+    env: { ...process.env, MCP_HOST_REDIS_URL: 'redis://127.0.0.1:1', MCP_HOST_CLUSTER_SECRET: SECRET },
+  });
+  t.equal(taken.code, 1);
+  t.match(taken.stderr, 'a cluster replica serves HTTP, and this host serves stdio');
 });
 
 t.test('sessions per bearer token are counted across the cluster', async (t) => {
@@ -797,7 +650,9 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
   const clustered = writeClusterConfig(ws);
   const plain = ws.writeConfig({ plugins: [] }, 'plain.config.js');
   const reload = (config: string, env: NodeJS.ProcessEnv) =>
-    runCli(['reload', '--cluster', '--config', config], { env: { ...process.env, ...env } });
+    runCli(['reload', '--cluster', '--config', config], {
+      env: { ...process.env, MCP_HOST_CLUSTER_SECRET: SECRET, ...env },
+    });
   const misplaced = await runCli(['list', '--cluster', '--config', plain]);
   t.equal(misplaced.code, 2);
   t.match(misplaced.stderr, 'mcp-host: --cluster goes with "reload" or "status"');
@@ -807,17 +662,30 @@ t.test('reload --cluster without a cluster, or without its Redis, says so', asyn
     noCluster.stderr,
     'plain.config.js: cluster: the config has no cluster section, so the hosts running it are not replicas of a cluster. Fix: run mcp-host reload without --cluster, or add a cluster section to the config.',
   );
-  const unreachable = await reload(clustered, { MCP_HOST_REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+  const unreachable = await reload(clustered, { MCP_HOST_REDIS_URL: `redis://:pw@127.0.0.1:${await freePort()}` });
   t.equal(unreachable.code, 1);
   t.match(
     unreachable.stderr,
-    /Redis at redis:\/\/127\.0\.0\.1:\d+: cannot be reached: .*ECONNREFUSED.*\. Fix: start it, or name the cluster's Redis with cluster\.redis or MCP_HOST_REDIS_URL\./,
+    /Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/?: cannot be reached: .*ECONNREFUSED.*\. Fix: start it, or name the cluster's Redis with cluster\.redis or MCP_HOST_REDIS_URL\./,
   );
   const redis = await startRedis(t);
   const empty = await reload(clustered, { MCP_HOST_REDIS_URL: redis.url });
   t.equal(empty.code, 1);
   t.match(
     empty.stderr,
-    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${redis.url}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
+    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${shownRedisUrl(redis.url)}. Fix: start the replicas (mcp-host start with this config and the same Redis).`,
   );
+  // An entry made without the cluster's key (or read with another secret) is no replica.
+  await redisCli(redis.port, 'SET', 'mcp-host:test:replica:evil', 'http://127.0.0.1:1/mcp');
+  const forged = await reload(clustered, { MCP_HOST_REDIS_URL: redis.url });
+  t.equal(forged.code, 1);
+  t.match(
+    forged.stderr,
+    `mcp-host.config.js: cluster: no replica of cluster "test" is registered in Redis at ${shownRedisUrl(redis.url)}; 1 replica entry in it fails the cluster's signature check, and is ignored: something other than a replica wrote it, or MCP_HOST_CLUSTER_SECRET is not the replicas'. Fix: run with the replicas' MCP_HOST_CLUSTER_SECRET; if it is theirs, give Redis credentials only the replicas hold (docs/replicas.md), and retry.`,
+  );
+  const secretless = await runCli(['reload', '--cluster', '--config', clustered], {
+    env: { ...process.env, MCP_HOST_REDIS_URL: redis.url, MCP_HOST_CLUSTER_SECRET: undefined },
+  });
+  t.equal(secretless.code, 1);
+  t.match(secretless.stderr, 'mcp-host.config.js: cluster: a cluster needs its shared key in MCP_HOST_CLUSTER_SECRET');
 });

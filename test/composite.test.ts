@@ -452,8 +452,11 @@ t.test('an unlisted flat name goes to a lone flat mount unchanged, and only then
     });
     const prompt = await client.getPrompt({ name: 'unlisted' });
     t.same(prompt.messages[0]?.content, { type: 'text', text: 'lenient prompt unlisted' });
-    const prefixed = await client.callTool({ name: 'pager.nope', arguments: {} });
-    t.same(prefixed.content, [{ type: 'text', text: 'called nope' }], 'a prefix still claims its names');
+    await t.rejects(
+      client.callTool({ name: 'pager.nope', arguments: {} }),
+      unknown('pager.nope'),
+      'a prefix still claims its names: one it did not list is unknown, not the flat mount’s',
+    );
   });
 
   t.test('two flat mounts: no single candidate, so the name is unknown', async (t) => {

@@ -3,7 +3,7 @@
 // array's own layout and the file's quotes, and a clear refusal (with the
 // line to paste) where it cannot edit.
 import t from 'tap';
-import { withPluginEntry } from '../host/config/config-edit.js';
+import { EnvironmentReference, withPluginEntry } from '../host/config/config-edit.js';
 import { HostError } from '../host/errors.js';
 
 const entry = { package: '@acme/mcp-weather', prefix: 'weather' };
@@ -87,3 +87,23 @@ t.test('what cannot be edited is refused with the line to add by hand', async (t
     `/p/.mcp-hostrc.json: its plugins are not an array. ${byHand}`,
   );
 });
+
+t.test(
+  'an entry with args and env: a reference to the environment is written as process.env, never into JSON',
+  async (t) => {
+    const withEnv = {
+      package: 'srv',
+      prefix: 's',
+      args: ['./data'],
+      env: { TOKEN: new EnvironmentReference('TOKEN'), 'X-MODE': 'ro' },
+    };
+    t.equal(
+      withPluginEntry('/p/mcp-host.config.js', 'export default { plugins: [] };\n', withEnv),
+      "export default { plugins: [{ package: 'srv', prefix: 's', args: ['./data'], env: { TOKEN: process.env.TOKEN, 'X-MODE': 'ro' } }] };\n",
+    );
+    t.throws(() => withPluginEntry('/p/.mcp-hostrc.json', '{ "plugins": [] }', withEnv), {
+      message:
+        "/p/.mcp-hostrc.json: a JSON config cannot read the environment variable TOKEN when it loads; give its value (--env TOKEN=VALUE), or use a JavaScript config. Fix: add the entry to its plugins by hand: { package: 'srv', prefix: 's', args: ['./data'], env: { TOKEN: process.env.TOKEN, 'X-MODE': 'ro' } }",
+    });
+  },
+);

@@ -37,7 +37,7 @@ t.test(
       'mcp-host.config.cjs': "module.exports = { name: 'cjs', plugins: [{ package: 'hello' }] };\n",
       'mcp-host.config.mjs': "export default { name: 'mjs', plugins: [{ package: 'hello' }] };\n",
       '.mcp-hostrc.yaml': 'name: yaml\nplugins:\n  - package: hello\n',
-      // Compiled with the project's own TypeScript (here the repository's).
+      // Its types stripped by the host (jiti), whatever TypeScript the project has.
       'mcp-host.config.ts':
         "import type { HostConfig } from 'mcp-host';\nconst config: HostConfig = { plugins: [{ package: 'hello' }] };\nexport default config;\n",
     };

@@ -32,7 +32,7 @@ async function loadFailure(options: Parameters<typeof loadConfig>[0]): Promise<s
 }
 
 /**
- * The dispatcher-level keys the README lists, pinned here rather than read
+ * The dispatcher-level keys docs/plugin-authors.md lists, pinned here rather than read
  * from host/config/dispatcher-keys.ts, so a key dropped there is caught.
  */
 const README_DISPATCHER_KEYS = [
@@ -493,7 +493,7 @@ t.test('no config found: the error names where it searched and the fix', async (
   const ws = makeWorkspace(t);
   t.equal(
     await loadFailure({ cwd: ws.dir }),
-    `${ws.dir}: no mcp-host config found: searched ${ws.dir} for mcp-host.config.js (or .mjs, .cjs, .ts), .mcp-hostrc (or .json, .yaml, .yml, .js, .cjs, .mjs), .config/mcp-hostrc… and a "mcp-host" key in package.json. Fix: create ${join(ws.dir, 'mcp-host.config.js')} (export default { plugins: [ … ] }), or name a config file with --config PATH.`,
+    `${ws.dir}: no mcp-host config found: searched ${ws.dir} for mcp-host.config.js (or .mjs, .cjs, .ts, .mts, .cts), .mcp-hostrc (or .json, .yaml, .yml, .js, .cjs, .mjs), .config/mcp-hostrc… and a "mcp-host" key in package.json. Fix: create ${join(ws.dir, 'mcp-host.config.js')} (export default { plugins: [ … ] }), or name a config file with --config PATH.`,
   );
   const sub = join(ws.dir, 'sub');
   mkdirSync(sub);

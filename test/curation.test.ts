@@ -333,3 +333,29 @@ t.test('shortenNames: long names are shortened the same way at every start, and 
   const list = await runCli(['list', '--config', config]);
   t.match(list.stdout, `tools: ${names[0]![0]}, finance_department.short`);
 });
+
+t.test('a glob that matches nothing warns for every kind, a stdio server\u2019s resources too', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = ws.writeConfig({
+    plugins: [
+      {
+        package: '@modelcontextprotocol/server-memory',
+        prefix: 'memory',
+        // `*` stops at "/": memory://knowledge-graph is matched by `**` or `memory://*`, never by `*`.
+        resources: { include: ['*'] },
+        prompts: { exclude: ['draft_*'] },
+      },
+    ],
+  });
+  const checked = await runCli(['check', '--config', config]);
+  t.equal(checked.code, 0, checked.stdout);
+  t.match(
+    checked.stdout,
+    'warning: mcp-host.config.js: plugins[0].resources.include: the glob "*" matches no resource or template URI the plugin serves. Fix: correct or remove it (the plugin serves: "memory://knowledge-graph").',
+  );
+  t.match(
+    checked.stdout,
+    'warning: mcp-host.config.js: plugins[0].prompts.exclude: the glob "draft_*" matches no prompt name the plugin serves. Fix: correct or remove it (the plugin serves: none).',
+  );
+  t.match(checked.stdout, 'OK: 9 tools, 0 prompts, 0 resources, 0 templates from 1 plugin');
+});

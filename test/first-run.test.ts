@@ -3,32 +3,33 @@
 // accepts, and never overwrites one; check's one pass over config and
 // package problems; and reload reporting the notifications it really sent.
 // Real packages in temporary workspaces, the CLI as a child process.
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCli, startStdioHost } from './helpers/host.js';
-import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
+import { makeWorkspace } from './helpers/packages.js';
 import { readmeBlock, writePlugin, writeReadmeWeather } from './helpers/readme.js';
+import { firstText } from './helpers/results.js';
 
-t.test("the README's operator config mounts the README's plugin, under the default range", async (t) => {
+t.test("the README's operator config mounts the README's plugin and the filesystem server", async (t) => {
   const ws = makeWorkspace(t);
-  writeReadmeWeather(ws, 'node_modules/@acme/mcp-weather');
-  // The operator example's other two entries, mirrored: a flat plugin with read_note, and a local package.
-  writePlugin(ws, 'node_modules/@acme/mcp-notes', '@acme/mcp-notes', {}, ['read_note']);
-  cpSync(join(REPO_ROOT, 'plugins/clock'), join(ws.dir, 'plugins/clock'), { recursive: true });
-  const config = readmeBlock('## Operators', 'js', 0);
-  t.match(config, "{ package: '@acme/mcp-weather', prefix: 'weather'", 'the block is the operator example');
+  writeReadmeWeather(ws, 'node_modules/weather', 'README');
+  mkdirSync(join(ws.dir, 'data'));
+  ws.writeFile('data/hello.txt', 'hello');
+  const config = readmeBlock('## Operators: first steps', 'js', 0);
+  t.match(config, "{ package: 'weather' }", 'the block is the operator example');
   const file = ws.writeConfig(config);
 
   const checked = await runCli(['check', '--config', file]);
   t.equal(checked.code, 0, checked.stdout + checked.stderr);
   t.match(checked.stdout, 'tools: weather.forecast');
-  t.match(checked.stdout, 'tools: read_note');
-  t.match(checked.stdout, /tools: clock\.\w+/);
+  t.match(checked.stdout, /tools: fs\.read_file/);
 
   const host = await startStdioHost(t, file);
   const result = await host.client.callTool({ name: 'weather.forecast', arguments: { city: 'Oslo' } });
-  t.same(result.content, [{ type: 'text', text: 'Sunny in Oslo (metric)' }], 'the options reach the plugin');
+  t.same(result.content, [{ type: 'text', text: 'Sunny in Oslo (metric)' }]);
+  const listed = await host.client.callTool({ name: 'fs.list_directory', arguments: { path: join(ws.dir, 'data') } });
+  t.match(firstText(listed), '[FILE] hello.txt', "--arg's directory is the one the server may use");
 });
 
 t.test('a plugin listing all five published revisions mounts; one lacking some is refused naming them', async (t) => {

@@ -78,7 +78,7 @@ t.test('http.auth with no token at all refuses to start rather than serve open',
   t.equal(run.stdout, '');
   t.equal(
     run.stderr,
-    "mcp-host: mcp-host.config.js: http.auth: asks for bearer-token auth, but there is no token: ZOO_TOKENS is unset or empty. Fix: set ZOO_TOKENS to one or more comma-separated tokens in the host's environment, or list them in http.auth.tokens.\n",
+    "mcp-host: mcp-host.config.js: http.auth: asks for bearer-token auth, but there is no token: ZOO_TOKENS is unset or empty. Fix: set ZOO_TOKENS to one or more comma-separated tokens in the host's environment, or name a file holding them in http.auth.tokensFile.\n",
   );
 });
 

@@ -445,7 +445,7 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
     configPath: config,
     cwd: ws.dir,
     logger: runtime.logger,
-    events: runtime,
+    events: runtime.events,
     id: 1,
   });
   runtime.swap(generation);
@@ -492,7 +492,13 @@ t.test(
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const runtime = new HostRuntime(logger);
-    const { generation } = await composeCatalogue({ configPath: config, cwd: ws.dir, logger, events: runtime, id: 1 });
+    const { generation } = await composeCatalogue({
+      configPath: config,
+      cwd: ws.dir,
+      logger,
+      events: runtime.events,
+      id: 1,
+    });
     runtime.swap(generation);
     t.teardown(() => runtime.close());
     const service = await serveOverHttp(runtime, { host: '0.0.0.0', port: 0, allowedHosts: ['mcp.example.test'] });

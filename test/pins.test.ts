@@ -160,3 +160,24 @@ t.test('a lock that is not an mcp-host lock is refused naming the file and the f
   t.equal(noLock.code, 1);
   t.match(noLock.stderr, 'mcp-host.lock.json: does not exist, so nothing is pinned to compare with.');
 });
+
+t.test("check exits 1 when pins: 'refuse' withholds a definition, 0 with --allow-withheld", async (t) => {
+  const ws = workspace(t);
+  const config = ws.writeConfig({ pins: 'refuse', reload: { watch: false }, plugins: [{ package: '@t/docs' }] });
+  t.equal((await runCli(['pin', '--config', config], { env: ws.env })).code, 0);
+  t.equal((await runCli(['check', '--config', config], { env: ws.env })).code, 0, 'nothing drifted: 0');
+  writeDocs(ws, '2.0.0', RUG_PULL);
+  const gated = await runCli(['check', '--config', config], { env: ws.env });
+  t.equal(gated.code, 1, 'a CI gate on check sees the withheld tool');
+  t.match(
+    gated.stdout,
+    `mcp-host check: 1 definition is withheld from clients (pins: 'refuse'; listed above) in ${config}. Fix: review the change (mcp-host pin --diff), then run mcp-host pin; or pass --allow-withheld to accept serving without them.\n`,
+  );
+  t.notMatch(gated.stdout, 'OK:');
+  const allowed = await runCli(['check', '--allow-withheld', '--config', config], { env: ws.env });
+  t.equal(allowed.code, 0);
+  t.match(allowed.stdout, `OK: 2 tools, 1 prompt, 0 resources, 0 templates from 1 plugin (${config})`);
+  const misplaced = await runCli(['list', '--allow-withheld', '--config', config], { env: ws.env });
+  t.equal(misplaced.code, 2);
+  t.match(misplaced.stderr, '--allow-withheld goes with "check"');
+});

@@ -1,5 +1,5 @@
 // The plugin author's kit: mcp-host check in the plugin's own directory, and
-// an author's own test through mcp-host/testing, as the README prints it.
+// an author's own test through mcp-host/testing, as docs/plugin-authors.md prints it.
 import { execFile } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,13 +35,13 @@ t.test('check in a plugin\u2019s own directory checks it as a plugin, a dry crea
   t.match(refused.stdout, '"pageSize"');
 });
 
-t.test('an author\u2019s test through mcp-host/testing passes, as the README prints it', async (t) => {
+t.test('an author\u2019s test through mcp-host/testing passes, as docs/plugin-authors.md prints it', async (t) => {
   const ws = makeWorkspace(t);
   const dir = writeReadmeWeather(ws, 'weather');
   // What `npm install --save-dev mcp-host` gives the author: the host, resolvable by name.
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(REPO_ROOT, join(dir, 'node_modules/mcp-host'), 'dir');
-  ws.writeFile('weather/test/forecast.test.js', readmeBlock('## Plugin authors', 'js', 1));
+  ws.writeFile('weather/test/forecast.test.js', readmeBlock('# Plugin authors', 'js', 1, 'docs/plugin-authors.md'));
   const { stdout } = await run(process.execPath, ['--test', 'test/'], { cwd: dir });
   t.match(stdout, /# pass 1\n# fail 0/);
 

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
+  assertLogged,
   CLI,
   runCli,
   startHttpHost,
@@ -376,6 +377,8 @@ t.test('refused reloads keep the live catalogue serving and mcp-host reload exit
       writeConfig(ws, ['counter', 'extra']);
       await host.until('the fixed config', () => host.notified.tools === 1);
       t.same(await toolNames(host.client), ['counter.increment', 'extra.alpha', 'extra.beta']);
+      // Generations count what was served: the refused builds took no number.
+      await assertLogged(t, host.log, 'generation 2 is live');
     });
   }
 });

@@ -15,7 +15,7 @@ import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js'
 import { firstText } from './helpers/results.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
 import { MODERN_REVISION } from '../host/protocol-versions.js';
-import { telemetrySettings } from '../host/telemetry/settings.js';
+import { telemetrySettings } from '../host/config/telemetry-settings.js';
 import { formatProblem, type HostError } from '../host/errors.js';
 
 const SERVER_KIND = 2;

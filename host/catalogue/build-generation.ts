@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { codeIdentity, type DirectoryStamps } from '../loader/code-identity.js';
 import { startMount } from '../mounts/start-mount.js';
-import { recordMountKind } from '../telemetry/telemetry.js';
+import { recordMountKind } from '../sinks/telemetry.js';
 import { mountName, type Mount, type MountEvents } from '../mounts/mount.js';
 import { Generation } from './generation.js';
 import { configWhere, pluginWhere } from '../config/problem-wording.js';

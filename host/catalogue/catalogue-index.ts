@@ -1,7 +1,7 @@
 import type { Problem } from '../errors.js';
 import type { Mount } from '../mounts/mount.js';
 import type { Drift } from '../pins/drift.js';
-import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from './list-kinds.js';
+import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import type { MountView } from './mount-view.js';
 import { composedNameProblem, isRenamed } from './names.js';
 

@@ -3,7 +3,8 @@ import type Picomatch from 'picomatch';
 import type { ItemCuration } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import type { CurationConfig } from '../loader/types.js';
-import { keyOf, type ListItem, type ListKind } from './list-kinds.js';
+import { keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
+import { uriNormalForm } from './uri-normal-form.js';
 
 const require = createRequire(import.meta.url);
 /** picomatch is loaded when a config first curates by glob: a host whose entries name no globs never reads it. */
@@ -49,7 +50,7 @@ export class Curation {
   ) {
     const compile = (globs: string[] | undefined) => (globs?.length ? picomatch(globs, GLOB_OPTIONS) : undefined);
     const listOf = (key: 'tools' | 'prompts' | 'resources'): ListCuration => {
-      const section: ItemCuration = config[key] ?? {};
+      const section: ItemCuration = normalGlobs(key, config[key] ?? {});
       const rename = new Map(Object.entries(section.rename ?? {}));
       const describe = new Map(Object.entries(section.describe ?? {}));
       const renamedFrom = new Map([...rename].map(([own, served]) => [served, own]));
@@ -64,10 +65,16 @@ export class Curation {
     this.lists = { tools: listOf('tools'), prompts: listOf('prompts'), resources: listOf('resources') };
   }
 
-  /** Whether the item the plugin calls `own` (a name, URI or URI template) is served. */
+  /**
+   * Whether the item the plugin calls `own` (a name, URI or URI template) is
+   * served. A URI is judged by its normal form, however it is spelled
+   * (uri-normal-form.ts), as are the globs that judge it.
+   */
   serves(kind: ListKind, own: string): boolean {
-    const list = this.lists[curationKey(kind)];
-    return (list.include === undefined || list.include(own)) && !list.exclude?.(own);
+    const key = curationKey(kind);
+    const list = this.lists[key];
+    const judged = key === 'resources' ? uriNormalForm(own) : own;
+    return (list.include === undefined || list.include(judged)) && !list.exclude?.(judged);
   }
 
   /** The name served for the plugin's `own`, before prefixing. */
@@ -114,11 +121,12 @@ export class Curation {
               ...items.resourceTemplates.map((i) => keyOf('resourceTemplates', i)),
             ]
           : items[key].map((i) => keyOf(key, i));
+      const judged = key === 'resources' ? own.map(uriNormalForm) : own;
       const noun = key === 'resources' ? 'resource or template URI' : key.slice(0, -1) + ' name';
       for (const clause of ['include', 'exclude'] as const) {
         for (const glob of section[clause] ?? []) {
-          const matches = picomatch(glob, GLOB_OPTIONS);
-          if (!own.some((name) => matches(name))) {
+          const matches = picomatch(key === 'resources' ? uriNormalForm(glob) : glob, GLOB_OPTIONS);
+          if (!judged.some((name) => matches(name))) {
             warnings.push({
               where: `${where}.${key}.${clause}`,
               what: `the glob "${glob}" matches no ${noun} the plugin serves.`,
@@ -143,6 +151,16 @@ export class Curation {
     }
     return warnings;
   }
+}
+
+/** A resources section's globs in the normal form of the URIs they judge (`SECRET://*` judges `secret://…`). */
+function normalGlobs(key: 'tools' | 'prompts' | 'resources', section: ItemCuration): ItemCuration {
+  if (key !== 'resources') return section;
+  return {
+    ...section,
+    ...(section.include && { include: section.include.map(uriNormalForm) }),
+    ...(section.exclude && { exclude: section.exclude.map(uriNormalForm) }),
+  };
 }
 
 /** The first few names, for a message. */

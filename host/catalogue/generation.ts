@@ -6,7 +6,7 @@ import { driftProblem } from '../pins/drift.js';
 import type { Lock } from '../pins/lock.js';
 import { CatalogueIndex } from './catalogue-index.js';
 import { Curation } from './curation.js';
-import type { ListItem, ListKind } from './list-kinds.js';
+import type { ListItem, ListKind } from '../vocabulary/list-kinds.js';
 import { MountView } from './mount-view.js';
 import type { Era } from '../protocol-versions.js';
 

@@ -1,10 +1,10 @@
 import { formatProblem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { Generation } from './generation.js';
-import { LIST_KINDS, type ListItem, type ListKind } from './list-kinds.js';
+import { LIST_KINDS, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
-import { composedHint, type CacheHint } from '../proxy/cache-hints.js';
+import { composedHint, type CacheHint } from '../vocabulary/cache-hints.js';
 
 export interface ComposedPage {
   items: ListItem[];

@@ -3,7 +3,7 @@ import type { ListPage, Mount } from '../mounts/mount.js';
 import { judgeDrift, type Drift } from '../pins/drift.js';
 import type { Lock } from '../pins/lock.js';
 import { Curation } from './curation.js';
-import { keyOf, type ListItem, type ListKind } from './list-kinds.js';
+import { keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { isRenamed, qualify, shortenName } from './names.js';
 
 /**

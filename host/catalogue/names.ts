@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Separator } from '../config/types.js';
 import type { Problem } from '../errors.js';
-import type { ListKind } from './list-kinds.js';
+import type { ListKind } from '../vocabulary/list-kinds.js';
 
 /**
  * The spec's tool-name charset (2025-11-25, "Tool names"): letters, digits,

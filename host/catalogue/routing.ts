@@ -1,10 +1,10 @@
 import { UriTemplate } from '@modelcontextprotocol/server';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { Mount } from '../mounts/mount.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { Owner } from './catalogue-index.js';
 import type { Generation } from './generation.js';
-import { keyOf } from './list-kinds.js';
+import { keyOf } from '../vocabulary/list-kinds.js';
 import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 
 type Params = Record<string, unknown>;
@@ -12,11 +12,15 @@ type Result = Record<string, unknown>;
 
 /**
  * Who serves a composed tool or prompt name. The index answers for every
- * name a mount listed; a prefixed name it does not know yet (a tool added
- * since the mount's last list) still goes to the mount its prefix names, and
- * the mount answers for it. A flat name nobody listed is unknown: asking each
- * flat mount in turn would run a failing tool's side effects twice. The one
- * exception is a lone flat mount (see `loneFlatOwner`).
+ * name a mount listed, exactly as listed. A name under a prefix that no
+ * listed item has (`res.DELETE_ALL`, `res..delete_all`) is unknown, not
+ * forwarded: the plugin might look names up loosely (ignoring case) and run
+ * an item curation left out; a tool a plugin adds is known once its
+ * `list_changed` has the host list it again. Only a prefixed mount that is
+ * down is asked, so that the call is refused naming its state. A flat name
+ * nobody listed is unknown too: asking each flat mount in turn would run a
+ * failing tool's side effects twice. The one exception is a lone flat mount
+ * (see `loneFlatOwner`).
  */
 export function ownerOfName(
   generation: Generation,
@@ -37,7 +41,7 @@ export function ownerOfName(
   for (const mount of generation.mounts) {
     const prefix = mount.spec.prefix;
     // A mount that is down may never have said what it provides: its call is refused naming its state.
-    if (prefix !== undefined && composed.startsWith(prefix + separator) && (mount.provides(kind) || !mount.isUp)) {
+    if (prefix !== undefined && composed.startsWith(prefix + separator) && !mount.isUp) {
       const own = unlistedOwnName(generation, mount, kind, composed.slice(prefix.length + separator.length));
       if (own !== undefined) return { mount, own };
     }
@@ -51,7 +55,7 @@ export function ownerOfName(
 }
 
 /**
- * The plugin's own name for a name its mount has not listed yet, or
+ * The plugin's own name for a name under a down mount's prefix, or
  * undefined when the host would not serve it: the entry's curation leaves it
  * out, or a lock is present under `pins: 'refuse'` (an item missing from the
  * mount's copy is missing from the lock too).

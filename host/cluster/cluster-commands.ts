@@ -1,7 +1,7 @@
 import type { HostStatus } from '../host-status.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
 
-export type ClusterKeyKind = 'replica' | 'session' | 'token' | 'channel';
+export type ClusterKeyKind = 'replica' | 'session' | 'token' | 'channel' | 'stamp';
 
 /** Where the cluster `name` keeps `id` of a `kind` in Redis (one prefix: one cluster's keys never meet another's). */
 export function clusterKey(name: string, kind: ClusterKeyKind, id: string): string {
@@ -21,6 +21,16 @@ export interface ClusterRequest {
   id: string;
   command: ClusterCommand;
 }
+
+/**
+ * How long a cluster command, or a replica's answer, is good for once
+ * published (each is sealed with the cluster's key, bound to its channel):
+ * the replicas hear it at once, and a replay later is ignored.
+ */
+export const COMMAND_TTL_MS = 30_000;
+
+/** How often a replica writes its entry (and its sessions') in Redis again. */
+export const HEARTBEAT_MS = 2_000;
 
 /** The channel the replicas answer one request on. */
 export function replyChannel(request: string): string {

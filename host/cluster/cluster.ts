@@ -4,11 +4,26 @@ import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
 import type { ClusterOptions } from './cluster-options.js';
-import { PEER_HEADER, PeerAuth, deriveKey } from './peer-auth.js';
-import type { StateSigning } from './continuation-owner.js';
+import { PeerAuth, STAMP_WINDOW_MS, deriveKey } from './peer-auth.js';
+import {
+  PEER_HEADER,
+  UNTRUSTED,
+  type ClusterLink,
+  type Peer,
+  type PeerStamp,
+  type ReadBody,
+  type StampedRequest,
+  type Unforwarded,
+} from '../sinks/cluster.js';
+import { ownerOf, type StateSigning } from '../vocabulary/continuation-owner.js';
+import { RecordSeal, recordSealOf } from './signed-record.js';
+import { DistrustLog } from './distrust-log.js';
+import { isPlainObject } from '../plain-object.js';
 import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
+  COMMAND_TTL_MS,
+  HEARTBEAT_MS,
   clusterKey,
   replyChannel,
   type ClusterKeyKind,
@@ -23,8 +38,6 @@ type RedisClient = ReturnType<typeof createClient>;
 /** A MULTI being built: its commands are queued on it in place. */
 type RedisBatch = ReturnType<RedisClient['multi']>;
 
-/** How often a replica says it is alive and refreshes its sessions' entries. */
-const HEARTBEAT_MS = 2_000;
 /**
  * A replica heard from within this long is taken for running: one that
  * cannot be reached then is behind a wrong `advertise` address (or a
@@ -42,16 +55,11 @@ const HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-l
 /** What `command` resolves with when Redis did not answer in time. */
 const LATE = Symbol('late');
 
-/** Another replica as Redis knows it: where it is reached, and how long ago its heartbeat renewed its entry. */
-export interface Peer {
-  url: string;
-  heardMsAgo: number;
-}
-
-/** A request another replica could not be sent: why, and whether that replica is running all the same. */
-export interface Unforwarded {
-  unreachable: string;
-  running: boolean;
+/** A legacy session this replica holds, as Redis counts it against its bearer token. */
+interface HeldSession {
+  token: string | undefined;
+  /** Its sealed member of its token's sorted set, as last written: replaced at each heartbeat. */
+  member?: string;
 }
 
 /**
@@ -65,12 +73,18 @@ export interface Unforwarded {
  * (no offline queue): the replica goes on serving what it holds alone, and
  * the heartbeat writes every entry again when Redis is back.
  */
-export class Cluster {
+export class Cluster implements ClusterLink {
   readonly replica = randomUUID();
   readonly stateSigning: StateSigning;
   private readonly auth: PeerAuth;
+  private readonly seal: RecordSeal;
+  private readonly distrust: DistrustLog;
   /** This replica's legacy sessions, each with the bearer token that opened it (when the host checks tokens). */
-  private readonly sessions = new Map<string, string | undefined>();
+  private readonly sessions = new Map<string, HeldSession>();
+  /** The last record read and found sound under each key looked up, until it expires (lookup). */
+  private readonly lastTrusted = new Map<string, { value: string; expiresAt: number }>();
+  /** The cluster commands answered, each until it expires: a command replayed on the channel is answered once. */
+  private readonly answered = new Map<string, number>();
   private heartbeat: NodeJS.Timeout | undefined;
   /** The connection that listens for `mcp-host reload --cluster`. */
   private subscriber: RedisClient | undefined;
@@ -89,7 +103,9 @@ export class Cluster {
     private readonly logger: Logger,
   ) {
     this.stateSigning = { key: deriveKey(options.secret, options.name, 'requestState'), replica: this.replica };
-    this.auth = new PeerAuth(deriveKey(options.secret, options.name, 'peer'));
+    this.auth = new PeerAuth(deriveKey(options.secret, options.name, 'peer'), this.replica);
+    this.seal = recordSealOf(options.secret, options.name);
+    this.distrust = new DistrustLog(logger);
     redis.on('ready', () => {
       this.logger.info(`cluster "${options.name}": Redis reachable, registering`);
       this.outageLogged = false;
@@ -141,55 +157,100 @@ export class Cluster {
 
   /** Resolves once Redis has it (or could not be reached): a client told its session id finds it on any replica. */
   async registerSession(id: string, token: string | undefined): Promise<void> {
-    this.sessions.set(id, token);
-    await this.command(() => this.registering(this.redis.multi(), id, token).exec());
+    const session: HeldSession = { token };
+    this.sessions.set(id, session);
+    await this.command(() => this.registering(this.redis.multi(), id, session).exec());
   }
 
   forgetSession(id: string): void {
-    const token = this.sessions.get(id);
+    const session = this.sessions.get(id);
     this.sessions.delete(id);
     const batch = this.redis.multi().del(this.key('session', id));
-    if (token !== undefined) batch.zRem(this.key('token', token), id);
+    if (session?.token !== undefined && session.member !== undefined) {
+      batch.zRem(this.key('token', session.token), session.member);
+    }
     void this.command(() => batch.exec());
   }
 
   /**
    * How many sessions `token` holds open across the cluster
-   * (`http.maxSessionsPerToken` is cluster-wide): each session is a member
-   * of its token's sorted set, scored with when it lapses unless its
-   * replica's heartbeat renews it, so a dead replica's sessions stop
-   * counting within seconds. Undefined while Redis is out of reach.
+   * (`http.maxSessionsPerToken` is cluster-wide): each session is a sealed
+   * member of its token's sorted set, naming the session and when it lapses
+   * unless its replica's heartbeat renews it, so a dead replica's sessions
+   * stop counting within seconds, and members that fail their check (made
+   * without the cluster's key, or old ones written again) are not counted.
+   * Undefined while Redis is out of reach.
    */
   async sessionsHeldBy(token: string): Promise<number | undefined> {
     const key = this.key('token', token);
     const now = Date.now();
-    const replies = await this.command(() => this.redis.multi().zRemRangeByScore(key, '-inf', now).zCard(key).exec());
-    return replies === undefined ? undefined : Number(replies[1]);
+    const replies = await this.command(() =>
+      this.redis.multi().zRemRangeByScore(key, '-inf', now).zRange(key, 0, -1).exec(),
+    );
+    if (replies === undefined) return undefined;
+    const sessions = new Set<string>();
+    for (const member of replies[1] as unknown as string[]) {
+      const session = this.opened('token', key, member);
+      if (session !== UNTRUSTED && session !== undefined) sessions.add(session.value);
+    }
+    return sessions.size;
   }
 
   /**
    * Where a session this replica does not hold lives: another replica,
-   * 'gone' when its replica stopped, undefined when no replica holds it
-   * (or Redis did not say: then `degraded` says why).
+   * 'gone' when its replica stopped, UNTRUSTED when a record on the way
+   * failed its check (so it is not followed), undefined when no replica
+   * holds it (or Redis did not say: then `degraded` says why).
    */
-  async ownerOfSession(id: string): Promise<Peer | 'gone' | undefined> {
-    const replica = await this.command(() => this.redis.get(this.key('session', id)));
-    if (!replica || replica === this.replica) return undefined;
-    return (await this.peer(replica)) ?? 'gone';
+  async ownerOfSession(id: string): Promise<Peer | 'gone' | typeof UNTRUSTED | undefined> {
+    const owner = await this.lookup('session', id);
+    if (owner === UNTRUSTED) return UNTRUSTED;
+    if (owner === undefined || owner.value === this.replica) return undefined;
+    return (await this.peer(owner.value)) ?? 'gone';
   }
 
-  /** A replica whose entry has not lapsed: its MCP URL, and when it was last heard from. */
-  async peer(replica: string): Promise<Peer | undefined> {
-    const key = this.key('replica', replica);
-    const replies = await this.command(() => this.redis.multi().get(key).pTTL(key).exec());
-    const url = replies?.[0];
-    if (typeof url !== 'string') return undefined;
-    return { url, heardMsAgo: Math.max(0, REPLICA_TTL_MS - Number(replies?.[1])) };
+  /** A replica whose entry has not lapsed: its MCP URL, and when it was last heard from; UNTRUSTED when its entry fails its check. */
+  async peer(replica: string): Promise<Peer | typeof UNTRUSTED | undefined> {
+    const entry = await this.lookup('replica', replica);
+    if (entry === undefined || entry === UNTRUSTED) return entry;
+    // When it was heard from is what its sealed expiry says, not what Redis says of the key's TTL.
+    return {
+      replica,
+      url: entry.value,
+      heardMsAgo: Math.max(0, REPLICA_TTL_MS - (entry.expiresAt - Date.now())),
+    };
   }
 
-  /** Whether a request was forwarded by a replica, and for which client; a forged stamp is refused. */
-  admit(stamp: string): { clientId: string | undefined } | { refused: string } {
-    return this.auth.check(stamp);
+  /**
+   * Whether a request was forwarded by a replica, and for which client: its
+   * stamp's MAC, target and time are checked here, before its body is read;
+   * the body and the stamp's single use then by `consume`.
+   */
+  admit(stamp: string, request: StampedRequest): PeerStamp | { refused: string } {
+    const checked = this.auth.check(stamp, request);
+    if ('refused' in checked) this.refusedStamp(checked.refused);
+    return checked;
+  }
+
+  /**
+   * The rest of a forwarded request's check, once its body is read: the
+   * body is the one stamped, the stamp is used for the first time (here,
+   * and cluster-wide in Redis while Redis answers), and the request is one
+   * a replica forwards: a legacy session's (never one that opens a
+   * session) or the retry of a 2026-07-28 call this replica holds.
+   * Undefined when it is admitted, else why not.
+   */
+  async consume(stamp: PeerStamp, read: ReadBody, legacy: boolean): Promise<string | undefined> {
+    const refused =
+      this.auth.consume(stamp, read.text) ??
+      (await this.usedInCluster(stamp)) ??
+      forwardsOnly(read, legacy, this.replica);
+    if (refused !== undefined) this.refusedStamp(refused);
+    else {
+      const client = stamp.clientId === undefined ? 'its client (no bearer auth)' : stamp.clientId;
+      this.logger.debug(`serving a ${read.request.method} forwarded by replica ${stamp.from} for ${client}`);
+    }
+    return refused;
   }
 
   /**
@@ -198,11 +259,21 @@ export class Cluster {
    * be reached, why. A connection that cannot be made fails within Node's
    * fetch connect timeout (10 s), never later.
    */
-  async forward(request: Request, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded> {
+  async forward(read: ReadBody, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded> {
     const { url } = peer;
+    const request = read.withBody();
     const headers = new Headers(request.headers);
     for (const name of HOP_HEADERS) headers.delete(name);
-    headers.set(PEER_HEADER, this.auth.stamp(clientId));
+    const { pathname, search } = new URL(url);
+    const stamped = {
+      method: request.method,
+      path: pathname + search,
+      sessionId: headers.get('mcp-session-id') ?? undefined,
+    };
+    headers.set(
+      PEER_HEADER,
+      this.auth.stamp(stamped, request.method === 'POST' ? read.text : '', peer.replica, clientId),
+    );
     let answer: Response;
     try {
       answer = await fetch(url, {
@@ -236,60 +307,146 @@ export class Cluster {
    * or its status), and the answer published on the request's reply
    * channel. Subscribing takes a connection of its own.
    */
-  async answerCommands(runtime: HostRuntime, reloader: Reloader, configFile: string): Promise<void> {
-    const subscriber = this.redis.duplicate();
+  answerCommands(runtime: HostRuntime, reloader: Reloader, configFile: string): void {
+    // Its commands wait in its queue while it is not connected: the subscription is made once it is
+    // (and renewed by the client on every reconnection), and a replica serves meanwhile.
+    const subscriber = this.redis.duplicate({ disableOfflineQueue: false });
     subscriber.on('error', () => undefined); // the main connection reports outages
     this.subscriber = subscriber;
-    await subscriber.connect().catch(() => undefined);
+    subscriber.connect().catch(() => undefined);
     const answer = async ({ id, command }: ClusterRequest): Promise<void> => {
       const reply: ReplicaReply = { replica: this.replica, url: this.url ?? '', pid: process.pid, configFile };
       if (command === 'reload') reply.outcome = await reloader.reload('mcp-host reload --cluster');
       else reply.status = hostStatus(runtime);
-      await this.command(() => this.redis.publish(this.key('channel', replyChannel(id)), JSON.stringify(reply)));
+      const channel = this.key('channel', replyChannel(id));
+      const sealed = this.seal.seal(channel, JSON.stringify(reply), Date.now() + COMMAND_TTL_MS);
+      await this.command(() => this.redis.publish(channel, sealed));
     };
-    await subscriber
-      .subscribe(this.key('channel', COMMAND_CHANNEL), (message) => {
-        const request = parsedRequest(message);
+    const channel = this.key('channel', COMMAND_CHANNEL);
+    subscriber
+      .subscribe(channel, (message) => {
+        const request = this.commandOf(channel, message);
         if (request) void answer(request);
-        else this.logger.warn(`cluster "${this.options.name}": ignored a malformed command on the cluster's channel`);
       })
-      .catch((error: unknown) =>
-        this.logger.warn(
-          `cluster "${this.options.name}": reload --cluster and status --cluster cannot reach this replica: ${describeThrown(error)}`,
-        ),
-      );
+      // Queued until connected, it fails only when the replica leaves before it ever subscribed: nothing to report.
+      .catch(() => undefined);
   }
 
   /** Leave the cluster: this replica's entry goes at once, so its sessions answer 404 without waiting for expiry. */
   async leave(): Promise<void> {
     clearInterval(this.heartbeat);
     const batch = this.redis.multi().del(this.key('replica', this.replica));
-    for (const [id, token] of this.sessions) {
+    for (const [id, { token, member }] of this.sessions) {
       batch.del(this.key('session', id));
-      if (token !== undefined) batch.zRem(this.key('token', token), id);
+      if (token !== undefined && member !== undefined) batch.zRem(this.key('token', token), member);
     }
     await this.command(() => batch.exec());
-    await this.subscriber?.quit().catch(() => undefined);
-    await this.redis.quit().catch(() => undefined);
+    // Cut, not closed: closing waits for the answers to commands still pending, which a Redis that is
+    // paused or gone never sends. A stopping replica waits on Redis cluster.redisTimeoutMs at most.
+    for (const client of [this.subscriber, this.redis]) if (client?.isOpen) client.destroy();
   }
 
   private async beat(): Promise<void> {
+    const now = Date.now();
+    for (const [key, { expiresAt }] of this.lastTrusted) if (expiresAt <= now) this.lastTrusted.delete(key);
     const { url } = this;
     if (!this.redis.isReady || url === undefined) return;
-    const batch = this.redis.multi().set(this.key('replica', this.replica), url, { PX: REPLICA_TTL_MS });
-    for (const [id, token] of this.sessions) this.registering(batch, id, token);
+    const key = this.key('replica', this.replica);
+    const batch = this.redis
+      .multi()
+      .set(key, this.seal.seal(key, url, Date.now() + REPLICA_TTL_MS), { PX: REPLICA_TTL_MS });
+    for (const [id, session] of this.sessions) this.registering(batch, id, session);
     await this.command(() => batch.exec());
   }
 
-  /** Add to `batch` the commands that (re)register a session: its owner, and its place in its token's count. */
-  private registering(batch: RedisBatch, id: string, token: string | undefined): RedisBatch {
-    batch.set(this.key('session', id), this.replica, { PX: SESSION_TTL_MS });
-    if (token !== undefined) {
-      const key = this.key('token', token);
-      batch.zAdd(key, { score: Date.now() + REPLICA_TTL_MS, value: id });
-      batch.pExpire(key, SESSION_TTL_MS);
+  /** Add to `batch` the commands that (re)register a session, sealed: its owner, and its place in its token's count. */
+  private registering(batch: RedisBatch, id: string, session: HeldSession): RedisBatch {
+    const now = Date.now();
+    const key = this.key('session', id);
+    batch.set(key, this.seal.seal(key, this.replica, now + SESSION_TTL_MS), { PX: SESSION_TTL_MS });
+    if (session.token !== undefined) {
+      const tokenKey = this.key('token', session.token);
+      const lapsesAt = now + REPLICA_TTL_MS;
+      const member = this.seal.seal(tokenKey, id, lapsesAt);
+      batch.zAdd(tokenKey, { score: lapsesAt, value: member });
+      if (session.member !== undefined) batch.zRem(tokenKey, session.member);
+      session.member = member;
+      batch.pExpire(tokenKey, SESSION_TTL_MS);
     }
     return batch;
+  }
+
+  /**
+   * The record under `key` (a session's owner, a replica's address), read
+   * from Redis and opened. One that fails its check is not followed: the
+   * last sealed record read under that key stands in for it until that one
+   * expires, so rewriting Redis costs a client nothing while this replica
+   * has seen the true record lately; past that, UNTRUSTED. A key that is
+   * gone from Redis (a session ended, a replica left) forgets its record.
+   */
+  private async lookup(
+    kind: 'session' | 'replica',
+    id: string,
+  ): Promise<{ value: string; expiresAt: number } | typeof UNTRUSTED | undefined> {
+    const key = this.key(kind, id);
+    const record = await this.command(() => this.redis.get(key));
+    if (record === null) this.lastTrusted.delete(key);
+    const opened = this.opened(kind, key, record);
+    if (opened !== UNTRUSTED) {
+      if (opened !== undefined) this.lastTrusted.set(key, opened);
+      return opened;
+    }
+    const last = this.lastTrusted.get(key);
+    return last !== undefined && last.expiresAt > Date.now() ? last : UNTRUSTED;
+  }
+
+  /**
+   * A record read from Redis under `key`, opened: undefined when there is
+   * none, UNTRUSTED (and logged) when it fails its check.
+   */
+  private opened(
+    kind: ClusterKeyKind,
+    key: string,
+    record: unknown,
+  ): { value: string; expiresAt: number } | typeof UNTRUSTED | undefined {
+    if (typeof record !== 'string') return undefined;
+    const opened = this.seal.open(key, record);
+    if (!('refused' in opened)) return opened;
+    // Each kind of record is logged on its own: one does not hide another.
+    this.distrust.refused(
+      kind,
+      `cluster "${this.options.name}": ignored the Redis record ${key}: ${opened.refused}. Something other than a replica of this cluster wrote it; it is not followed. Fix: find what else writes to this Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
+    );
+    return UNTRUSTED;
+  }
+
+  /** A cluster command sealed for `channel`, not answered before; undefined (and logged) for anything else. */
+  private commandOf(channel: string, message: string): ClusterRequest | undefined {
+    const opened = this.opened('channel', channel, message);
+    if (opened === undefined || opened === UNTRUSTED) return undefined;
+    const request = parsedRequest(opened.value);
+    const now = Date.now();
+    for (const [id, expiresAt] of this.answered) if (expiresAt <= now) this.answered.delete(id);
+    if (request === undefined || this.answered.has(request.id)) return undefined;
+    this.answered.set(request.id, opened.expiresAt);
+    return request;
+  }
+
+  /**
+   * Whether another replica saw the stamp first (a replay cache in Redis,
+   * SET NX with the stamp's window as expiry). Where Redis does not answer
+   * in time, this replica's own cache has decided: a stamp names the one
+   * replica it is good for.
+   */
+  private async usedInCluster(stamp: PeerStamp): Promise<string | undefined> {
+    const first = await this.command(() =>
+      this.redis.set(this.key('stamp', stamp.nonce), this.replica, { NX: true, PX: 2 * STAMP_WINDOW_MS }),
+    );
+    return first === null ? 'it was used already (a replay)' : undefined;
+  }
+
+  private refusedStamp(why: string): void {
+    this.distrust.refused('stamp', `refused a request forwarded as from another replica: ${why}`);
   }
 
   /**
@@ -329,6 +486,21 @@ export class Cluster {
   private key(kind: ClusterKeyKind, id: string): string {
     return clusterKey(this.options.name, kind, id);
   }
+}
+
+/**
+ * A stamp authorises the one request a replica forwards, nothing else: a
+ * legacy session's request (one without a session id would open a session)
+ * or the retry of a 2026-07-28 call held by `replica`.
+ */
+function forwardsOnly({ request, json }: ReadBody, legacy: boolean, replica: string): string | undefined {
+  if (legacy) {
+    return request.headers.has('mcp-session-id') ? undefined : 'a forwarded request opens no session';
+  }
+  const state = isPlainObject(json) && isPlainObject(json.params) ? json.params.requestState : undefined;
+  return typeof state === 'string' && ownerOf(state)?.replica === replica
+    ? undefined
+    : 'a forwarded 2026-07-28 request is the retry of a call this replica holds, and this is not';
 }
 
 /** A cluster command as published by the CLI; undefined for anything else on the channel. */

@@ -1,44 +1,103 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PeerStamp, StampedRequest } from '../sinks/cluster.js';
 
 /**
- * The header a replica puts on a request it forwards to another: when it
- * was sent, which bearer token the client used (the owner checks a session
- * belongs to it), and a MAC over both with a key derived from the cluster
- * secret. Only replicas hold the secret, so only they can send one.
+ * How far a stamp's time may be from the receiver's clock: forwarding is
+ * immediate; replicas' clocks are kept within this of each other (NTP).
  */
-export const PEER_HEADER = 'x-mcp-host-peer';
-/** How old a forwarded request's stamp may be: forwarding is immediate, a replay is not. */
-const MAX_SKEW_MS = 60_000;
+export const STAMP_WINDOW_MS = 5_000;
+const VERSION = '2';
 
 /** A key for one use of the cluster secret, so no two uses share a key. */
 export function deriveKey(secret: string, cluster: string, use: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, cluster, `mcp-host ${use}`, 32));
 }
 
+/** The SHA-256 of a request body's text, as a stamp carries it. */
+export function bodyDigest(body: string): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
+
+/** Stamps a forwarded request's PEER_HEADER (sinks/cluster.ts) with the cluster's key, and checks one. */
 export class PeerAuth {
-  constructor(private readonly key: Buffer) {}
+  /** The nonces accepted within the window, each with when it may be forgotten (in insertion order: times only grow). */
+  private readonly used = new Map<string, number>();
 
-  /** The header value for a request forwarded on behalf of `clientId` (undefined: no bearer auth). */
-  stamp(clientId: string | undefined): string {
-    const sent = String(Date.now());
-    const client = clientId ?? '';
-    return `${sent}.${client}.${this.mac(sent, client)}`;
+  /** `self`: this replica's name, the target a stamp it accepts must name. */
+  constructor(
+    private readonly key: Buffer,
+    private readonly self: string,
+  ) {}
+
+  /** The header value for `request` (with `body`) forwarded to replica `target` on behalf of `clientId`. */
+  stamp(request: StampedRequest, body: string, target: string, clientId: string | undefined): string {
+    const fields = [
+      VERSION,
+      String(Date.now()),
+      randomBytes(16).toString('base64url'),
+      this.self,
+      target,
+      Buffer.from(clientId ?? '').toString('base64url'),
+      bodyDigest(body),
+    ];
+    return `${fields.join('.')}.${this.mac(fields, request)}`;
   }
 
-  /** The forwarded request's client, or why the stamp is refused. */
-  check(value: string): { clientId: string | undefined } | { refused: string } {
-    const [sent = '', client = '', mac = ''] = value.split('.');
-    const expected = this.mac(sent, client);
-    if (mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) {
-      return { refused: 'its signature does not match this cluster’s key (MCP_HOST_CLUSTER_SECRET differs)' };
+  /** What a stamp says, once its MAC, its target and its time check out against `request`; else why it is refused. */
+  check(value: string, request: StampedRequest): PeerStamp | { refused: string } {
+    const fields = value.split('.');
+    const mac = Buffer.from(fields.pop() ?? '');
+    if (fields.length !== 7 || fields[0] !== VERSION) return { refused: 'it is not a stamp this version makes' };
+    const expected = Buffer.from(this.mac(fields, request));
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+      return {
+        refused:
+          'its signature does not match this request (its method, path, session and body) under this cluster’s key (or MCP_HOST_CLUSTER_SECRET differs)',
+      };
     }
-    if (Math.abs(Date.now() - Number(sent)) > MAX_SKEW_MS) {
-      return { refused: `it was stamped more than ${MAX_SKEW_MS / 1000} s away from this replica's clock` };
+    const [, sent, nonce, from, target, client, digest] = fields as [string, ...string[]];
+    if (target !== this.self) return { refused: 'it was stamped for another replica' };
+    const sentAt = Number(sent);
+    if (!(Math.abs(Date.now() - sentAt) <= STAMP_WINDOW_MS)) {
+      return {
+        refused: `it was stamped more than ${STAMP_WINDOW_MS / 1000} s away from this replica's clock (a replay, or clocks out of step)`,
+      };
     }
-    return { clientId: client === '' ? undefined : client };
+    const clientId = Buffer.from(client!, 'base64url').toString();
+    return {
+      clientId: clientId === '' ? undefined : clientId,
+      from: from!,
+      nonce: nonce!,
+      sentAt,
+      bodyDigest: digest!,
+    };
   }
 
-  private mac(sent: string, client: string): string {
-    return createHmac('sha256', this.key).update(`${sent}\0${client}`).digest('base64url');
+  /**
+   * Whether `body` is the one the stamp was made for, and the stamp is
+   * used for the first time here: undefined if so (it is used now), else
+   * why it is refused.
+   */
+  consume(stamp: PeerStamp, body: string): string | undefined {
+    const digest = Buffer.from(bodyDigest(body));
+    const stamped = Buffer.from(stamp.bodyDigest);
+    if (digest.length !== stamped.length || !timingSafeEqual(digest, stamped)) {
+      return 'the body is not the one it was stamped for';
+    }
+    const now = Date.now();
+    for (const [nonce, forgetAt] of this.used) {
+      if (forgetAt > now) break;
+      this.used.delete(nonce);
+    }
+    if (this.used.has(stamp.nonce)) return 'it was used already (a replay)';
+    // Kept until no clock within the window could take the stamp for fresh.
+    this.used.set(stamp.nonce, now + 2 * STAMP_WINDOW_MS);
+    return undefined;
+  }
+
+  private mac(fields: readonly string[], { method, path, sessionId }: StampedRequest): string {
+    return createHmac('sha256', this.key)
+      .update(`${fields.join('.')}\n${method}\n${path}\n${sessionId ?? ''}`)
+      .digest('base64url');
   }
 }

@@ -1,5 +1,5 @@
 import type { Generation } from '../catalogue/generation.js';
-import { ALL_LIST_KINDS, keyOf, type ListKind } from '../catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, keyOf, type ListKind } from '../vocabulary/list-kinds.js';
 import type { Mount } from '../mounts/mount.js';
 
 const HEADINGS: Record<ListKind, string> = {

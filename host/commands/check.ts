@@ -12,6 +12,8 @@ export interface CheckOptions {
   logger: Logger;
   /** The options a plugin checked in its own directory is created with. */
   sampleOptions?: Record<string, unknown>;
+  /** `--allow-withheld`: exit 0 even when `pins: 'refuse'` withholds definitions. */
+  allowWithheld?: boolean;
 }
 
 /**
@@ -28,10 +30,10 @@ export async function check(options: CheckOptions): Promise<number> {
   if (plugin) {
     const { config, file, note } = pluginCheckConfig(plugin, options.sampleOptions ?? {});
     process.stdout.write(`checking ${plugin.dir} as an mcp-host plugin (no host config here): ${note}\n`);
-    inspection = await inspectConfigValue(config, file, { logger: options.logger, events: runtime });
+    inspection = await inspectConfigValue(config, file, { logger: options.logger, events: runtime.events });
     where = `the plugin ${plugin.name}`;
   } else {
-    inspection = await inspectCatalogue({ ...options, events: runtime });
+    inspection = await inspectCatalogue({ ...options, events: runtime.events });
     where = inspection.config?.file ?? options.configPath ?? 'the config';
   }
   const { generation, problems } = inspection;
@@ -44,11 +46,14 @@ export async function check(options: CheckOptions): Promise<number> {
       return 1;
     }
     const warnings = generation!.warnings();
-    process.stdout.write(
-      `${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}` +
-        `OK: ${formatTotals(generation!)} (${where})\n`,
-    );
-    return 0;
+    // What pins: 'refuse' withholds is missing for clients: a CI gate on check must see it.
+    const withheld = generation!.index.drifts.filter((drift) => drift.withheld).length;
+    const verdict =
+      withheld > 0 && !options.allowWithheld
+        ? `mcp-host check: ${withheld} definition${withheld === 1 ? ' is' : 's are'} withheld from clients (pins: 'refuse'; listed above) in ${where}. Fix: review the change (mcp-host pin --diff), then run mcp-host pin; or pass --allow-withheld to accept serving without them.\n`
+        : `OK: ${formatTotals(generation!)} (${where})\n`;
+    process.stdout.write(`${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}${verdict}`);
+    return withheld > 0 && !options.allowWithheld ? 1 : 0;
   } finally {
     await Promise.allSettled((generation?.mounts ?? []).map((mount) => mount.close()));
   }

@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config/load.js';
 import { configWhere } from '../config/problem-wording.js';
 import { HostError, describeThrown } from '../errors.js';
-import { DEFAULT_CLUSTER_NAME, REDIS_URL_ENV } from '../cluster/cluster-options.js';
+import {
+  DEFAULT_CLUSTER_NAME,
+  REDIS_URL_ENV,
+  clusterSecret,
+  redisUrlOf,
+  shownRedisUrl,
+} from '../cluster/cluster-options.js';
+import { recordSealOf } from '../cluster/signed-record.js';
 import {
   COMMAND_CHANNEL,
+  COMMAND_TTL_MS,
+  HEARTBEAT_MS,
   clusterKey,
   replyChannel,
   type ClusterCommand,
@@ -60,7 +69,10 @@ function replicaLabel(reply: ReplicaReply): string {
 /**
  * Publish `command` to the config's cluster through its Redis and collect
  * the answers of the replicas registered there (those that did not answer
- * in time are reported on stderr: `silent`).
+ * in time are reported on stderr: `silent`). The command is sealed with
+ * the cluster's key (MCP_HOST_CLUSTER_SECRET, as the replicas have it), and
+ * only entries and answers sealed with it are believed: whoever else
+ * writes to that Redis can neither reload the replicas nor answer for them.
  */
 async function askCluster(
   options: ReloadCommandOptions,
@@ -78,21 +90,16 @@ async function askCluster(
           : 'add a cluster section to the config; status --cluster reports the replicas of a cluster.',
     });
   }
-  const redisUrl = config.cluster.redis ?? process.env[REDIS_URL_ENV];
-  if (!redisUrl) {
-    throw new HostError({
-      where,
-      what: `the cluster's Redis is named by neither cluster.redis nor ${REDIS_URL_ENV}.`,
-      fix: `run with ${REDIS_URL_ENV} set as the replicas have it.`,
-    });
-  }
+  const redisUrl = redisUrlOf(config.cluster, config.file);
+  const shown = shownRedisUrl(redisUrl);
   const name = config.cluster.name ?? DEFAULT_CLUSTER_NAME;
+  const seal = recordSealOf(clusterSecret(where), name);
   const { createClient } = await import('redis');
   const redis = createClient({ url: redisUrl, socket: { connectTimeout: 5_000, reconnectStrategy: false } });
   redis.on('error', () => undefined); // connect() rejects with the cause
   await redis.connect().catch((error: unknown) => {
     throw new HostError({
-      where: `Redis at ${redisUrl}`,
+      where: `Redis at ${shown}`,
       what: `cannot be reached: ${(error as Error).message}.`,
       fix: `start it, or name the cluster's Redis with cluster.redis or ${REDIS_URL_ENV}.`,
     });
@@ -107,18 +114,45 @@ async function askCluster(
     connectionLost();
   };
   try {
-    const replicas = new Set<string>();
     const prefix = clusterKey(name, 'replica', '');
-    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
-      for (const key of [keys].flat()) replicas.add(key.slice(prefix.length));
+    const replicas = new Set<string>();
+    const distrustedIds = new Set<string>();
+    // An entry that fails its check may be a replica's, rewritten by something else: its replica writes it
+    // again within a heartbeat, so the entries are read again until then, and a replica whose entry was
+    // sound once is asked.
+    const lookedUntil = Date.now() + HEARTBEAT_MS + 500;
+    for (;;) {
+      for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
+        for (const key of [keys].flat()) {
+          const entry = await redis.get(key);
+          if (entry === null) continue;
+          const id = key.slice(prefix.length);
+          if ('refused' in seal.open(key, entry)) distrustedIds.add(id);
+          else replicas.add(id);
+        }
+      }
+      for (const id of replicas) distrustedIds.delete(id);
+      if (distrustedIds.size === 0 || Date.now() > lookedUntil) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    const forged = distrustedIds.size;
+    const distrusted =
+      forged === 0
+        ? ''
+        : `${forged} replica entr${forged === 1 ? 'y' : 'ies'} in it fail${forged === 1 ? 's' : ''} the cluster's signature check, and ${forged === 1 ? 'is' : 'are'} ignored: something other than a replica wrote ${forged === 1 ? 'it' : 'them'}, or MCP_HOST_CLUSTER_SECRET is not the replicas'`;
+    const distrustFix =
+      "run with the replicas' MCP_HOST_CLUSTER_SECRET; if it is theirs, give Redis credentials only the replicas hold (docs/replicas.md)";
     if (replicas.size === 0) {
       throw new HostError({
         where,
-        what: `no replica of cluster "${name}" is registered in Redis at ${redisUrl}.`,
-        fix: 'start the replicas (mcp-host start with this config and the same Redis).',
+        what: `no replica of cluster "${name}" is registered in Redis at ${shown}${forged === 0 ? '' : `; ${distrusted}`}.`,
+        fix:
+          forged === 0
+            ? 'start the replicas (mcp-host start with this config and the same Redis).'
+            : `${distrustFix}, and retry.`,
       });
     }
+    if (forged > 0) process.stderr.write(`mcp-host: Redis at ${shown}: ${distrusted}. Fix: ${distrustFix}.\n`);
     const request = randomUUID();
     const replies = new Map<string, ReplicaReply>();
     redis.on('error', onLost);
@@ -128,13 +162,18 @@ async function askCluster(
     let allAnswered!: () => void;
     const answered = new Promise<void>((resolve) => (allAnswered = resolve));
     // Subscribed before asking: an answer cannot come before anyone listens for it.
-    await subscriber.subscribe(clusterKey(name, 'channel', replyChannel(request)), (message) => {
-      const reply = JSON.parse(message) as ReplicaReply;
+    const replyChannelKey = clusterKey(name, 'channel', replyChannel(request));
+    await subscriber.subscribe(replyChannelKey, (message) => {
+      const opened = seal.open(replyChannelKey, message);
+      // An answer not sealed by a replica is no replica's answer.
+      if ('refused' in opened) return;
+      const reply = JSON.parse(opened.value) as ReplicaReply;
       replies.set(reply.replica, reply);
       if ([...replicas].every((replica) => replies.has(replica))) allAnswered();
     });
     const published: ClusterRequest = { id: request, command };
-    await redis.publish(clusterKey(name, 'channel', COMMAND_CHANNEL), JSON.stringify(published));
+    const commands = clusterKey(name, 'channel', COMMAND_CHANNEL);
+    await redis.publish(commands, seal.seal(commands, JSON.stringify(published), Date.now() + COMMAND_TTL_MS));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([answered, lostConnection, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
@@ -145,7 +184,7 @@ async function askCluster(
           ? 'may have reloaded all the same: see each one\u2019s generation with mcp-host status --cluster once Redis is back, and run mcp-host reload --cluster again if one is behind'
           : 'may be serving all the same: run mcp-host status --cluster again once Redis is back';
       process.stderr.write(
-        `mcp-host: Redis at ${redisUrl}: the connection was lost while waiting for the replicas' answers (${lost}). Fix: the replicas that did not answer ${after}.\n`,
+        `mcp-host: Redis at ${shown}: the connection was lost while waiting for the replicas' answers (${lost}). Fix: the replicas that did not answer ${after}.\n`,
       );
     }
     for (const replica of silentOnes) {

@@ -11,7 +11,7 @@ export async function list(options: {
   json: boolean;
 }): Promise<number> {
   const runtime = new HostRuntime(options.logger);
-  const { generation } = await composeCatalogue({ ...options, events: runtime, id: 1 });
+  const { generation } = await composeCatalogue({ ...options, events: runtime.events, id: 1 });
   try {
     process.stdout.write(
       options.json ? `${JSON.stringify(catalogueJson(generation), null, 2)}\n` : `${formatCatalogue(generation)}\n`,

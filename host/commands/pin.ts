@@ -35,7 +35,7 @@ export interface PinOptions {
 export async function pin(options: PinOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   // The lock is read here, not by the build: a malformed one must not stop `pin` from replacing it.
-  const { config, generation } = await composeCatalogue({ ...options, events: runtime, id: 1, withLock: false });
+  const { config, generation } = await composeCatalogue({ ...options, events: runtime.events, id: 1, withLock: false });
   try {
     const file = lockFileOf(config.file);
     const lock = await readLock(config.file).catch((error: unknown) => {

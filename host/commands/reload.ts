@@ -1,7 +1,7 @@
 import { formatProblem, type Problem } from '../errors.js';
-import { ALL_LIST_KINDS, LIST_KINDS } from '../catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, LIST_KINDS } from '../vocabulary/list-kinds.js';
 import { askLocalHosts, type LocalHostsOptions } from './local-hosts.js';
-import { pluginChanges } from '../reload/catalogue-diff.js';
+import { pluginChanges } from '../catalogue/catalogue-diff.js';
 import type { ReloadDiff, ReloadOutcome } from '../reload/reloader.js';
 
 export type ReloadCommandOptions = LocalHostsOptions;

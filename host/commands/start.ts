@@ -1,6 +1,8 @@
+import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
+import { retireMounts } from '../mounts/retire.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
@@ -10,7 +12,8 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
-import { recordReload, startTelemetry, stopTelemetry } from '../telemetry/telemetry.js';
+import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
+import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
 
@@ -33,7 +36,7 @@ export async function start(options: StartOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const { config, generation } = await composeCatalogue({
     ...options,
-    events: runtime,
+    events: runtime.events,
     id: 1,
     // On before the first generation starts its mounts: their handshakes and first drains are traced too.
     configLoaded: (loaded) => startTelemetry(loaded.telemetry, runtime, options.logger),
@@ -61,7 +64,7 @@ export async function start(options: StartOptions): Promise<number> {
     clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
   if (cluster) {
     runtime.stateSigning = cluster.stateSigning;
-    await cluster.answerCommands(runtime, reloading.reloader, config.file);
+    cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
   const service = httpOptions
@@ -87,7 +90,7 @@ export async function start(options: StartOptions): Promise<number> {
   options.logger.info(`stopping (${reason}): letting calls in flight finish`);
   await cluster?.leave();
   await reloading.close();
-  await runtime.retire(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
+  await retireMounts(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();
   await stopTelemetry();
   return 0;
@@ -100,6 +103,7 @@ function httpServeOptions(config: ResolvedConfig, address: { host: string; port:
     auth,
     { host: address.host, loopback: isLoopback(address.host) },
     configWhere(config.file, 'http.auth'),
+    dirname(config.file),
   );
   return {
     ...rest,

@@ -17,7 +17,25 @@ import type { ArrayExpression, Expression, Node, ObjectExpression, Statement } f
 import { HostError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 
-export type NewEntry = { package: string } & ({ prefix: string } | { flat: true } | Record<never, never>);
+/**
+ * A value the config reads from the host's environment when it loads
+ * (`process.env.NAME`), so that a secret given to `add --env NAME` is never
+ * written into the file.
+ */
+export class EnvironmentReference {
+  constructor(readonly name: string) {}
+
+  /** How `add` reports the entry it wrote. */
+  toJSON(): string {
+    return `process.env.${this.name}`;
+  }
+}
+
+export type NewEntry = { package: string } & ({ prefix: string } | { flat: true } | Record<never, never>) & {
+    bin?: string;
+    args?: string[];
+    env?: Record<string, string | EnvironmentReference>;
+  };
 
 /** The file's text with `entry` appended to its plugins. Throws a HostError naming the fix when it cannot. */
 export function withPluginEntry(file: string, source: string, entry: NewEntry): string {
@@ -42,6 +60,14 @@ function withJsonEntry(file: string, source: string, entry: NewEntry, inPackageJ
   const config = inPackageJson && isPlainObject(document) ? document['mcp-host'] : document;
   if (!isPlainObject(config) || (config.plugins !== undefined && !Array.isArray(config.plugins))) {
     throw cannotEdit(file, entry, 'its plugins are not an array');
+  }
+  const reference = Object.values(entry.env ?? {}).find((value) => value instanceof EnvironmentReference);
+  if (reference) {
+    throw cannotEdit(
+      file,
+      entry,
+      `a JSON config cannot read the environment variable ${reference.name} when it loads; give its value (--env ${reference.name}=VALUE), or use a JavaScript config`,
+    );
   }
   config.plugins = [...((config.plugins as unknown[] | undefined) ?? []), entry];
   const indent = /^[ \t]+(?=")/m.exec(source)?.[0] ?? '  ';
@@ -175,11 +201,20 @@ function preferredQuote(source: string): "'" | '"' {
   return double > single ? '"' : "'";
 }
 
-/** `{ package: '@acme/mcp-weather', prefix: 'weather' }` in the file's quotes. */
+/** `{ package: '@acme/mcp-weather', prefix: 'weather', env: { KEY: process.env.KEY } }` in the file's quotes. */
 function entryText(entry: NewEntry, quote: "'" | '"'): string {
   const literal = (value: string) => (quote === '"' || /['\\]/.test(value) ? JSON.stringify(value) : `'${value}'`);
-  const fields = Object.entries(entry).map(([key, value]) =>
-    typeof value === 'string' ? `${key}: ${literal(value)}` : `${key}: ${String(value)}`,
-  );
-  return `{ ${fields.join(', ')} }`;
+  const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : literal(name));
+  const text = (value: unknown): string => {
+    if (typeof value === 'string') return literal(value);
+    if (value instanceof EnvironmentReference) return `process.env.${value.name}`;
+    if (Array.isArray(value)) return `[${value.map(text).join(', ')}]`;
+    if (typeof value === 'object' && value !== null) {
+      return `{ ${Object.entries(value)
+        .map(([name, item]) => `${key(name)}: ${text(item)}`)
+        .join(', ')} }`;
+    }
+    return String(value);
+  };
+  return text(entry);
 }

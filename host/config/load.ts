@@ -9,12 +9,13 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { cosmiconfig, defaultLoaders, type CosmiconfigResult, type Loader } from 'cosmiconfig';
+import { cosmiconfig, defaultLoaders, getDefaultSearchPlaces, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import { describeThrown, HostError } from '../errors.js';
 import { importFresh } from '../fresh-import.js';
 import { isModuleOnlySyntaxError, nearestPackageType, needsModuleSyntax } from '../module-type.js';
 import type { ResolvedConfig } from './types.js';
 import { endSentence } from './problem-wording.js';
+import { loadTypeScriptConfig } from './typescript-config.js';
 import { validateConfig } from './validate.js';
 
 export interface LoadConfigOptions {
@@ -26,7 +27,7 @@ export interface LoadConfigOptions {
 
 const MODULE_NAME = 'mcp-host';
 const SEARCHED_FOR =
-  'mcp-host.config.js (or .mjs, .cjs, .ts), .mcp-hostrc (or .json, .yaml, .yml, .js, .cjs, .mjs), .config/mcp-hostrc… and a "mcp-host" key in package.json';
+  'mcp-host.config.js (or .mjs, .cjs, .ts, .mts, .cts), .mcp-hostrc (or .json, .yaml, .yml, .js, .cjs, .mjs), .config/mcp-hostrc… and a "mcp-host" key in package.json';
 
 /** Load, validate and fill in the defaults of the host config. Throws a HostError or ProblemsError. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
@@ -39,7 +40,14 @@ export async function loadConfigExport(
   options: LoadConfigOptions = {},
 ): Promise<{ config: unknown; filepath: string }> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const explorer = explorerWith({ '.js': loadJsFresh, '.mjs': loadJsFresh, '.cjs': loadJsFresh });
+  const explorer = explorerWith({
+    '.js': loadJsFresh,
+    '.mjs': loadJsFresh,
+    '.cjs': loadJsFresh,
+    '.ts': loadTypeScriptConfig,
+    '.mts': loadTypeScriptConfig,
+    '.cts': loadTypeScriptConfig,
+  });
   return options.configPath
     ? await loadNamedConfig(explorer.load, resolve(cwd, options.configPath), cwd)
     : await searchConfig(explorer.search, cwd);
@@ -59,7 +67,7 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<s
       ? (defaultLoaders as Record<string, Loader>)[extname(file)]!(file, content)
       : {};
   const explorer = explorerWith(
-    Object.fromEntries(Object.keys(defaultLoaders).map((extension) => [extension, present])),
+    Object.fromEntries([...Object.keys(defaultLoaders), '.mts', '.cts'].map((extension) => [extension, present])),
   );
   return (await searchConfig(explorer.search, cwd)).filepath;
 }
@@ -72,6 +80,8 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<s
 function explorerWith(loaders: Record<string, Loader>) {
   return cosmiconfig(MODULE_NAME, {
     searchStrategy: 'project',
+    // cosmiconfig's own places, and the TypeScript module kinds it does not look for.
+    searchPlaces: [...getDefaultSearchPlaces(MODULE_NAME), `${MODULE_NAME}.config.mts`, `${MODULE_NAME}.config.cts`],
     // A reload must see the file as it is now, never a cached earlier read.
     cache: false,
     // A config file that exports nothing is reported as such, not skipped as if absent.
@@ -198,9 +208,6 @@ function loadFailureFix(file: string, error: unknown): string {
     return `the file is CommonJS, which Node loads only from .cjs (or .js in a package that is not "type": "module"): rename it to ${stem}.cjs, or write export default { … } in place of module.exports.`;
   }
   const missing = /Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1];
-  if (missing === 'typescript') {
-    return `a .ts config is compiled with the project's own TypeScript: run npm install --save-dev typescript in ${dirname(file)}, or write the config as ${stem}.js.`;
-  }
   if (missing && !missing.startsWith('.') && !missing.startsWith('/')) {
     return `install what it imports next to the config (npm install ${missing} in ${dirname(file)}), or correct the import.`;
   }

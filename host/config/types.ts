@@ -135,6 +135,8 @@ export interface HttpAuthConfig {
   tokens?: string[];
   /** The environment variable holding accepted tokens, comma-separated. Default "MCP_HOST_HTTP_TOKENS". */
   tokensEnv?: string;
+  /** A file holding accepted tokens, one a line (relative to the config's directory): out of the environment plugin code can read. */
+  tokensFile?: string;
 }
 
 export interface ReloadConfig {
@@ -180,6 +182,8 @@ export interface ClusterConfig {
   advertise?: string;
   /** How long a replica waits for a Redis command before it does without, in ms. Default 1 000. */
   redisTimeoutMs?: number;
+  /** 'none': Redis asks for no credentials, on purpose (a private network); otherwise a URL without them is refused. */
+  redisAuth?: 'none';
 }
 
 export interface HostConfig {

@@ -65,7 +65,7 @@ const DEFAULTS = {
     pingIntervalMs: 15_000,
     heartbeatTimeoutMs: 10_000,
   },
-  /** In the host's thread: the fastest (see README, Performance). */
+  /** In the host's thread: the fastest (see docs/performance.md). */
   isolation: 'none',
   logLevel: 'info',
   pins: 'warn',
@@ -315,11 +315,13 @@ const CLUSTER_FIELDS: Record<keyof ClusterConfig, Check> = {
   name: field(aNonEmptyString, '"prod"'),
   advertise: field(anHttpUrl, '"http://10.0.0.12:3000"'),
   redisTimeoutMs: field(aPositiveInteger, '1000'),
+  redisAuth: field(oneOf(['none']), '"none" (only where nothing but the replicas can reach Redis)'),
 };
 
 const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
   tokens: field(anArrayOfNonEmptyStrings, '[process.env.MY_TOKEN]'),
   tokensEnv: field(anEnvironmentVariableName, '"MCP_HOST_HTTP_TOKENS"'),
+  tokensFile: field(aNonEmptyString, '"/run/secrets/mcp-host-tokens"'),
 };
 
 const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {

@@ -7,9 +7,10 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
  * It is the SDK's `Transport` shape with one addition: `related`, the id of
  * the upstream request a message belongs to. In process the SDK tells us
  * (a handler's requests and notifications reach `Transport.send(message,
- * { relatedRequestId })`); over a pipe the wire carries no such link and it
- * is undefined. The peer uses it to send a plugin's mid-call request to the
- * client whose call caused it.
+ * { relatedRequestId })`); over Streamable HTTP the stream a message comes
+ * on tells (remote.ts); over a pipe the wire carries no such link and it is
+ * undefined. The peer uses it to send a plugin's mid-call request and log
+ * lines to the client whose call caused them.
  *
  * `send` may carry `headers`: the client's headers a request is allowed to
  * take upstream (the entry's `forwardHeaders`). Over HTTP they go on that
@@ -18,12 +19,6 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
  * that runs a child may ask for them.
  */
 export interface UpstreamChannel {
-  /**
-   * True when `related` is always given for a message sent while serving a
-   * request (in process): an unrelated message then belongs to no call.
-   * Over a pipe or HTTP it is absent, and the peer may only infer the call.
-   */
-  readonly relatesMessages?: boolean;
   start(): Promise<void>;
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;

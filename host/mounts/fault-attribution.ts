@@ -5,15 +5,19 @@
  * otherwise end the host and every client on it (DESIGN.md, "Containment").
  *
  * The process-wide hooks live here, installed once by the CLI before any
- * plugin code runs, with the registry of which plugin owns which code:
+ * plugin code runs:
  *
- * - a fault is the plugin's when its stack runs through a file inside that
- *   plugin's package directory (real paths; the closest frame to the throw
- *   wins), or failing that, when it happened in a plugin's async context
+ * - a fault is the plugin's when it happened in that plugin's async context
  *   (its import, its `create()`, a request it was serving, and every timer
- *   or promise those started: see in-process-link.ts);
- * - an attributed fault goes to the plugin's live instances (`FaultOwner`),
- *   whose supervisor withdraws and re-creates them; code of a plugin no
+ *   or promise those started: see in-process-link.ts), or in a callback it
+ *   registered where Node would run it in no one's context (a process
+ *   listener, a finalizer: see plugin-callbacks.ts). Never by a stack: its
+ *   text is the plugin's to write (a thrown error's `stack`,
+ *   `Error.prepareStackTrace`), and the host's own files may lie inside a
+ *   plugin's directory (the author kit installs mcp-host in its
+ *   node_modules);
+ * - an attributed fault goes to the plugin's live instance (`FaultOwner`),
+ *   whose supervisor withdraws and re-creates it; code of an instance no
  *   longer mounted (a timer left by an instance a reload replaced) is
  *   logged and otherwise ignored, as nothing is left to restart;
  * - anything else is the host's own fault: logged, then exit 1, rather than
@@ -21,144 +25,22 @@
  *
  * `process.exit`, `abort`, `reallyExit` and `kill` of the host's own pid
  * throw when called from plugin code, in every phase (import, create,
- * serving), and fault the plugin; the host's own calls pass through.
+ * serving), and fault the plugin; the host's own calls pass through, with
+ * the status the host chose (`exitHost`) whatever an `'exit'` listener sets.
  */
-import { realpathSync } from 'node:fs';
-import { isAbsolute, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describeThrown } from '../errors.js';
 import { endSentence } from '../config/problem-wording.js';
 import type { Logger } from '../log.js';
-import { TAG_PARAM } from '../fresh-import-hooks.js';
-import { tagLoadedInPlace } from '../fresh-import.js';
-import { pluginInContext } from './in-process-link.js';
+import { pluginInContext, runAsHost } from './isolation/in-process-link.js';
+import { runPluginCallbacksInContext } from './plugin-callbacks.js';
+import { PluginCodeClaim, type FaultOwner, type PluginFault } from './plugin-code-claim.js';
 
-/** What a plugin did, in words for the log, the outage and its calls in flight. */
-export interface PluginFault {
-  /** One sentence: `its code threw outside any request: Error: boom`. */
-  cause: string;
-  /** The stack that named the plugin, for the log. */
-  stack?: string;
+/** Register `owner` as the instance whose code runs under the claim, until it is released. */
+export function claimPluginCode(owner: FaultOwner, logger: Logger): PluginCodeClaim {
+  return new PluginCodeClaim(owner, logger);
 }
 
-/** A live instance of a plugin's code: told of its faults. */
-export interface FaultOwner {
-  /** How messages name the plugin: `plugin "boom" (@acme/boom)`. */
-  readonly description: string;
-  fault(fault: PluginFault): void;
-}
-
-/**
- * One instance's claim on its package's code, from before its import until
- * it is closed. Async contexts hold the claim, not the instance: promises
- * outlive it (Node's module loader keeps those of every module it ever
- * loaded, with the context they were made in), and a released claim lets
- * the instance go.
- */
-export class PluginCodeClaim {
-  constructor(
-    private owner: FaultOwner | undefined,
-    readonly description: string,
-    /** The tag its code was imported under (fresh-import.ts): tells apart versions of one package. */
-    readonly importTag: string,
-    private readonly claims: Set<PluginCodeClaim>,
-  ) {
-    claims.add(this);
-  }
-
-  /** The instance, while it is live. */
-  get live(): FaultOwner | undefined {
-    return this.owner;
-  }
-
-  release(): void {
-    this.owner = undefined;
-    this.claims.delete(this);
-  }
-}
-
-/** Package directories (real paths) and the live claims on them; a directory stays known once claimed. */
-const claimsByDir = new Map<string, Set<PluginCodeClaim>>();
-/** Each directory's last description, for faults of code whose instances are gone. */
-const described = new Map<string, string>();
-
-/** Register `owner` as running the code in `packageDir` (imported under `importTag`) until the claim is released. */
-export function claimPluginCode(packageDir: string, importTag: string, owner: FaultOwner): PluginCodeClaim {
-  // The native call, as fresh-import.ts makes it: one system call rather than an lstat per path segment, and the same path.
-  const dir = realpathSync.native(packageDir);
-  const claims = claimsByDir.get(dir) ?? new Set<PluginCodeClaim>();
-  claimsByDir.set(dir, claims);
-  described.set(dir, owner.description);
-  return new PluginCodeClaim(owner, owner.description, importTag, claims);
-}
-
-interface Culprit {
-  /** The live instances to fault: none when the code's instances are all gone. */
-  owners: FaultOwner[];
-  description: string;
-}
-
-/** Which plugin a stack (or, failing that, the current async context) belongs to. */
-function attribute(stack: string | undefined): Culprit | undefined {
-  const inContext = pluginInContext();
-  const only = (claim: PluginCodeClaim): Culprit => ({
-    owners: claim.live ? [claim.live] : [],
-    description: claim.description,
-  });
-  for (const frame of stackFiles(stack)) {
-    const dir = owningDir(frame.file);
-    if (dir === undefined) continue;
-    const live = [...claimsByDir.get(dir)!];
-    // Two versions of one package (a reload beside the live one) differ by import tag.
-    // Code loaded in place (fresh-import.ts) runs at its plain URL: its tag is the one it was loaded for.
-    const tag = frame.tag ?? tagLoadedInPlace(dir);
-    const sameCode = tag === undefined ? live : live.filter((claim) => claim.importTag === tag);
-    // Two mounts of one version run the same files: the async context tells them apart.
-    if (inContext && sameCode.includes(inContext)) return only(inContext);
-    return { owners: sameCode.flatMap((claim) => claim.live ?? []), description: described.get(dir)! };
-  }
-  return inContext && only(inContext);
-}
-
-/** The deepest registered package directory holding `file`. */
-function owningDir(file: string): string | undefined {
-  let found: string | undefined;
-  for (const dir of claimsByDir.keys()) {
-    if ((file === dir || file.startsWith(dir + sep)) && dir.length > (found?.length ?? 0)) found = dir;
-  }
-  return found;
-}
-
-/**
- * The files of a V8 stack, innermost first: `at fn (file:///x.js?tag:1:2)`,
- * `at /x.cjs:1:2`, `at async file:///x.js:1:2`. Node's own frames
- * (`node:internal/…`) are not files and are skipped.
- */
-function stackFiles(stack: string | undefined): { file: string; tag?: string }[] {
-  if (!stack) return [];
-  const files: { file: string; tag?: string }[] = [];
-  for (const line of stack.split('\n')) {
-    const match = /^\s+at (?:.*?\()?((?:file:\/\/|\/).*?)(?::\d+){1,2}\)?$/.exec(line);
-    if (!match) continue;
-    const location = match[1]!;
-    if (location.startsWith('file://')) {
-      try {
-        const url = new URL(location);
-        files.push({
-          file: fileURLToPath(url),
-          ...(url.searchParams.has(TAG_PARAM) && { tag: url.searchParams.get(TAG_PARAM)! }),
-        });
-      } catch {
-        // not a URL after all
-      }
-    } else if (isAbsolute(location)) {
-      files.push({ file: location });
-    }
-  }
-  return files;
-}
-
-/** The stack of whoever called `skip`, deep enough to reach past a library's frames into the plugin's. */
+/** The stack of whoever called `skip`, for the log: where a plugin's code tried to end the host. */
 function callerStack(skip: (...args: never[]) => unknown): string | undefined {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 50;
@@ -169,47 +51,63 @@ function callerStack(skip: (...args: never[]) => unknown): string | undefined {
 }
 
 let installed = false;
+/** The status the host chose to exit with: what it exits with, whatever an `'exit'` listener sets. */
+let hostExitStatus: number | undefined;
 
 /**
- * Install the process-wide hooks, once, before any plugin code runs. The
- * host ends itself for a fault it cannot attribute with the real
- * `process.exit`, kept before it is guarded.
+ * End the host with `status`. Node runs the `'exit'` listeners before it
+ * ends the process with `process.exitCode`, which a plugin's listener could
+ * set: the guarded `reallyExit` below exits with `status` instead.
+ */
+export function exitHost(status: number): never {
+  hostExitStatus = status;
+  return process.exit(status);
+}
+
+/**
+ * Install the process-wide hooks, once, before any plugin code runs.
  */
 export function installFaultAttribution(logger: Logger): void {
   if (installed) return;
   installed = true;
-  const exit = process.exit.bind(process);
   const hostFault = (kind: string, thrown: unknown) => {
     logger.fatal(
       { err: thrown },
-      `${kind}, and no plugin's code is on its stack or in its async context: the host's own fault; exiting with status 1`,
+      `${kind}, in no plugin's async context nor in a callback a plugin registered: the host's own fault; exiting with status 1`,
     );
-    exit(1);
+    exitHost(1);
   };
-  const pluginFault = (culprit: Culprit, fault: PluginFault) => {
-    if (culprit.owners.length === 0) {
-      logger.error(
-        { plugin: culprit.description, stack: fault.stack },
-        `${culprit.description}, no longer mounted, faulted: ${fault.cause} Nothing to restart.`,
-      );
-      return;
-    }
-    for (const owner of culprit.owners) owner.fault(fault);
+  const pluginFault = (claim: PluginCodeClaim, fault: PluginFault) => {
+    const owner = claim.live;
+    // Withdrawing and re-creating it is the host's work, whatever context the fault came from.
+    if (owner) return runAsHost(() => owner.fault(fault));
+    logger.error(
+      { plugin: claim.description, stack: fault.stack },
+      `${claim.description}, no longer mounted, faulted: ${fault.cause} Nothing to restart.`,
+    );
   };
-  const onThrown = (kind: string, thrown: unknown) => {
+  const thrownFault = (claim: PluginCodeClaim, kind: string, thrown: unknown) => {
     // Its plugin was faulted when it was thrown (see `refuse`).
     if (thrown instanceof PluginExitRefused) return;
     const stack = thrown instanceof Error ? thrown.stack : undefined;
-    const culprit = attribute(stack);
-    if (!culprit) return hostFault(kind, thrown);
-    pluginFault(culprit, { cause: `${kind}: ${endSentence(describeThrown(thrown))}`, ...(stack && { stack }) });
+    pluginFault(claim, { cause: `${kind}: ${endSentence(describeThrown(thrown))}`, ...(stack && { stack }) });
+  };
+  const onThrown = (kind: string, thrown: unknown) => {
+    const claim = pluginInContext();
+    if (claim) thrownFault(claim, kind, thrown);
+    else if (!(thrown instanceof PluginExitRefused)) hostFault(kind, thrown);
   };
   // With a listener for each, Node no longer ends the process on either.
   process.on('uncaughtException', (error) => onThrown('an exception was thrown outside any request', error));
   process.on('unhandledRejection', (reason) => onThrown('a promise was rejected with nothing to handle it', reason));
+  runPluginCallbacksInContext((claim, where, thrown) => thrownFault(claim, `${where} threw`, thrown));
 
   guard('exit', (code?: unknown) => `called process.exit(${code === undefined ? '' : describeThrown(code)})`);
-  guard('reallyExit', (code?: unknown) => `called process.reallyExit(${describeThrown(code)})`);
+  guard(
+    'reallyExit',
+    (code?: unknown) => `called process.reallyExit(${describeThrown(code)})`,
+    (args) => (hostExitStatus === undefined ? args : [hostExitStatus]),
+  );
   guard('abort', () => 'called process.abort()');
   const kill = process.kill.bind(process);
   process.kill = function guardedKill(pid: number, signal?: string | number) {
@@ -219,24 +117,28 @@ export function installFaultAttribution(logger: Logger): void {
     return kill(pid, signal);
   };
 
-  function guard(name: 'exit' | 'reallyExit' | 'abort', what: (...args: unknown[]) => string): void {
+  function guard(
+    name: 'exit' | 'reallyExit' | 'abort',
+    what: (...args: unknown[]) => string,
+    hostArgs: (args: unknown[]) => unknown[] = (args) => args,
+  ): void {
     const original = (process as unknown as Record<string, (...args: unknown[]) => never>)[name]!;
     const guarded = function (this: unknown, ...args: unknown[]) {
       refuse(guarded, what(...args));
-      return original.apply(this, args);
+      return original.apply(this, hostArgs(args));
     };
     (process as unknown as Record<string, unknown>)[name] = guarded;
   }
 
   /** Throw into plugin code that tried to end or signal the host, faulting the plugin; the host's own calls return. */
   function refuse(caller: (...args: never[]) => unknown, what: string): void {
+    const claim = pluginInContext();
+    if (!claim) return;
     const stack = callerStack(caller);
-    const culprit = attribute(stack);
-    if (!culprit) return;
     const cause = `its code ${what}, which would have ended the host and every plugin in it.`;
-    pluginFault(culprit, { cause, ...(stack && { stack }) });
+    pluginFault(claim, { cause, ...(stack && { stack }) });
     throw new PluginExitRefused(
-      `${culprit.description} ${what}: mcp-host refuses process exits and signals from plugin code.`,
+      `${claim.description} ${what}: mcp-host refuses process exits and signals from plugin code.`,
     );
   }
 }

@@ -11,7 +11,7 @@ import { isPlainObject } from '../plain-object.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { modernEnvelope } from './handshake-version.js';
 import { inputRequiredProblem } from './result-check.js';
-import type { CallHooks } from './upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;

@@ -1,13 +1,14 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { PluginSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
-import { ALL_LIST_KINDS, LIST_KINDS, type ListItem, type ListKind } from '../catalogue/list-kinds.js';
+import { ALL_LIST_KINDS, LIST_KINDS, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { HostError, formatProblem, type Problem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
-import type { CallHooks, Handshake, UpstreamPeer } from './upstream-peer.js';
+import type { Handshake, UpstreamPeer } from './upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { resultProblem } from './result-check.js';
-import { hintOf, type CacheHint } from '../proxy/cache-hints.js';
+import { hintOf, type CacheHint } from '../vocabulary/cache-hints.js';
 
 /** Where a mount's own traffic goes: the host runtime, which outlives generations. */
 export interface MountEvents {

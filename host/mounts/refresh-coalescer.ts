@@ -1,4 +1,4 @@
-import type { ListKind } from '../catalogue/list-kinds.js';
+import type { ListKind } from '../vocabulary/list-kinds.js';
 
 /**
  * One mount's list refreshes after its own `list_changed`, coalesced: at

@@ -15,6 +15,9 @@ import { ErrorCode } from '../rpc-error.js';
 import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
+/** The request whose POST's response stream is being read, in the context the SDK reads it in. */
+const answering = new AsyncLocalStorage<RequestId | undefined>();
+
 /** How long closing waits for the server to acknowledge the end of the session. */
 const TERMINATE_TIMEOUT_MS = 2000;
 
@@ -29,11 +32,16 @@ const TERMINATE_TIMEOUT_MS = 2000;
  * The channel ends itself when the server is gone (unreachable, or it
  * forgot the session, which is what a restarted server does) so its
  * supervisor reconnects; a single failed request is only that request's.
- * As over a pipe, nothing links a server's request to the call that caused
- * it, so `related` is never set.
+ *
+ * Over Streamable HTTP a server's messages about a request come on the
+ * stream that answers that request's POST, so each is given as `related` to
+ * it: a log line or an elicitation reaches the client whose call it is
+ * about, and one that came on the session's own stream (about no request)
+ * reaches no client. The legacy transport carries everything on one stream,
+ * and `related` is never set.
  */
 export class RemoteChannel implements ExplainedChannel {
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -67,7 +75,9 @@ export class RemoteChannel implements ExplainedChannel {
     const initialize = method === 'initialize';
     if (initialize || method === 'server/discover') this.handshakeId = (message as { id: RequestId }).id;
     try {
-      await transport.send(message);
+      // The SDK reads the POST's response stream in the async context it was sent in.
+      const request = method === undefined ? undefined : (message as { id: RequestId }).id;
+      await answering.run(request, () => transport.send(message));
     } catch (error) {
       const status = httpStatus(error);
       const legacy = transport instanceof SSEClientTransport;
@@ -127,7 +137,8 @@ export class RemoteChannel implements ExplainedChannel {
           next.setProtocolVersion(String(message.result.protocolVersion));
         }
       }
-      this.onmessage?.(message);
+      const aboutRequest = 'method' in message && next instanceof StreamableHTTPClientTransport;
+      this.onmessage?.(message, aboutRequest ? answering.getStore() : undefined);
     };
     next.onerror = (error) => {
       // The SSE stream is the legacy session: when it breaks, the session is gone.

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/types.js';
-import type { Logger } from '../log.js';
+import { pluginLogger, type Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
-import { InProcessChannel } from './in-process.js';
+import { InProcessChannel } from './isolation/in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
 import { startWithFaces } from './legacy-face.js';
 
@@ -19,12 +19,12 @@ export async function startMount(
   events: MountEvents,
   config: ResolvedConfig,
 ): Promise<Mount> {
-  const mountLogger = logger.child({ plugin: mountName(spec) });
+  const mountLogger = pluginLogger(logger, mountName(spec));
   switch (spec.kind) {
     case 'in-process': {
       if (spec.isolation === 'worker') {
         // Loaded, like the kinds below, when a config first mounts one.
-        const { WorkerChannel } = await import('./worker-channel.js');
+        const { WorkerChannel } = await import('./isolation/worker-channel.js');
         const open = () => new WorkerChannel(spec, importTag, config, mountLogger);
         return startWithFaces(spec, open, config, mountLogger, events);
       }

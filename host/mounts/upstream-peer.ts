@@ -4,75 +4,17 @@ import type { UpstreamChannel } from './channel.js';
 import type { ForwardedHeader } from '../config/forward-headers.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
-import { kindsChangedBy } from '../catalogue/list-kinds.js';
+import { kindsChangedBy } from '../vocabulary/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
 import { HOST_CLIENT_INFO, discoveredHandshake, modernEnvelope, type Handshake } from './handshake-version.js';
 import { ModernLink, type LinkSide } from './modern-link.js';
-import { recordDroppedNotifications, traceUpstream } from '../telemetry/telemetry.js';
+import { recordDroppedNotifications, traceUpstream } from '../sinks/telemetry.js';
+import type { CallHooks, ModernClientRound } from '../vocabulary/call-hooks.js';
 
 export type { Handshake } from './handshake-version.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
-
-/**
- * The hooks of one forwarded request: how the upstream's traffic about that
- * request reaches the client that made it.
- */
-export interface CallHooks {
-  /** The client cancelled or went away: cancel upstream too. */
-  signal?: AbortSignal;
-  /** The upstream's progress for this call, with the host's token already removed. */
-  onProgress?: (progress: Params) => void;
-  /**
-   * A request the upstream makes while serving this call (sampling,
-   * elicitation, roots). `signal` aborts when the upstream cancels it.
-   */
-  onRequest?: (request: { method: string; params?: Params }, signal: AbortSignal) => Promise<Result>;
-  /** Any other notification the upstream ties to this call (log messages). */
-  onNotification?: (notification: JSONRPCNotification) => void;
-  /**
-   * Who made the call: calls with the same `client` are one session's. An
-   * upstream that cannot say which call a log message is about (a child, a
-   * remote) has it passed to the client only when it is the one client with
-   * calls in flight. Absent on the host's own requests (lists, subscriptions).
-   */
-  client?: unknown;
-  /**
-   * The headers of the client's HTTP request, when it came over HTTP. Only
-   * those the mount's entry forwards (`forwardHeaders`) go upstream.
-   */
-  clientHeaders?: Headers;
-  /**
-   * Closes the client's SSE stream of this call (a resumable 2025-era HTTP
-   * session's): the client reconnects with `Last-Event-ID` and gets the
-   * answer there. Offered to an in-process plugin as its own SDK offers it.
-   */
-  closeSSE?: () => void;
-  /** The same for the client's GET notification stream. */
-  closeStandaloneSSE?: () => void;
-  /**
-   * Set for a 2026-07-28 client's request: what the client sent that the
-   * SDK lifted out of its params. An upstream that speaks 2026-07-28 too
-   * gets it as it came (the client's capabilities and log level in the
-   * envelope, its input responses, the upstream's own `requestState` it
-   * echoes), and its `input_required` goes back to the client as it came.
-   */
-  modernClient?: ModernClientRound;
-}
-
-/** A 2026-07-28 client's own round of a request (see `CallHooks.modernClient`). */
-export interface ModernClientRound {
-  inputResponses?: Params;
-  capabilities?: Params;
-  logLevel?: string;
-  /**
-   * The `requestState` the client echoes, when the host did not issue it,
-   * and the answer to give if the upstream is on a 2025-era link (so issued
-   * none either).
-   */
-  echoed?: { requestState: string; refusal: Error };
-}
 
 export interface PeerOptions {
   /** The mount's name, for messages. */
@@ -416,28 +358,13 @@ export class UpstreamPeer {
     // call it happened during (a tool that registers another).
     const mountWide =
       kindsChangedBy(notification.method).length > 0 || notification.method === 'notifications/resources/updated';
-    const owner = mountWide ? undefined : this.callConcerned(notification, related);
+    // The call it is about is the one the link names. Over a pipe nothing
+    // names one: a child's log line reaches no client, even when one client
+    // alone has calls in flight (the line may be about another's call that
+    // just ended), and goes to the host's log instead.
+    const owner = mountWide || related === undefined ? undefined : this.pending.get(related);
     if (owner?.hooks.onNotification) owner.hooks.onNotification(notification);
     else this.options.onNotification(notification);
-  }
-
-  /**
-   * The call a notification is about: the one the link names; or, for a log
-   * message over a transport that names none (a child, a remote), a call of
-   * the one client with calls in flight here. With two clients' calls in
-   * flight nothing says whose it is, and a guess could show one client's
-   * data to another, so there is no owner (the host logs it instead).
-   */
-  private callConcerned(notification: JSONRPCNotification, related?: RequestId): Pending | undefined {
-    if (related !== undefined) return this.pending.get(related);
-    if (this.channel.relatesMessages || notification.method !== 'notifications/message') return undefined;
-    let sole: Pending | undefined;
-    for (const pending of this.pending.values()) {
-      if (pending.hooks.client === undefined) continue;
-      if (sole && sole.hooks.client !== pending.hooks.client) return undefined;
-      sole = pending;
-    }
-    return sole;
   }
 
   /**

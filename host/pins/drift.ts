@@ -1,4 +1,4 @@
-import type { ListItem } from '../catalogue/list-kinds.js';
+import type { ListItem } from '../vocabulary/list-kinds.js';
 import type { Problem } from '../errors.js';
 import { stableJson } from '../stable-json.js';
 import { DEFINITION_FIELDS, LOCK_FILE_NAME, pin, type Lock, type PinnedKind } from './lock.js';

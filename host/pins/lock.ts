@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ListItem } from '../catalogue/list-kinds.js';
+import type { ListItem } from '../vocabulary/list-kinds.js';
 import { HostError, describeThrown } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import { stableJson } from '../stable-json.js';

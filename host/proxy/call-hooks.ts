@@ -1,5 +1,5 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
-import type { CallHooks } from '../mounts/upstream-peer.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 
 /**
  * The hooks that tie one forwarded request to the client that made it:
@@ -13,9 +13,6 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
   const progressToken = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
-    // A request without a session (stdio's, a 2026-07-28 one) counts as its
-    // own client: two of them are never assumed to be one session's.
-    client: ctx.sessionId ?? ctx,
     ...clientHeadersOf(ctx),
     ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
     ...(ctx.http?.closeStandaloneSSE && { closeStandaloneSSE: ctx.http.closeStandaloneSSE }),

@@ -4,15 +4,15 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
 import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
-import type { ListKind } from '../catalogue/list-kinds.js';
+import type { ListKind } from '../vocabulary/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
 import { reuseUnchangedPage } from './shared-list-results.js';
 import { FrontSession } from './front-session.js';
-import { traceSession } from '../telemetry/telemetry.js';
-import { TracedServer } from '../telemetry/traced-server.js';
+import { traceSession } from '../sinks/telemetry.js';
+import { TracedServer } from './traced-server.js';
 import type { Era } from '../protocol-versions.js';
 
 type Params = Record<string, unknown>;
@@ -112,11 +112,11 @@ export function createFrontSession(
   );
   if (capabilities.resources?.subscribe) {
     handle('resources/subscribe', async (request) => {
-      await runtime.subscribe(session, String(request.params?.uri));
+      await runtime.sessions.subscribe(session, String(request.params?.uri));
       return {};
     });
     handle('resources/unsubscribe', async (request) => {
-      await runtime.unsubscribe(session, String(request.params?.uri));
+      await runtime.sessions.unsubscribe(session, String(request.params?.uri));
       return {};
     });
   }
@@ -127,13 +127,13 @@ export function createFrontSession(
   }
 
   if (options.longLived) {
-    runtime.addSession(session, options.reachable ?? true);
+    runtime.sessions.add(session, options.reachable ?? true);
     const sessionEnded = traceSession(server);
     const previousOnClose = server.onclose;
     server.onclose = () => {
       previousOnClose?.();
       sessionEnded?.();
-      runtime.removeSession(session);
+      runtime.sessions.remove(session);
     };
   }
   return session;

@@ -1,23 +1,9 @@
 import { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
-import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
+import type { SessionNotifier } from '../sinks/session-notifier.js';
 import type { Era } from '../protocol-versions.js';
-
-/**
- * What the runtime needs of anything it notifies: a long-lived client
- * session, or one endpoint that fans out to many (the 2026-07-28 HTTP
- * handler's `subscriptions/listen` streams).
- */
-export interface SessionNotifier {
-  /** The era of the clients it notifies: it hears only of changes to the catalogue of that era. */
-  readonly era: Era;
-  /** The resource URIs this notifier is subscribed to through the runtime. */
-  readonly subscriptions: Set<string>;
-  /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
-  listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
-  resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
-}
 
 /**
  * One connected client as the host sees it: the SDK `Server` instance that

@@ -11,14 +11,14 @@ import {
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import type { Logger } from '../log.js';
-import type { CallHooks, ModernClientRound } from '../mounts/upstream-peer.js';
+import type { CallHooks, ModernClientRound } from '../vocabulary/call-hooks.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { callHooksFor, clientHeadersOf } from './call-hooks.js';
 import { whyClientCannotAnswer } from './input-request-check.js';
 import { servesModernEra } from './protocol-era.js';
 import { isPlainObject } from '../plain-object.js';
-import { ownerOf, withOwner, type StateSigning } from '../cluster/continuation-owner.js';
+import { ownerOf, withOwner, type StateSigning } from '../vocabulary/continuation-owner.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Generation } from '../catalogue/generation.js';
-import { LIST_KINDS, type ListKind } from '../catalogue/list-kinds.js';
+import { LIST_KINDS, type ListKind } from '../vocabulary/list-kinds.js';
 
 type ListResult = Record<string, unknown>;
 

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ChangedList } from '../catalogue/list-kinds.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { HostRuntime } from '../runtime.js';
-import { pluginChanges, type CatalogueDiff } from './catalogue-diff.js';
-import { telemetryChangeWarning } from '../telemetry/settings.js';
+import { pluginChanges, type CatalogueDiff } from '../catalogue/catalogue-diff.js';
+import { telemetryChangeWarning } from '../config/telemetry-settings.js';
 
 /** A CatalogueDiff as it travels to `mcp-host reload`: plain JSON. */
 export interface ReloadDiff extends Omit<CatalogueDiff, 'changedLists'> {
@@ -42,7 +42,12 @@ export interface ReloaderOptions {
 export class Reloader {
   private running: Promise<ReloadOutcome> | undefined;
   private queued: Promise<ReloadOutcome> | undefined;
-  /** Ids are never reused, not even after a refused build: a list cursor names the generation it was issued in. */
+  /**
+   * Generations are numbered as they are served: a refused build served
+   * nothing (no client saw it, no cursor names it), so the next build takes
+   * its number, and an admin reading "generation 5" knows it is the fifth
+   * catalogue clients were given.
+   */
   private nextId: number;
   private closed = false;
   private readonly listeners: ((outcome: ReloadOutcome) => void)[] = [];
@@ -98,20 +103,21 @@ export class Reloader {
       const problems = [{ where: configPath, what: 'the host is shutting down.', fix: 'start it again.' }];
       return { ok: false, generation: live.id, problems, ms: 0 };
     }
-    const id = this.nextId++;
+    const id = this.nextId;
     logger.info(`reloading (${trigger}): building generation ${id} beside generation ${live.id}`);
     try {
       const { generation } = await composeCatalogue({
         configPath,
         cwd: this.options.cwd,
         logger,
-        events: this.runtime,
+        events: this.runtime.events,
         id,
         previous: live,
       });
       // buildGeneration never throws after starting mounts it keeps, so
       // from here the swap is one synchronous step.
       const { changedLists, notified, ...diff } = this.runtime.swap(generation)!;
+      this.nextId += 1;
       const ms = elapsed();
       logger.info(
         `reloaded (${trigger}) in ${ms} ms: generation ${id} is live; ${summarize(diff.plugins)}; ` +

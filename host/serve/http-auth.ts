@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { resolve } from 'node:path';
 import {
   OAuthError,
   OAuthErrorCode,
@@ -10,13 +11,19 @@ import {
 import type { HttpAuthConfig } from '../config/types.js';
 import { HostError } from '../errors.js';
 import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
+import { readSecretFile } from '../secret-file.js';
+
+/** The tokens in `text`, separated by commas or line ends (empty entries ignored). */
+function tokensIn(text: string): string[] {
+  return text
+    .split(/[,\n]/)
+    .map((token) => token.trim())
+    .filter((token) => token.length > 0);
+}
 
 /** The tokens named by an environment variable, comma-separated (empty entries ignored); the variable is withheld from plugins. */
 export function tokensFromEnv(name = TOKENS_ENV): string[] {
-  return (takeSecretEnv(name) ?? '')
-    .split(',')
-    .map((token) => token.trim())
-    .filter((token) => token.length > 0);
+  return tokensIn(takeSecretEnv(name) ?? '');
 }
 
 /** The bearer tokens `/mcp` accepts, and where they came from (for messages that must not show them). */
@@ -38,12 +45,14 @@ const MAKE_A_TOKEN = 'make one with `openssl rand -hex 32`';
  * beyond loopback with no token unless `http.auth: 'none'` says so.
  *
  * The variable is removed from `env` once read, so plugin code running in
- * the host's process cannot read the host's secrets from it.
+ * the host's process cannot read the host's secrets from it; `tokensFile`
+ * (relative to `configDir`) keeps them out of the environment altogether.
  */
 export function bearerTokensOf(
   auth: HttpAuthConfig | 'none' | undefined,
   bind: { host: string; loopback: boolean },
   where: string,
+  configDir: string,
 ): BearerTokens {
   const name = (auth !== 'none' && auth?.tokensEnv) || TOKENS_ENV;
   const isSet = takeSecretEnv(name) !== undefined;
@@ -67,8 +76,14 @@ export function bearerTokensOf(
     );
   }
   const listed = auth?.tokens ?? [];
-  const tokens = [...listed, ...fromEnv];
-  const source = listed.length > 0 ? `http.auth.tokens and ${name}` : name;
+  const fromFile = auth?.tokensFile === undefined ? [] : tokensFromFile(resolve(configDir, auth.tokensFile), where);
+  const tokens = [...listed, ...fromFile, ...fromEnv];
+  const sources = [
+    listed.length > 0 && 'http.auth.tokens',
+    auth?.tokensFile !== undefined && 'http.auth.tokensFile',
+    name,
+  ];
+  const source = sources.filter(Boolean).join(' and ');
   if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
     refuse(
       `a token in ${source} is shorter than ${MIN_TOKEN_LENGTH} characters, short enough to guess.`,
@@ -78,7 +93,7 @@ export function bearerTokensOf(
   if (auth && tokens.length === 0) {
     refuse(
       `asks for bearer-token auth, but there is no token: ${auth.tokens ? 'http.auth.tokens is empty and ' : ''}${name} is unset or empty.`,
-      `set ${name} to one or more comma-separated tokens in the host's environment, or list them in http.auth.tokens.`,
+      `set ${name} to one or more comma-separated tokens in the host's environment, or name a file holding them in http.auth.tokensFile.`,
     );
   }
   if (tokens.length === 0 && !bind.loopback) {
@@ -88,6 +103,19 @@ export function bearerTokensOf(
     );
   }
   return { tokens, source };
+}
+
+/** The tokens in an `http.auth.tokensFile`: one that holds none is refused, as an empty variable is. */
+function tokensFromFile(file: string, where: string): string[] {
+  const tokens = tokensIn(readSecretFile(file, where, 'bearer tokens (http.auth.tokensFile)'));
+  if (tokens.length === 0) {
+    throw new HostError({
+      where,
+      what: `http.auth.tokensFile ${file} holds no token (it is empty or only commas, spaces and line ends), so the endpoint would be served open.`,
+      fix: `put one or more tokens in it, one a line (${MAKE_A_TOKEN}), or remove tokensFile.`,
+    });
+  }
+  return tokens;
 }
 
 /**

@@ -13,12 +13,11 @@ import type { HttpConfig } from '../config/types.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { createModernEndpoint } from './modern-endpoint.js';
 import { healthResponse, isHealthPath } from './health.js';
-import type { Cluster } from '../cluster/cluster.js';
-import { PEER_HEADER } from '../cluster/peer-auth.js';
-import { forwardedContinuation } from '../cluster/forward-continuation.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { PEER_HEADER, type ClusterLink, type PeerStamp } from '../sinks/cluster.js';
+import { forwardedContinuation } from './forward-continuation.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 
-/** The limits are the config's `http.*` keys of the same names (README, "HTTP and security"). */
+/** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
   /** The address to bind; the config's default is 127.0.0.1, never the network unless asked. */
   host: string;
@@ -37,7 +36,7 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
-  cluster?: Cluster;
+  cluster?: ClusterLink;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */
@@ -114,12 +113,12 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       res.destroy();
     },
   });
-  /** `forwarded`: another replica sent it here as this replica's to serve, so it is never forwarded on. */
+  /** `forwarded`: another replica sent it here as this replica's to serve (its stamp checked but not yet used), so it is never forwarded on. */
   const serveMcp = async (
     req: IncomingMessage,
     res: ServerResponse,
     authInfo: AuthInfo | undefined,
-    forwarded: boolean,
+    forwarded: PeerStamp | undefined,
   ): Promise<void> => {
     // The request's signal: aborted when its client goes before the answer is whole, which cancels its calls in flight in either era.
     const exchange = new AbortController();
@@ -137,20 +136,29 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       throw error;
     }
     const clientId = authInfo?.clientId;
-    const answer = (await isLegacyRequest(read.request, read.json, { maxRequestBodySize }))
-      ? await legacy.handle(read, clientId, forwarded)
-      : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
-        (await modern.fetch(read, authInfo)));
+    const isLegacy = await isLegacyRequest(read.request, read.json, { maxRequestBodySize });
+    const refused = forwarded && (await cluster!.consume(forwarded, read, isLegacy));
+    const answer = refused
+      ? unauthorizedForward(refused)
+      : isLegacy
+        ? await legacy.handle(read, clientId, forwarded !== undefined)
+        : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
+          (await modern.fetch(read, authInfo)));
     await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));
     answered = true;
   };
 
-  /** A request another replica forwarded: for which client, or why its stamp is refused. Undefined for a client's own request. */
-  const peerOf = (req: IncomingMessage) => {
+  /** A request another replica forwarded: its stamp, or why it is refused. Undefined for a client's own request. */
+  const peerOf = (req: IncomingMessage, path: string): PeerStamp | { refused: string } | undefined => {
     const stamp = req.headers[PEER_HEADER];
     if (stamp === undefined) return undefined;
     if (!cluster) return { refused: 'this mcp-host is not in a cluster' };
-    return cluster.admit(String(stamp));
+    const sessionId = req.headers['mcp-session-id'];
+    return cluster.admit(String(stamp), {
+      method: req.method ?? 'GET',
+      path: req.url ?? path,
+      sessionId: sessionId === undefined ? undefined : String(sessionId),
+    });
   };
 
   let stopping = false;
@@ -181,20 +189,11 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       const detailed = checkRebinding(req) === undefined && (!checkToken || 'authInfo' in (await checkToken(req)));
       return writeWhole(res, healthResponse(runtime, path, detailed, cluster?.degraded));
     }
-    const peer = peerOf(req);
-    if (peer && 'refused' in peer) {
-      runtime.logger.warn(`refused a request forwarded as from another replica: ${peer.refused}`);
-      return refuse(
-        req,
-        res,
-        jsonRpcErrorResponse(
-          401,
-          -32000,
-          `Unauthorized: a request forwarded by an mcp-host replica was refused: ${peer.refused}`,
-        ),
-      );
-    }
-    // A replica's forwarded request was checked by that replica (Host, Origin, token); its stamp says for which client.
+    const peer = peerOf(req, path);
+    // Logged by the cluster, at most so often: whoever sends forged stamps cannot flood the log.
+    if (peer && 'refused' in peer) return refuse(req, res, unauthorizedForward(peer.refused));
+    // A replica's forwarded request was checked by that replica (Host, Origin, token); its stamp, bound to
+    // this one request, says which client that replica authenticated.
     const rebinding = peer ? undefined : checkRebinding(req);
     if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
     if (path !== MCP_PATH) {
@@ -228,7 +227,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       return refuseTooLarge(req, res, new RequestBodyTooLarge(maxRequestBodySize));
     }
     if (!req.complete) bodyDeadline(req, res, limits.bodyTimeoutMs, runtime.logger);
-    await serveMcp(req, res, authInfo, peer !== undefined);
+    await serveMcp(req, res, authInfo, peer);
   };
 
   const server = createServer((req, res) => {
@@ -276,6 +275,15 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       clearTimeout(cut);
     },
   };
+}
+
+/** The answer to a request whose forwarding stamp is refused. */
+function unauthorizedForward(why: string): Response {
+  return jsonRpcErrorResponse(
+    401,
+    -32000,
+    `Unauthorized: a request forwarded by an mcp-host replica was refused: ${why}`,
+  );
 }
 
 /** The options given, without the keys given as undefined (so a default is not overwritten by one). */

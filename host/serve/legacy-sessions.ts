@@ -11,8 +11,8 @@ import type { FrontSession } from '../proxy/front-session.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
-import type { Cluster } from '../cluster/cluster.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -25,7 +25,7 @@ export interface LegacySessionOptions {
   /** Bytes of SSE events each session keeps for clients resuming with `Last-Event-ID` (`http.eventStoreBytes`). */
   eventStoreBytes: number;
   /** In a cluster, sessions are registered there, and a request for another replica's session is forwarded to it. */
-  cluster?: Cluster;
+  cluster?: ClusterLink;
 }
 
 /**
@@ -92,7 +92,14 @@ export class LegacySessions {
     const { cluster } = this.options;
     if (!session && cluster && !forwarded) {
       const where = await cluster.ownerOfSession(id);
-      const answer = where && where !== 'gone' ? await cluster.forward(read.withBody(), where, owner) : undefined;
+      if (where === UNTRUSTED) {
+        return jsonRpcErrorResponse(
+          503,
+          -32000,
+          `Service Unavailable: session "${id}" is not on this replica, and the cluster's record of which replica holds it failed its signature check (something other than a replica wrote it to Redis), so it is not followed; retry later. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
+        );
+      }
+      const answer = where && where !== 'gone' ? await cluster.forward(read, where, owner) : undefined;
       if (answer instanceof Response) return answer;
       // Its owner may be alive but out of reach (a wrong cluster.advertise, a network fault): still a
       // 404 as the spec has it (the session cannot be served from here, and the client's way on is a new
@@ -142,7 +149,7 @@ export class LegacySessions {
     // meanwhile is kept (bounded) for its client to resume with Last-Event-ID.
     const stream = request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream');
     if (!stream) return tracked(session, response);
-    this.runtime.setReachable(session.front, true);
+    this.runtime.sessions.setReachable(session.front, true);
     return tracked(session, await primedGetStream(session, request, response));
   }
 

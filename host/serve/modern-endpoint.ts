@@ -1,11 +1,11 @@
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
-import type { SessionNotifier } from '../proxy/front-session.js';
+import type { SessionNotifier } from '../sinks/session-notifier.js';
 import { jsonRpcErrorResponse, peekJson } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
-import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../telemetry/telemetry.js';
+import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../sinks/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
 
 export interface ModernEndpoint {
@@ -37,6 +37,7 @@ export function createModernEndpoint(
   const notifier: SessionNotifier = {
     era: 'modern',
     subscriptions: new Set(),
+    fansOut: true,
     // The handler passes each change to the open listen streams that asked for it.
     listChanged(lists) {
       if (lists.has('tools')) handler.notify.toolsChanged();
@@ -48,7 +49,7 @@ export function createModernEndpoint(
       handler.notify.resourceUpdated(uri);
     },
   };
-  runtime.addSession(notifier);
+  runtime.sessions.add(notifier);
   const watched = new WatchedResources(runtime, notifier);
   let listenStreams = 0;
 
@@ -86,7 +87,7 @@ export function createModernEndpoint(
       });
     },
     async close() {
-      runtime.removeSession(notifier);
+      runtime.sessions.remove(notifier);
       await handler.close();
     },
   };
@@ -162,7 +163,7 @@ class WatchedResources {
     const count = this.streams.get(uri) ?? 0;
     this.streams.set(uri, count + 1);
     if (count > 0) return;
-    this.runtime.subscribe(this.notifier, uri).catch((error: unknown) =>
+    this.runtime.sessions.subscribe(this.notifier, uri).catch((error: unknown) =>
       // The stream stays open (the SDK acknowledged it); it just never
       // carries updates for a URI no plugin can watch.
       this.runtime.logger.debug({ err: error }, `a listen stream asked for ${uri}, which cannot be subscribed to`),
@@ -176,7 +177,7 @@ class WatchedResources {
       return;
     }
     this.streams.delete(uri);
-    this.runtime
+    this.runtime.sessions
       .unsubscribe(this.notifier, uri)
       .catch((error: unknown) => this.runtime.logger.debug({ err: error }, `could not unsubscribe from ${uri}`));
   }

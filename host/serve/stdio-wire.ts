@@ -10,8 +10,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { LineSplitter } from '../line-splitter.js';
 import { isPlainObject } from '../plain-object.js';
-import { recordLimitHit } from '../telemetry/telemetry.js';
+import { recordLimitHit } from '../sinks/telemetry.js';
 import { messageLine } from '../proxy/shared-list-results.js';
+import { writeAsHost } from '../mounts/plugin-output.js';
 
 export interface WireObserver {
   received(message: JSONRPCMessage): void;
@@ -119,7 +120,7 @@ export class StdioWire implements Transport {
       this.turnWritten = true;
       setImmediate(this.endTurn);
     }
-    if (!this.stdout.write(line)) this.holdInput();
+    if (!writeAsHost(this.stdout, line)) this.holdInput();
   }
 
   private readonly endTurn = (): void => {
@@ -130,7 +131,7 @@ export class StdioWire implements Transport {
     if (this.queued.length === 0) return;
     const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
     this.queued = [];
-    if (!this.stdout.write(text)) this.holdInput();
+    if (!writeAsHost(this.stdout, text)) this.holdInput();
   };
 
   private holdInput(): void {

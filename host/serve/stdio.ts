@@ -3,7 +3,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { StdioWire } from './stdio-wire.js';
-import { stdioListenTracer } from '../telemetry/stdio-listens.js';
+import { stdioListenTracer } from './stdio-listens.js';
 
 export interface StdioService {
   /** Resolves when the client closed stdin. */
@@ -26,7 +26,7 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
       // The entry may build a probe instance for `server/discover` and discard
       // it when the client falls back to `initialize`: one connection, so the
       // newest instance is the one being served.
-      if (session) runtime.removeSession(session);
+      if (session) runtime.sessions.remove(session);
       session = createFrontSession(runtime, { longLived: true, era });
       return session.server;
     },

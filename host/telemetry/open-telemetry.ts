@@ -1,5 +1,5 @@
 /**
- * The OpenTelemetry side of telemetry.ts: loaded only when telemetry is on.
+ * The OpenTelemetry side of sinks/telemetry.ts: loaded only when telemetry is on.
  * Spans and metrics follow the semantic conventions for MCP (development
  * status): a server span per client request, a client span per request the
  * host makes of a mount, their context carried in `params._meta`.
@@ -29,14 +29,11 @@ import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporte
 import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { addLogFields, type Logger } from '../log.js';
 import type { HostRuntime } from '../runtime.js';
-import type { Mount } from '../mounts/mount.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
-import type { ReloadOutcome } from '../reload/reloader.js';
-import type { ChangedList } from '../catalogue/list-kinds.js';
-import { FrontSession } from '../proxy/front-session.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
 import { describeThrown, formatProblem } from '../errors.js';
 import { HOST_VERSION } from '../version.js';
-import type { ExportKind, TelemetrySettings } from './settings.js';
+import type { ExportKind, TelemetrySettings } from '../config/telemetry-settings.js';
 import {
   mountKindOf,
   type EntryAnswered,
@@ -45,7 +42,9 @@ import {
   type Instrumentation,
   type UpstreamRequest,
   type TracedUpstreamRequest,
-} from './telemetry.js';
+  type ReloadRecord,
+  type MountStateRecord,
+} from '../sinks/telemetry.js';
 import { ATTR, HOST_ATTR, requestAttributes, spanName } from './conventions.js';
 
 type Params = Record<string, unknown>;
@@ -134,7 +133,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
     });
   meter
     .createObservableUpDownCounter('mcp-host.sessions.open', { description: 'Long-lived client sessions open' })
-    .addCallback((result) => result.observe([...runtime.sessions].filter((s) => s instanceof FrontSession).length));
+    .addCallback((result) => result.observe([...runtime.sessions].filter((s) => !s.fansOut).length));
 
   /** End a span with its outcome per the conventions; returns the attributes its duration metric carries. */
   const finish = (span: Span, attributes: Attributes, error: unknown, result?: Params): Attributes => {
@@ -310,7 +309,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       };
     },
 
-    reloaded(outcome: ReloadOutcome) {
+    reloaded(outcome: ReloadRecord) {
       const attributes = { [HOST_ATTR.reloadOutcome]: outcome.ok ? 'ok' : 'refused' };
       reloads.add(1, attributes);
       reloadDuration.record(outcome.ms / 1000, attributes);
@@ -327,7 +326,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       span.end(end);
     },
 
-    mountStateChanged(mount: Mount) {
+    mountStateChanged(mount: MountStateRecord) {
       const attributes: Attributes = {
         [HOST_ATTR.mount]: mount.name,
         [HOST_ATTR.mountKind]: mount.spec.kind,

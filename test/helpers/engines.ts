@@ -5,8 +5,9 @@
  * A machine without them fails the test and says how to install them: CI
  * (.ci/run) installs them; a cluster test never skips silently.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { Teardown } from './host.js';
@@ -40,6 +41,8 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+const execFileAsync = promisify(execFile);
 
 export interface Engine {
   port: number;
@@ -76,13 +79,99 @@ async function startEngine(
   return { port, child, exited };
 }
 
-/** A Redis with nothing persisted, on a free port (or on `port`, to restart one where its clients look for it). */
-export async function startRedis(t: Teardown, port?: number): Promise<Engine & { url: string }> {
+/** The password every test Redis asks for (`requirepass`): a cluster refuses a Redis URL without credentials. */
+export const REDIS_PASSWORD = 'redis-test-password-0123456789';
+
+/** The files of a Redis that speaks TLS only: its certificate (for 127.0.0.1) and key, and the CA that signed it. */
+export interface RedisTls {
+  cert: string;
+  key: string;
+  ca: string;
+}
+
+export interface Redis extends Engine {
+  /** Its URL with the password in it, as a replica is given it. */
+  url: string;
+}
+
+/**
+ * A Redis with nothing persisted and a password, on a free port (or on
+ * `port`, to restart one where its clients look for it); with `tls`, it
+ * speaks TLS only (rediss://).
+ */
+export async function startRedis(t: Teardown, port?: number, tls?: RedisTls): Promise<Redis> {
   const file = requireEngine('redis-server', 'redis-server');
   port ??= await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const listen = tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key]
+    : ['--port', String(port)];
+  const args = [
+    ...listen,
+    ...(tls ? ['--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no'] : []),
+    ...['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD],
+  ];
   const engine = await startEngine(t, file, args, /Ready to accept connections/, port);
-  return { ...engine, url: `redis://127.0.0.1:${port}` };
+  return { ...engine, url: `${tls ? 'rediss' : 'redis'}://:${REDIS_PASSWORD}@127.0.0.1:${port}` };
+}
+
+/**
+ * A CA of the test's own and a certificate it signed for 127.0.0.1, made
+ * with openssl in `dir`: what a Redis speaking TLS shows its clients.
+ */
+export async function makeRedisTls(dir: string): Promise<RedisTls> {
+  const openssl = requireEngine('openssl', 'openssl');
+  const file = (name: string) => join(dir, name);
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await execFileAsync(openssl, [
+    'req',
+    '-x509',
+    ...key,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=mcp-host test CA',
+  ]);
+  await execFileAsync(openssl, [
+    'req',
+    ...key,
+    '-keyout',
+    file('redis.key'),
+    '-out',
+    file('redis.csr'),
+    '-subj',
+    '/CN=127.0.0.1',
+  ]);
+  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  await execFileAsync(openssl, [
+    'x509',
+    '-req',
+    '-in',
+    file('redis.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    file('redis.pem'),
+    '-days',
+    '1',
+    '-extfile',
+    file('san.ext'),
+  ]);
+  return { cert: file('redis.pem'), key: file('redis.key'), ca: file('ca.pem') };
+}
+
+/** redis-cli against the (plain) test Redis on `port`: what it printed. */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(requireEngine('redis-cli', 'redis-tools'), ['-p', String(port), ...args], {
+    env: { ...process.env, REDISCLI_AUTH: REDIS_PASSWORD },
+  });
+  return stdout;
 }
 
 /**

@@ -1,21 +1,23 @@
 /**
- * The README's examples as real packages, for the tests that hold the README
- * to its word: a fenced block read from it, its plugin-author example written
- * out exactly as printed, and small plugins in the same shape.
+ * The README's and docs' examples as real packages, for the tests that hold
+ * them to their word: a fenced block read from them, the plugin-author
+ * example written out exactly as printed, and small plugins in the same shape.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, type Workspace } from './packages.js';
 
-const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-
-/** The `index`th fenced block of `language` after `heading` in the README. */
-export function readmeBlock(heading: string, language: string, index = 0): string {
-  const from = README.indexOf(`\n${heading}\n`);
-  if (from === -1) throw new Error(`no "${heading}" in the README`);
-  const blocks = [...README.slice(from).matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))];
+/**
+ * The `index`th fenced block of `language` after `heading` in `file` (the
+ * README, or a page of docs/), its indentation removed.
+ */
+export function readmeBlock(heading: string, language: string, index = 0, file = 'README.md'): string {
+  const text = `\n${readFileSync(join(REPO_ROOT, file), 'utf8')}`;
+  const from = text.indexOf(`\n${heading}\n`);
+  if (from === -1) throw new Error(`no "${heading}" in ${file}`);
+  const blocks = [...text.slice(from).matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))];
   const block = blocks[index]?.[1];
-  if (block === undefined) throw new Error(`no ${language} block #${index} after "${heading}"`);
+  if (block === undefined) throw new Error(`no ${language} block #${index} after "${heading}" in ${file}`);
   return block;
 }
 
@@ -54,10 +56,16 @@ export default {
   );
 }
 
-/** The README's plugin-author example, package.json and index.js exactly as printed, at `relDir`. */
-export function writeReadmeWeather(ws: Workspace, relDir: string): string {
+/**
+ * The plugin-author example, package.json and index.js exactly as printed,
+ * at `relDir`: docs/plugin-authors.md's (`@acme/mcp-weather`) by default, or
+ * the README's first steps' (`weather`).
+ */
+export function writeReadmeWeather(ws: Workspace, relDir: string, from: 'docs' | 'README' = 'docs'): string {
+  const [heading, file] =
+    from === 'docs' ? ['# Plugin authors', 'docs/plugin-authors.md'] : ['## Plugin authors: first steps', 'README.md'];
   const dir = join(ws.dir, relDir);
-  ws.writeFile(join(relDir, 'package.json'), readmeBlock('## Plugin authors', 'json'));
-  ws.writeFile(join(relDir, 'index.js'), readmeBlock('## Plugin authors', 'js'));
+  ws.writeFile(join(relDir, 'package.json'), readmeBlock(heading, 'json', 0, file));
+  ws.writeFile(join(relDir, 'index.js'), readmeBlock(heading, 'js', 0, file));
   return dir;
 }

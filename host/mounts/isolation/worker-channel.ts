@@ -2,14 +2,15 @@ import { Worker } from 'node:worker_threads';
 import { createInterface } from 'node:readline';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { LevelWithSilent } from 'pino';
-import { pluginWhere } from '../config/problem-wording.js';
-import type { ResolvedConfig } from '../config/types.js';
-import { HostError, ProblemsError, describeThrown, type Problem } from '../errors.js';
-import type { InProcessSpec } from '../loader/types.js';
-import type { Logger } from '../log.js';
-import type { SendOptions } from './channel.js';
-import { describeMount, mountName } from './mount.js';
-import type { ExplainedChannel, Outage } from './supervisor.js';
+import { pluginWhere } from '../../config/problem-wording.js';
+import type { ResolvedConfig } from '../../config/types.js';
+import { HostError, ProblemsError, describeThrown, type Problem } from '../../errors.js';
+import type { InProcessSpec } from '../../loader/types.js';
+import type { Logger } from '../../log.js';
+import type { SendOptions } from '../channel.js';
+import { describeMount, mountName } from '../mount.js';
+import type { ExplainedChannel, Outage } from '../supervisor.js';
+import { logPluginLines } from '../plugin-output.js';
 
 /** What the host gives a plugin's worker to start it (`workerData`). */
 export interface WorkerStart {
@@ -60,8 +61,6 @@ const RESTARTS = ' mcp-host restarts it with backoff.';
  * and memory go with it.
  */
 export class WorkerChannel implements ExplainedChannel {
-  /** The worker relates what the plugin sends while serving a request to it, as the in-process link does. */
-  readonly relatesMessages = true;
   /** Known once the worker is ready: its server is not linked at 2026-07-28, so it is not probed. */
   legacyOnly = false;
   onmessage?: (message: JSONRPCMessage, related?: RequestId) => void;
@@ -108,8 +107,10 @@ export class WorkerChannel implements ExplainedChannel {
           name: `mcp-host plugin ${this.spec.label}`,
           resourceLimits: { maxOldGenerationSizeMb: this.spec.memoryLimitMb },
           env: workerEnvironment(),
-          // Its console.log would otherwise reach the host's stdout, which in stdio mode is JSON-RPC only.
+          // Its console.log would otherwise reach the host's stdout, which in stdio mode is JSON-RPC only;
+          // and what it prints to stderr, the host's log, is marked as its own (plugin-output.ts).
           stdout: true,
+          stderr: true,
         });
       } catch (error) {
         // Options a JavaScript config builds (a function, a class instance holding a socket) cannot cross.
@@ -122,7 +123,9 @@ export class WorkerChannel implements ExplainedChannel {
       }
       this.worker = worker;
       const { threadId } = worker;
-      createInterface({ input: worker.stdout }).on('line', (line) => this.logger.info({ stream: 'stdout' }, line));
+      for (const stream of ['stdout', 'stderr'] as const) {
+        createInterface({ input: worker[stream] }).on('line', (line) => logPluginLines(this.logger, stream, line));
+      }
       worker.on('message', (message: FromWorker) => {
         switch (message.type) {
           case 'rpc':

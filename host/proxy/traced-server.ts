@@ -1,5 +1,5 @@
 import { Server, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
-import { telemetryOn, traceServed } from './telemetry.js';
+import { telemetryOn, traceServed } from '../sinks/telemetry.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 

@@ -1,11 +1,11 @@
-import type { Generation } from '../catalogue/generation.js';
+import type { Generation } from './generation.js';
 import {
   ALL_LIST_KINDS,
   changedListOf,
   type ChangedList,
   type ListItem,
   type ListKind,
-} from '../catalogue/list-kinds.js';
+} from '../vocabulary/list-kinds.js';
 
 export interface KindDiff {
   added: string[];

@@ -1,14 +1,22 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import type { TelemetryConfig } from '../config/types.js';
-import type { Logger } from '../log.js';
-import type { ChangedList } from '../catalogue/list-kinds.js';
-import type { CallHooks } from '../mounts/upstream-peer.js';
-import type { ReloadOutcome } from '../reload/reloader.js';
-import type { Mount } from '../mounts/mount.js';
-import type { HostRuntime } from '../runtime.js';
-import { telemetrySettings } from './settings.js';
+import type { ChangedList } from '../vocabulary/list-kinds.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
+import type { Problem } from '../errors.js';
 
 type Params = Record<string, unknown>;
+
+/** A reload's outcome as telemetry records it (reload/reloader.ts's ReloadOutcome is one). */
+export type ReloadRecord =
+  | { ok: true; generation: number; ms: number }
+  | { ok: false; generation: number; ms: number; problems: readonly Problem[] };
+
+/** A mount whose state changed, as telemetry records it (mounts/mount.ts's Mount is one). */
+export interface MountStateRecord {
+  readonly name: string;
+  readonly spec: { readonly kind: string };
+  readonly state: string;
+  readonly outage?: { readonly cause: string };
+}
 
 /** A request the host makes of a mount, as its client span sees it. */
 export interface UpstreamRequest {
@@ -44,7 +52,7 @@ export type EntryAnswered = (error?: { code: number; message: string }) => void;
 
 /**
  * The host's instrumentation, as the rest of the host calls it. Only
- * `open-telemetry.ts` implements it, and only that module imports the
+ * `telemetry/open-telemetry.ts` implements it, and only that module imports the
  * OpenTelemetry SDK: it is loaded when telemetry is switched on, so a host
  * with telemetry off loads no OpenTelemetry code at all.
  */
@@ -60,8 +68,8 @@ export interface Instrumentation {
   upstream(request: UpstreamRequest): TracedUpstreamRequest;
   /** A long-lived client session opened; the returned function records its end. */
   sessionOpened(server: Server): () => void;
-  reloaded(outcome: ReloadOutcome): void;
-  mountStateChanged(mount: Mount): void;
+  reloaded(outcome: ReloadRecord): void;
+  mountStateChanged(mount: MountStateRecord): void;
   /** One session was told that these lists changed. */
   listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
@@ -72,22 +80,12 @@ export interface Instrumentation {
 let active: Instrumentation | undefined;
 
 /**
- * Switch telemetry on when the config's `telemetry` section or the standard
- * OTEL_* environment asks for it (settings.ts); otherwise do nothing, and
- * load nothing.
+ * Wire in the implementation the layers' calls reach from now on
+ * (telemetry/start-telemetry.ts, at start): the layers that call this sink
+ * never load it themselves.
  */
-export async function startTelemetry(
-  config: TelemetryConfig | undefined,
-  runtime: HostRuntime,
-  logger: Logger,
-): Promise<void> {
-  const settings = telemetrySettings(config, process.env);
-  if (!settings || active) return;
-  const { startOpenTelemetry } = await import('./open-telemetry.js');
-  active = startOpenTelemetry(settings, runtime, logger);
-  logger.info(
-    `telemetry on: traces ${settings.traces}, metrics ${settings.metrics}, service.name "${settings.serviceName}"`,
-  );
+export function installInstrumentation(instrumentation: Instrumentation): void {
+  active = instrumentation;
 }
 
 /** Export what is still buffered and stop (shutdown). */
@@ -128,11 +126,11 @@ export function traceSession(server: Server): (() => void) | undefined {
   return active?.sessionOpened(server);
 }
 
-export function recordReload(outcome: ReloadOutcome): void {
+export function recordReload(outcome: ReloadRecord): void {
   active?.reloaded(outcome);
 }
 
-export function recordMountState(mount: Mount): void {
+export function recordMountState(mount: MountStateRecord): void {
   active?.mountStateChanged(mount);
 }
 

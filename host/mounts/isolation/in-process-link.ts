@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import type { SendOptions, UpstreamChannel } from './channel.js';
-import { describeThrown } from '../errors.js';
-import { ErrorCode } from '../rpc-error.js';
-import type { PluginCodeClaim } from './fault-attribution.js';
+import type { SendOptions, UpstreamChannel } from '../channel.js';
+import { describeThrown } from '../../errors.js';
+import { ErrorCode } from '../../rpc-error.js';
+import type { PluginCodeClaim } from '../plugin-code-claim.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:
@@ -59,6 +59,16 @@ export function pluginInContext(): PluginCodeClaim | undefined {
 }
 
 /**
+ * Run `work` as the host's own code, wherever it was called from: what the
+ * host does about a plugin (its fault, its closing) starts in the plugin's
+ * context, and everything it sets off (list_changed to clients, the restart
+ * timers) must not count as the plugin's.
+ */
+export function runAsHost<T>(work: () => T): T {
+  return serving.run(NO_PLUGIN, work);
+}
+
+/**
  * A linked pair: the plugin's server connects to `pluginSide`, the host's
  * peer talks through `hostSide`. Messages are handed over as objects (no
  * serialisation) on a microtask, so neither side re-enters the other while
@@ -83,7 +93,6 @@ export function createInProcessLink(
   const link = {};
   const extras = new WeakMap<JSONRPCMessage, object>();
   const hostSide: UpstreamChannel = {
-    relatesMessages: true,
     async start() {},
     async send(message, options) {
       if (closed) throw new Error('the in-process link is closed');
@@ -97,16 +106,19 @@ export function createInProcessLink(
           pluginSide.onmessage?.(message, extra);
         } catch (error) {
           if (!('method' in message && 'id' in message)) {
-            hostSide.onerror?.(new Error(`${name} threw while receiving a message: ${describeThrown(error)}`));
+            const failure = new Error(`${name} threw while receiving a message: ${describeThrown(error)}`);
+            runAsHost(() => hostSide.onerror?.(failure));
             return;
           }
           const what = `${name} threw while handling ${message.method}: ${describeThrown(error)}`;
-          queueMicrotask(() =>
-            hostSide.onmessage?.({
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: ErrorCode.InternalError, message: what },
-            }),
+          runAsHost(() =>
+            queueMicrotask(() =>
+              hostSide.onmessage?.({
+                jsonrpc: '2.0',
+                id: message.id,
+                error: { code: ErrorCode.InternalError, message: what },
+              }),
+            ),
           );
         }
       };
@@ -125,7 +137,7 @@ export function createInProcessLink(
       const store = serving.getStore();
       const related = options?.relatedRequestId ?? ('method' in message && store?.link === link ? store.id : undefined);
       // The host handles it outside the plugin's context: a fault there is not the plugin's.
-      serving.run(NO_PLUGIN, () => queueMicrotask(() => hostSide.onmessage?.(message, related)));
+      runAsHost(() => queueMicrotask(() => hostSide.onmessage?.(message, related)));
     },
     close: closeBoth,
     extraOf: (message) => extras.get(message),
@@ -133,7 +145,8 @@ export function createInProcessLink(
   async function closeBoth(): Promise<void> {
     if (closed) return;
     closed = true;
-    hostSide.onclose?.();
+    // A plugin closing its server is the host's to handle (withdraw, tell clients, re-create).
+    runAsHost(() => hostSide.onclose?.());
     pluginSide.onclose?.();
   }
   return { hostSide, pluginSide };

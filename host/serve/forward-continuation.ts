@@ -1,8 +1,8 @@
-import type { Cluster } from './cluster.js';
-import { ownerOf } from './continuation-owner.js';
+import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
+import { ownerOf } from '../vocabulary/continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
-import { jsonRpcErrorResponse } from '../serve/http-responses.js';
-import type { ReadRequest } from '../serve/node-exchange.js';
+import { jsonRpcErrorResponse } from './http-responses.js';
+import type { ReadRequest } from './node-exchange.js';
 
 /**
  * A 2026-07-28 retry (`requestState` with `inputResponses`) whose waiting
@@ -13,17 +13,24 @@ import type { ReadRequest } from '../serve/node-exchange.js';
  * cannot be reached is a 502 that names it and the fix.
  */
 export async function forwardedContinuation(
-  cluster: Cluster,
-  { json: message, withBody }: ReadRequest,
+  cluster: ClusterLink,
+  read: ReadRequest,
   clientId: string | undefined,
 ): Promise<Response | undefined> {
+  const { json: message } = read;
   const state = isPlainObject(message) && isPlainObject(message.params) ? message.params.requestState : undefined;
   const owner = typeof state === 'string' ? ownerOf(state) : undefined;
   if (!owner || owner.replica === cluster.replica) return undefined;
   const peer = await cluster.peer(owner.replica);
   if (peer === undefined) return undefined;
-  // This replica's own handler, when that one cannot be reached, takes the body parsed: the request carrying it can go.
-  const answer = await cluster.forward(withBody(), peer, clientId);
+  if (peer === UNTRUSTED) {
+    return jsonRpcErrorResponse(
+      503,
+      -32000,
+      `Service Unavailable: another replica holds the call this requestState continues, and the cluster's record of where that replica is failed its signature check (something other than a replica wrote it to Redis), so it is not followed; retry later. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
+    );
+  }
+  const answer = await cluster.forward(read, peer, clientId);
   if (answer instanceof Response) return answer;
   // A replica that stopped took the call with it: the local check refuses the state and says so.
   if (!answer.running) return undefined;

@@ -1,17 +1,18 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { InProcessSpec } from '../loader/types.js';
-import type { PluginServer } from '../plugin.js';
-import { loadDefinition } from '../loader/definition.js';
-import { HostError, describeThrown } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { InProcessSpec } from '../../loader/types.js';
+import type { PluginServer } from '../../plugin.js';
+import { loadDefinition } from '../../loader/definition.js';
+import { HostError, describeThrown } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { createInProcessLink, runAsPlugin } from './in-process-link.js';
-import { describeMount } from './mount.js';
-import { asPluginServer, createFailed } from './plugin-server.js';
-import { pluginWhere } from '../config/problem-wording.js';
-import type { SendOptions, UpstreamChannel } from './channel.js';
-import type { ExplainedChannel, Outage } from './supervisor.js';
-import { claimPluginCode, type FaultOwner, type PluginCodeClaim, type PluginFault } from './fault-attribution.js';
-import { connectPluginServer, type PluginConnection } from './plugin-era.js';
+import { describeMount } from '../mount.js';
+import { asPluginServer, createFailed } from '../plugin-server.js';
+import { pluginWhere } from '../../config/problem-wording.js';
+import type { SendOptions, UpstreamChannel } from '../channel.js';
+import type { ExplainedChannel, Outage } from '../supervisor.js';
+import { claimPluginCode } from '../fault-attribution.js';
+import type { FaultOwner, PluginCodeClaim, PluginFault } from '../plugin-code-claim.js';
+import { connectPluginServer, type PluginConnection } from '../plugin-era.js';
 
 /**
  * One instance of an mcp-host plugin in this process, as a channel the
@@ -48,7 +49,7 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     private readonly startTimeoutMs: number,
   ) {
     this.description = describeMount(spec);
-    this.claim = claimPluginCode(spec.packageDir, importTag, this);
+    this.claim = claimPluginCode(this, logger);
   }
 
   async start(): Promise<void> {

@@ -1,6 +1,6 @@
 import { SUBSCRIPTION_ID_META_KEY, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
-import type { WireObserver } from '../serve/stdio-wire.js';
-import { telemetryOn, traceAnsweredAtEntry, type EntryAnswered } from './telemetry.js';
+import type { WireObserver } from './stdio-wire.js';
+import { telemetryOn, traceAnsweredAtEntry, type EntryAnswered } from '../sinks/telemetry.js';
 
 /**
  * Server spans for the `subscriptions/listen` requests the SDK's stdio

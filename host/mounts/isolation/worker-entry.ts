@@ -8,14 +8,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { describeThrown, problemsOf } from '../errors.js';
-import { loadDefinition } from '../loader/definition.js';
-import { createLogger } from '../log.js';
-import { ErrorCode } from '../rpc-error.js';
-import { pluginWhere } from '../config/problem-wording.js';
+import { describeThrown, problemsOf } from '../../errors.js';
+import { loadDefinition } from '../../loader/definition.js';
+import { createLogger, isWritingLog, pluginLogger } from '../../log.js';
+import { divertWorkerDescriptors } from '../plugin-output.js';
+import { ErrorCode } from '../../rpc-error.js';
+import { pluginWhere } from '../../config/problem-wording.js';
 import { createInProcessLink } from './in-process-link.js';
-import { asPluginServer, createFailed } from './plugin-server.js';
-import { connectPluginServer } from './plugin-era.js';
+import { asPluginServer, createFailed } from '../plugin-server.js';
+import { connectPluginServer } from '../plugin-era.js';
 import type { FromWorker, ToWorker, WorkerStart } from './worker-channel.js';
 
 const port = parentPort!;
@@ -43,7 +44,9 @@ const post = (message: FromWorker) => port.postMessage(message);
 
 // Pino writes to fd 2 from this thread (synchronously: see createLogger):
 // the plugin's lines reach the host's stderr with its name, never stdout.
-const logger = createLogger(logLevel).child({ plugin: name });
+const logger = pluginLogger(createLogger(logLevel), name);
+// Anything else the plugin writes to fd 1 or 2 goes through this thread's own streams, which the host logs as its.
+divertWorkerDescriptors(isWritingLog);
 const { hostSide, pluginSide } = createInProcessLink(description);
 
 hostSide.onmessage = (message: JSONRPCMessage, related?: RequestId) => {

@@ -1,6 +1,6 @@
-import type { TelemetryConfig } from '../config/types.js';
+import type { TelemetryConfig } from './types.js';
 import { HostError, type Problem } from '../errors.js';
-import { configWhere } from '../config/problem-wording.js';
+import { configWhere } from './problem-wording.js';
 import { stableJson } from '../stable-json.js';
 
 /** How spans and metrics leave the host: OTLP over HTTP in either encoding, or not at all. */

@@ -1,0 +1,46 @@
+/**
+ * Loading a TypeScript config (`.ts`, `.mts`, `.cts`) with jiti, which strips
+ * the types itself: the project's own `typescript` is never asked for, so a
+ * config loads whichever TypeScript the project installed, or none. (The
+ * compiler's JavaScript API, which cosmiconfig's own loader calls, is gone
+ * from TypeScript 7.)
+ */
+import { readFileSync } from 'node:fs';
+import { createJiti } from 'jiti';
+import { describeThrown, HostError } from '../errors.js';
+import { endSentence } from './problem-wording.js';
+
+/**
+ * What the config file at `file` exports by default. Each load evaluates the
+ * file and what it imports afresh (no module cache), so a reload sees the
+ * config as it is now; and no compiled copy is written to disk, since the
+ * config's directory may not be writable.
+ */
+export async function loadTypeScriptConfig(file: string): Promise<unknown> {
+  const jiti = createJiti(file, { moduleCache: false, fsCache: false });
+  try {
+    return await jiti.import(file, { default: true });
+  } catch (error) {
+    throw asSyntaxError(file, error) ?? error;
+  }
+}
+
+/**
+ * jiti reports a file it cannot parse as `ParseError: <reason>` followed by
+ * `<file>:<line>:<column>`; that becomes the same refusal a JavaScript
+ * config's syntax error gets: the line, and what it reads.
+ */
+function asSyntaxError(file: string, error: unknown): HostError | undefined {
+  const parsed = /^ParseError: ([^\n]*?)\s*\n\s*(.+):(\d+):\d+$/.exec(describeThrown(error));
+  if (!parsed || parsed[2] !== file) return undefined;
+  const line = Number(parsed[3]);
+  const code = readFileSync(file, 'utf8').split('\n')[line - 1] ?? '';
+  return new HostError(
+    {
+      where: `${file}:${line}`,
+      what: `syntax error: ${endSentence(parsed[1]!)}`,
+      fix: `correct line ${line}, which reads: ${code.trim()}`,
+    },
+    { cause: error },
+  );
+}

@@ -1,0 +1,21 @@
+import type { ChangedList } from '../vocabulary/list-kinds.js';
+import type { Era } from '../protocol-versions.js';
+
+/**
+ * What the runtime needs of anything it notifies: a long-lived client
+ * session (proxy/front-session.ts), or one endpoint that fans out to many
+ * (serve/modern-endpoint.ts, the 2026-07-28 HTTP handler's
+ * `subscriptions/listen` streams). Both sit above the runtime, which calls
+ * them only through this.
+ */
+export interface SessionNotifier {
+  /** The era of the clients it notifies: it hears only of changes to the catalogue of that era. */
+  readonly era: Era;
+  /** The resource URIs this notifier is subscribed to through the runtime. */
+  readonly subscriptions: Set<string>;
+  /** Set on an endpoint that fans out to many: it is no one client's session, and is not counted as one. */
+  readonly fansOut?: boolean;
+  /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
+  listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
+  resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
+}
