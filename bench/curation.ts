@@ -172,7 +172,7 @@ for (const variant of variants) {
   const call = median(variant.call);
   console.log(
     `${variant.label.padEnd(22)} tools/list ${String(listed.get(variant)).padStart(5)} tools ${list.toFixed(1).padStart(6)} ms (${(list / median(base!.list)).toFixed(2)}x)` +
-      `   tools/call ${call.toFixed(0).padStart(5)} µs (${(call / median(base!.call)).toFixed(2)}x)`,
+      `   tools/call ${call.toFixed(0).padStart(5)} µs (${(call / median(base!.call)).toFixed(2)}x)   no goal: curation's cost, for context`,
   );
 }
 await Promise.all(variants.map((variant) => variant.client!.close()));
@@ -195,5 +195,5 @@ for (const [label, curation] of Object.entries(curations)) {
   for (let i = 0; i < 20; i++) await judge(curation)(); // warm-up
   const samples = [];
   for (let i = 0; i < 50; i++) samples.push(await timed(judge(curation)));
-  console.log(`judging ${TOOLS} names, ${label.padEnd(24)} ${median(samples).toFixed(2)} ms`);
+  console.log(`judging ${TOOLS} names, ${label.padEnd(24)} ${median(samples).toFixed(2)} ms   no goal: for context`);
 }

@@ -137,7 +137,7 @@ async function run(scenario: Scenario): Promise<void> {
     const last = samples.at(-1)!;
     process.stdout.write(
       `${scenario.padEnd(15)}  ${RELOADS} reloads, ${ms.toFixed(1)} ms each: heap ${mb(samples[0]!.heap)} -> ${mb(last.heap)} ` +
-        `(${kb(slope(samples, 'heap'))}/reload), rss ${mb(samples[0]!.rss)} -> ${mb(last.rss)} (${kb(slope(samples, 'rss'))}/reload)\n`,
+        `(${kb(slope(samples, 'heap'))}/reload), rss ${mb(samples[0]!.rss)} -> ${mb(last.rss)} (${kb(slope(samples, 'rss'))}/reload)   no goal: growth, for context\n`,
     );
   } finally {
     ws.cleanup();

@@ -5,7 +5,7 @@
  * Usage: node dist/bench/serve-sdk-proxy-stdio.js PLUGIN_ENTRY... [--options OPTIONS_JSON]
  */
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { loadPlugin } from './plugin-entry.js';
 import { connectPlugin, proxyServer } from './sdk-proxy.js';
 
@@ -16,4 +16,5 @@ const { values, positionals: entries } = parseArgs({
 if (entries.length === 0) throw new Error('usage: serve-sdk-proxy-stdio PLUGIN_ENTRY... [--options OPTIONS_JSON]');
 const options = JSON.parse(values.options ?? '{}') as Record<string, unknown>;
 const plugins = await Promise.all(entries.map(async (entry) => connectPlugin(await loadPlugin(entry, options))));
-await proxyServer(plugins).connect(new StdioServerTransport());
+// Served as the direct server is (serve-direct-stdio.ts), so the two differ only in the second dispatch.
+serveStdio(() => proxyServer(plugins));

@@ -41,7 +41,9 @@ print it. Lists every problem found and exits 1 if there is any.
 
 Run in a plugin's own package directory (no config found, its package.json has an "mcp-host"
 field), it checks that package as a plugin: manifest, definition, a dry create() with the
---options given (default {}), and its tools under the names they would get.`,
+--options given (default {}), and its tools under the names they would get.
+  --config PATH   the config file (default: found from the working directory upward)
+  --options JSON  the options a plugin package's dry create() is given (default {})`,
   init: `Usage: mcp-host init
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
@@ -64,11 +66,13 @@ For an MCP server package (run as a stdio child):
                      so the value stays out of the config); --env NAME=VALUE writes the value
   --bin NAME         which of its bins to run, when it has several
 A server whose check wrote on its stderr and served no tools (or printed its usage) has those lines
-shown, so that a server needing arguments says so.`,
+shown, so that a server needing arguments says so.
+  --config PATH      the config file to add to (default: found from the working directory upward)`,
   list: `Usage: mcp-host list [--config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
-  --json   machine-readable output`,
+  --config PATH   the config file (default: found from the working directory upward)
+  --json          machine-readable output`,
   reload: `Usage: mcp-host reload [--cluster] [--config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
@@ -100,7 +104,8 @@ Write mcp-host.lock.json beside the config: a hash of every served tool's and pr
 no longer matches it is logged and shown by check and reload (config pins: 'warn', the default) or
 withheld from clients until pinned again (pins: 'refuse').
   --diff   write nothing; show, per tool and prompt, which fields drifted from the lock and how.
-           Exits 1 when anything drifted.`,
+           Exits 1 when anything drifted.
+  --config PATH   the config file (default: found from the working directory upward)`,
 };
 
 class UsageError extends Error {}

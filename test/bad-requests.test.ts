@@ -5,18 +5,15 @@
 // MCP-Protocol-Version headers. Each gets the spec's answer and nothing
 // else changes; then a seeded fuzzer (test/helpers/fuzz.ts) throws a few
 // thousand random and mutated messages, and the host still answers.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CLI, startHttpHost } from './helpers/host.js';
+import { startHttpHost } from './helpers/host.js';
+import { RawStdioHost, type Message } from './helpers/raw-stdio-host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo } from './helpers/zoo.js';
 import { Fuzzer } from './helpers/fuzz.js';
-
-type Message = { jsonrpc?: string; id?: unknown; result?: unknown; error?: { code: number; message: string } };
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -26,76 +23,6 @@ const INITIALIZE = {
 };
 const INVALID_REQUEST =
   'Invalid Request: expected one JSON-RPC 2.0 request or notification: an object with "jsonrpc": "2.0", a string "method", an object or absent "params", and a string or number "id" for a request';
-
-/** The host as a child process, spoken to in raw lines on its stdin and stdout. */
-class RawStdioHost {
-  readonly child: ChildProcess;
-  /** Everything the host wrote to stdout, parsed: it must all be JSON-RPC. */
-  readonly received: Message[] = [];
-  /** Lines on stdout that were not JSON. */
-  readonly garbage: string[] = [];
-  stderr = '';
-  private partial = '';
-  private nextId = 1;
-
-  constructor(t: Test, config: string) {
-    this.child = spawn(process.execPath, [CLI, 'start', '--config', config], {
-      env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.setEncoding('utf8');
-    this.child.stdout!.on('data', (text: string) => {
-      const lines = (this.partial + text).split('\n');
-      this.partial = lines.pop()!;
-      for (const line of lines) {
-        try {
-          this.received.push(JSON.parse(line) as Message);
-        } catch {
-          this.garbage.push(line);
-        }
-      }
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    t.teardown(async () => {
-      if (this.child.exitCode === null) {
-        this.child.kill('SIGKILL');
-        await once(this.child, 'exit');
-      }
-    });
-  }
-
-  send(line: string): void {
-    this.child.stdin!.write(`${line}\n`);
-  }
-
-  /** Every message answering `id` so far. */
-  answersTo(id: unknown): Message[] {
-    return this.received.filter((message) => message.id === id && ('result' in message || 'error' in message));
-  }
-
-  async answer(id: unknown, ms = 10_000): Promise<Message> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const [found] = this.answersTo(id);
-      if (found) return found;
-      if (this.child.exitCode !== null) throw new Error(`the host exited (${this.child.exitCode}):\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`no answer to ${JSON.stringify(id)} within ${ms} ms:\n${this.stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-
-  /** Send a request with a fresh id and wait for its answer. */
-  async request(method: string, params?: Record<string, unknown>): Promise<Message> {
-    const id = `r${this.nextId++}`;
-    this.send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }));
-    return this.answer(id);
-  }
-
-  /** Messages received after `mark` (an index into `received`) answering nothing: what unsolicited output there was. */
-  since(mark: number): Message[] {
-    return this.received.slice(mark);
-  }
-}
 
 function zooConfig(ws: Workspace, plugins: Record<string, unknown>[] = [{ package: '@zoo/good' }]): string {
   writeZoo(ws);

@@ -268,8 +268,8 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     await eventually(
       "a's session to be registered again",
       async () => (await listOnSession(b.url, sessionId, version)).status === 200,
-    );
-    t.pass('b forwards to a again');
+    ).catch(() => {});
+    t.equal((await listOnSession(b.url, sessionId, version)).status, 200, 'b forwards to a again');
   });
 
   t.test(
@@ -638,11 +638,9 @@ t.test('sessions per bearer token are counted across the cluster', async (t) => 
     message:
       "Too Many Requests: this bearer token holds 2 sessions open across the cluster's replicas, its limit (http.maxSessionsPerToken); end sessions no longer used (DELETE with their Mcp-Session-Id), or raise http.maxSessionsPerToken in the host config",
   });
-  await open(b.url, tokens[1]);
-  t.pass('another token is not counted against it');
+  t.type((await open(b.url, tokens[1])).sessionId, 'string', 'another token is not counted against it');
   await first.terminateSession();
-  await open(a.url, tokens[0]);
-  t.pass('a session ended makes room again');
+  t.type((await open(a.url, tokens[0])).sessionId, 'string', 'a session ended makes room again');
 });
 
 t.test('reload --cluster without a cluster, or without its Redis, says so', async (t) => {

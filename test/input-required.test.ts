@@ -133,7 +133,11 @@ export default {
 };
 `;
 
-function writeAskers(ws: Workspace, v2Entry: Record<string, unknown> = {}): { config: string; log: string } {
+function writeAskers(
+  ws: Workspace,
+  v2Entry: Record<string, unknown> = {},
+  settings: Record<string, unknown> = {},
+): { config: string; log: string } {
   const log = join(ws.dir, 'asker.log');
   ws.writePackage(
     'node_modules/@test/mcp-asker',
@@ -154,6 +158,7 @@ function writeAskers(ws: Workspace, v2Entry: Record<string, unknown> = {}): { co
   const config = ws.writeConfig({
     plugins: [{ package: '@test/mcp-asker', options: { log }, ...v2Entry }, { package: '@test/mcp-asker-v1' }],
     reload: { watch: false },
+    ...settings,
   });
   return { config, log };
 }
@@ -285,11 +290,21 @@ t.test('the wire shapes, and each way a retry is refused (manual mode)', async (
   });
 
   t.test('a requestState this host did not issue', async (t) => {
-    await t.rejects(retry('v2.ask', 'v1.e30.bm90LWEtbWFj', {}, { who: 'x' }), {
-      code: -32602,
-      message:
-        /Invalid or expired requestState \(mac\): this mcp-host process did not issue it to this client for a tools\/call, or it is older than 600 s\. Fix: send the tools\/call again without requestState and inputResponses\./,
-    });
+    const forged = {
+      'a well-formed token with a MAC it did not make': ['v1.e30.bm90LWEtbWFj', 'mac'],
+      'the same, under a prefix naming a replica': ['mcph.some-replica.v1.e30.bm90LWEtbWFj', 'mac'],
+      'no token at all': ['not-a-request-state', 'malformed'],
+    };
+    for (const [what, [state, why]] of Object.entries(forged)) {
+      await t.rejects(
+        retry('v2.ask', state, {}, { who: 'x' }),
+        {
+          code: -32602,
+          message: `Invalid or expired requestState (${why}): this mcp-host process did not issue it to this client for a tools/call, or it is older than 600 s. Fix: send the tools/call again without requestState and inputResponses.`,
+        },
+        `${what}: refused, saying why`,
+      );
+    }
   });
 
   t.test('a retry that leaves a question unanswered, then answers it', async (t) => {
@@ -435,3 +450,45 @@ t.test('over HTTP, concurrent 2026-07-28 clients each answer their own call’s 
   t.same(bob.asked.sort(), ['name for bob?', 'v1 name for bob?']);
   t.equal(firstText(await alice.client.callTool(call('v2.ask_twice'))), 'accept:alice then accept:alice');
 });
+
+t.test(
+  'over HTTP, a requestState is bound to the bearer token it was issued to: another token’s retry is refused',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789ab' };
+    const { config } = writeAskers(ws, {}, { http: { port: 0, auth: { tokens: Object.values(tokens) } } });
+    const { url } = await startHttpHost(t, config, { args: [], env: { MCP_HOST_HTTP_TOKENS: undefined } });
+    const connect = async (token: string) => {
+      const client = new Client(
+        { name: 'manual', version: '1.0.0' },
+        modernOptions({ capabilities: { elicitation: { form: {} } }, inputRequired: { autoFulfill: false } }),
+      );
+      const requestInit = { headers: { authorization: `Bearer ${token}` } };
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+      t.teardown(() => client.close());
+      return client;
+    };
+    const alice = await connect(tokens.alice);
+    const bob = await connect(tokens.bob);
+    const manual = { allowInputRequired: true };
+    const first = (await alice.callTool(call('v2.ask', { who: 'alice' }), manual)) as Result;
+    t.equal(first.resultType, 'input_required');
+    const [key] = Object.keys(first.inputRequests as Result);
+    const retry = (client: Client) =>
+      client.callTool(
+        {
+          ...call('v2.ask', { who: 'alice' }),
+          requestState: first.requestState,
+          inputResponses: { [key!]: { action: 'accept', content: { name: 'mallory' } } },
+        } as never,
+        manual,
+      );
+    await t.rejects(retry(bob), {
+      code: -32602,
+      message:
+        'Invalid or expired requestState (bind): this mcp-host process did not issue it to this client for a tools/call, or it is older than 600 s. Fix: send the tools/call again without requestState and inputResponses.',
+    });
+    // Refused without touching the call: its own client still continues it.
+    t.equal(firstText(await retry(alice)), 'v2 accept:mallory');
+  },
+);

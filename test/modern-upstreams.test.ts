@@ -34,8 +34,9 @@ import { z } from 'zod';
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
-// Over HTTP its lists may be cached by anyone for 30 s; over stdio, privately for 5 s.
-const HINT = process.argv[2] === 'http' ? { ttlMs: 30000, cacheScope: 'public' } : { ttlMs: 5000, cacheScope: 'private' };
+// Over HTTP its lists may be cached by anyone for 30 s; over stdio, privately for 5 s; run with "lasting", by anyone for an hour.
+const HINTS = { http: { ttlMs: 30000, cacheScope: 'public' }, lasting: { ttlMs: 3600000, cacheScope: 'public' } };
+const HINT = HINTS[process.argv[2]] ?? { ttlMs: 5000, cacheScope: 'private' };
 
 function factory() {
   const server = new McpServer({ name: 'modern-only', version: '2.0.0' }, { cacheHints: { 'tools/list': HINT } });
@@ -259,6 +260,12 @@ t.test('composed lists carry the smallest ttlMs and the most private cacheScope 
   t.same(await listHint([web]), { ttlMs: 30000, cacheScope: 'public' }, 'one part: its own hint');
   t.same(await listHint([web, pipe]), { ttlMs: 5000, cacheScope: 'private' }, 'the shorter and the more private');
   t.same(await listHint([web, old]), { ttlMs: 0, cacheScope: 'private' }, 'a 2025-era part promises nothing');
+  const lasting = { command: process.execPath, args: [upstreams.modernScript, 'lasting'], prefix: 'lasting' };
+  t.same(
+    await listHint([lasting]),
+    { ttlMs: 60000, cacheScope: 'public' },
+    'a part promising an hour: capped at 60 s, as a reload can change the list at any time',
+  );
 });
 
 t.test(

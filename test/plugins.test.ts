@@ -487,7 +487,7 @@ t.test('notes', async (t) => {
         },
       },
     );
-    await t.rejects(call);
+    await t.rejects(call, { message: /(^|: )enough$/ }, 'the call fails with the reason it was cancelled for');
     const token = lastProgressToken(sent.slice(0, mark));
     // The marker: a second export, whose first note waits out the same delay
     // after the cancel, so anything the first one still had coming is sent before it.
@@ -737,7 +737,7 @@ t.test('clock', async (t) => {
         }
       },
     });
-    await t.rejects(call);
+    await t.rejects(call, { message: /(^|: )enough$/ }, 'the call fails with the reason it was cancelled for');
     const token = lastProgressToken(sent.slice(0, mark));
     // The marker: a second countdown, whose first tick waits out the same
     // interval after the cancel, so a tick the first one still had coming is sent before it.

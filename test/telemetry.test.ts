@@ -3,13 +3,14 @@
 // clients that put a traceparent in _meta (or in W3C headers over HTTP); a
 // real plugin package in process and a real stdio child that each answer
 // with the _meta their request carried.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { CLI, jsonRpcLine, rawInitializeLine, runCli, startHttpHost, startStdioHost } from './helpers/host.js';
 import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
@@ -591,14 +592,24 @@ t.test('a reload that changes the telemetry section is served, and says the chan
   t.notMatch(JSON.stringify(otlp.spans), 'still private', 'the old section still applies: no arguments recorded');
 });
 
-/** Node's module hooks, preloaded into the host: every module under @opentelemetry it resolves is written to stderr. */
-const OPENTELEMETRY_PROBE = `import { register } from 'node:module';
+/**
+ * Preloaded into the host: every module under @opentelemetry it resolves is
+ * written to stderr, whether imported (Node's module hooks) or required
+ * (`require`, `createRequire`: CommonJS resolves apart from those hooks).
+ */
+const OPENTELEMETRY_PROBE = `import Module, { register } from 'node:module';
 const hooks = \`export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   if (resolved.url.includes('/@opentelemetry/')) process._rawDebug('probe: loaded ' + resolved.url);
   return resolved;
 }\`;
 register('data:text/javascript,' + encodeURIComponent(hooks));
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  const file = resolveFilename.call(this, request, ...rest);
+  if (file.includes('/@opentelemetry/')) process._rawDebug('probe: required ' + file);
+  return file;
+};
 `;
 
 t.test('with no telemetry configured, no OpenTelemetry module is loaded', async (t) => {
@@ -612,8 +623,15 @@ t.test('with no telemetry configured, no OpenTelemetry module is loaded', async 
   const off = await startStdioHost(t, config, { env: { ...unset, NODE_OPTIONS } });
   await off.client.callTool({ name: 'inproc.meta', arguments: {} });
   await off.client.callTool({ name: 'child.meta', arguments: {} });
-  t.notMatch(off.log(), /probe: loaded/, 'no @opentelemetry module was resolved');
+  t.notMatch(off.log(), /probe: (loaded|required)/, 'no @opentelemetry module was imported or required');
 
+  // The witness that the probe sees a require: a process that requires the API through createRequire.
+  const { stderr } = await promisify(execFile)(
+    process.execPath,
+    ['-e', "require('node:module').createRequire(process.cwd() + '/')('@opentelemetry/api')"],
+    { cwd: REPO_ROOT, env: { ...process.env, NODE_OPTIONS } },
+  );
+  t.match(stderr, /probe: required .*@opentelemetry\/api/, 'the probe sees createRequire');
   // The witness that the probe sees them: the same host with telemetry on (in OTLP's default protocol, protobuf).
   const on = await startStdioHost(t, config, { env: { ...otlp.env, OTEL_EXPORTER_OTLP_PROTOCOL: '', NODE_OPTIONS } });
   await on.until('the probe to see @opentelemetry', () => /probe: loaded .*@opentelemetry\/sdk-trace/.test(on.log()));

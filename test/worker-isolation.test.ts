@@ -12,7 +12,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
-import { runCli, startHttpHost, startStdioHost, until, type StdioHost } from './helpers/host.js';
+import {
+  assertEventually,
+  assertLogged,
+  rawInitializeLine,
+  runCli,
+  startHttpHost,
+  startStdioHost,
+  until,
+  type StdioHost,
+} from './helpers/host.js';
+import { RawStdioHost } from './helpers/raw-stdio-host.js';
 import { writeZoo } from './helpers/zoo.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import { validateConfig } from '../host/config/validate.js';
@@ -202,9 +212,23 @@ t.test('plugins in workers serve as they do in process: SDK v2 and v1', async (t
   });
 
   t.test("the plugin's logger and console.log reach the host's log on stderr, under its name", async (t) => {
-    await host.until('the plugin to log from its worker', () => /"plugin":"two".*two 1\.0\.0 created/.test(host.log()));
-    await host.until('its console.log', () => /"plugin":"two".*two says hello on stdout/.test(host.log()));
-    t.pass('and stdout carried only JSON-RPC: the client is still talking');
+    await assertLogged(t, host.log, /"plugin":"two".*two 1\.0\.0 created/, 'its logger');
+    await assertLogged(t, host.log, /"plugin":"two".*two says hello on stdout/, 'its console.log');
+  });
+
+  t.test('its console.log never reaches stdout, which carries only JSON-RPC', async (t) => {
+    // Watched raw: the SDK's client skips a line that is not JSON without a word.
+    const raw = new RawStdioHost(t, file);
+    raw.send(rawInitializeLine('raw').trimEnd());
+    await raw.answer(0);
+    await until('the console.log to be logged', () => /"plugin":"two".*two says hello on stdout/.test(raw.stderr));
+    t.match(await raw.request('ping'), { result: {} }, 'the host answers after it');
+    t.same(raw.garbage, [], 'no line on stdout that is not JSON');
+    t.same(
+      raw.received.filter((message) => message.jsonrpc !== '2.0'),
+      [],
+      'and every one is JSON-RPC',
+    );
   });
 
   t.test('an answer that cannot leave the worker fails its call, saying why', async (t) => {
@@ -229,6 +253,8 @@ t.test('plugins in workers serve as they do in process: SDK v2 and v1', async (t
           { name: `${prefix}.slow`, arguments: { steps: 100 } },
           { signal: abort.signal, onprogress: () => abort.abort('enough') },
         ),
+        { message: 'enough' },
+        'the call fails with the reason it was cancelled for',
       );
       await until(`${prefix} to see the cancellation`, () => existsSync(join(markers, `${prefix}-aborted`)));
     });
@@ -241,8 +267,7 @@ t.test('plugins in workers serve as they do in process: SDK v2 and v1', async (t
   }
 
   t.test("the plugin's log messages reach the client whose call they concern", async (t) => {
-    await until('the log message', () => logged.includes('two is asking'));
-    t.pass();
+    await assertEventually(t, 'the log message of the call reached its client', () => logged.includes('two is asking'));
   });
 
   t.test('a subscribed resource’s updates reach the subscriber', async (t) => {

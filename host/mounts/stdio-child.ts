@@ -76,6 +76,8 @@ export class ChildChannel implements ExplainedChannel {
   /** Settles on 'close': the child has exited and its pipes are drained, so `ended` says all it can. */
   private drained: Promise<void> = Promise.resolve();
   private closing?: Promise<void>;
+  /** close() was called: the channel is done, and a reopen under way (the probe's fallback) starts no child. */
+  private closed = false;
 
   constructor(
     private readonly spec: StdioSpec,
@@ -88,8 +90,9 @@ export class ChildChannel implements ExplainedChannel {
 
   /** Run the command again once the child that ended is gone: nothing of the old process carries over. */
   async reopen(): Promise<void> {
-    await this.close();
+    await this.end();
     await this.drained;
+    if (this.closed) throw new Error(`the process of "${this.spec.label}" was closed by mcp-host.`);
     this.ended = undefined;
     this.closing = undefined;
     this.stderrTail.length = 0;
@@ -111,6 +114,8 @@ export class ChildChannel implements ExplainedChannel {
       windowsHide: true,
     });
     this.child = child;
+    // Counted at once, not on 'spawn': a host that exits in between still ends it.
+    if (child.pid !== undefined) liveGroups.add(child.pid);
     this.exited = new Promise((resolve) => {
       child.once('exit', () => {
         if (child.pid !== undefined) this.reapGroup(child.pid);
@@ -132,10 +137,7 @@ export class ChildChannel implements ExplainedChannel {
     );
 
     return new Promise((resolve, reject) => {
-      child.once('spawn', () => {
-        liveGroups.add(child.pid!);
-        resolve();
-      });
+      child.once('spawn', () => resolve());
       child.on('error', (error: NodeJS.ErrnoException) => {
         if (child.pid !== undefined) {
           this.onerror?.(error);
@@ -170,6 +172,11 @@ export class ChildChannel implements ExplainedChannel {
    * Resolves once it has exited.
    */
   close(): Promise<void> {
+    this.closed = true;
+    return this.end();
+  }
+
+  private end(): Promise<void> {
     this.closing ??= this.terminate();
     return this.closing;
   }

@@ -146,7 +146,12 @@ export function createFrontSession(
  * error with a readable message.
  */
 function toProtocolError(error: unknown): never {
-  if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
-  if (error instanceof ProtocolError) throw error;
-  throw new ProtocolError(ErrorCode.InternalError, describeThrown(error));
+  throw asProtocolError(error);
+}
+
+/** An error as the client is to get it (see toProtocolError); the hot path (hot-path.ts) sends it itself. */
+export function asProtocolError(error: unknown): ProtocolError {
+  if (error instanceof RpcError) return new ProtocolError(error.code, error.message, error.data);
+  if (error instanceof ProtocolError) return error;
+  return new ProtocolError(ErrorCode.InternalError, describeThrown(error));
 }

@@ -66,7 +66,7 @@ export interface HttpService {
 /** How long close() lets ended streams flush before cutting the connections left. */
 const CLOSE_GRACE_MS = 2_000;
 /** How long a 2025-era session may sit with nothing open before it is ended. */
-const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
+export const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
 /** How long a refused request's body is read and discarded before its connection is cut. */
 const REFUSAL_DRAIN_MS = 10_000;
 

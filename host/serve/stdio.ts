@@ -3,6 +3,7 @@ import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { StdioWire } from './stdio-wire.js';
+import { HotPathTransport } from '../proxy/hot-path.js';
 import { stdioListenTracer } from './stdio-listens.js';
 
 export interface StdioService {
@@ -32,7 +33,8 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
     },
     {
       // The SDK's own wire leaves malformed input unanswered; this one answers it (see StdioWire).
-      transport: wire,
+      // Calls, prompts and reads skip the front server's second dispatch (hot-path.ts).
+      transport: new HotPathTransport(wire, runtime, () => session?.server),
       onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error'),
     },
   );

@@ -16,6 +16,7 @@ import { Client, type ClientOptions, type FetchLike } from '@modelcontextprotoco
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Test } from 'tap';
 import { REPO_ROOT } from './packages.js';
+import { EVENT_MS, EXIT_MS } from './timing.js';
 
 /** The built CLI the tests run, as a user would (`npm run build` first). */
 export const CLI = join(REPO_ROOT, 'dist/host/cli.js');
@@ -104,9 +105,6 @@ export interface HttpHost {
   exited: Promise<number | null>;
 }
 
-/** How long a test's HTTP host may take to stop (its streams get 2 s to flush) before it is killed. */
-const HTTP_HOST_STOP_MS = 5_000;
-
 export interface HttpStartOptions {
   /** The arguments after `start --config FILE`. */
   args?: string[];
@@ -127,14 +125,17 @@ export async function startHttpHost(
   const child = spawn(process.execPath, [CLI, 'start', '--config', configFile, ...args], {
     env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group, ended when this test process ends (endedWithTheTest).
+    detached: true,
   });
+  endedWithTheTest(child);
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.teardown(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     // Stopped as an operator stops it, so that it writes its coverage as it exits; killed if it hangs.
     child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), HTTP_HOST_STOP_MS);
+    const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_MS);
     await exited;
     clearTimeout(killer);
   });
@@ -147,6 +148,44 @@ export async function startHttpHost(
     void exited.then((code) => reject(new Error(`the host exited (${code}) before listening:\n${log}`)));
   });
   return { url, child, log: () => log, exited };
+}
+
+/** The HTTP hosts of this test process still running. */
+const runningHosts = new Set<ChildProcess>();
+let endingHostsOnExit = false;
+
+/**
+ * A host whose test process ends (it finished, failed, or was killed with
+ * SIGINT, SIGTERM or SIGHUP, as tap's timeout and Ctrl-C do) is stopped
+ * with it: its process group is sent SIGTERM, which the host answers by
+ * closing its own children. A stdio host needs none of this: it exits when
+ * its stdin, this process's pipe, closes.
+ */
+function endedWithTheTest(child: ChildProcess): void {
+  if (!endingHostsOnExit) {
+    endingHostsOnExit = true;
+    process.once('exit', endRunningHosts);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        endRunningHosts();
+        // Raised again, now without this listener: the test process ends as the signal would have ended
+        // it (a handler that deferred to this one, as tap's signal-exit does, then acts).
+        process.kill(process.pid, signal);
+      });
+    }
+  }
+  runningHosts.add(child);
+  child.once('exit', () => runningHosts.delete(child));
+}
+
+function endRunningHosts(): void {
+  for (const child of runningHosts) {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // its group is gone already
+    }
+  }
 }
 
 export interface CliRun {
@@ -179,13 +218,53 @@ export function rawInitializeLine(clientName: string): string {
   });
 }
 
+/** A 2025-era `initialize` POSTed to an HTTP host by a client without an SDK, with a bearer token when given. */
+export function postInitialize(
+  url: string,
+  { token, clientName = 'raw' }: { token?: string; clientName?: string } = {},
+) {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: rawInitializeLine(clientName),
+  });
+}
+
 /** Poll until `check` holds; fail naming what was awaited (and the host's log, when given). */
-export async function until(what: string, check: () => boolean, ms = 10_000, log?: () => string): Promise<void> {
+export async function until(what: string, check: () => boolean, ms = EVENT_MS, log?: () => string): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `; host log:\n${log()}` : ''}`);
     await sleep(10);
   }
+}
+
+/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
+export async function eventually(what: string, check: () => Promise<boolean>, ms = EVENT_MS): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * Assert that `check` holds, waiting for it first (up to `ms`): a condition
+ * that comes true by itself (a file a plugin writes, a message on its way)
+ * is asserted once it has, or as it is when the wait is over.
+ */
+export async function assertEventually(
+  t: Pick<Test, 'ok'>,
+  message: string,
+  check: () => boolean,
+  ms?: number,
+): Promise<void> {
+  await until(message, check, ms).catch(() => {});
+  t.ok(check(), message);
 }
 
 /**

@@ -1,0 +1,127 @@
+/**
+ * CPU time per call (part of `npm run bench`): what the serving process
+ * spends on each `tools/call`, through the host and served directly
+ * (`serveStdio`), read from the kernel's account of the process
+ * (`/proc/PID/stat`, user + system) over a fixed number of sequential calls
+ * after a warm-up. Unlike a wall-clock rate it hardly moves with the
+ * machine's load (other processes' time is not counted), so the host's
+ * own cost can be judged on a busy machine. Each client line is measured,
+ * since the client is the same on both sides; the client's own CPU per call
+ * is printed too, and the sequential ratio it implies when the client,
+ * the server and the pipe take turns (as one call at a time does):
+ * (client + host) / (client + direct). The SDK-only proxy (sdk-proxy.ts)
+ * is measured beside them: the floor of a second SDK dispatch.
+ *
+ * BENCH_CPU_CALLS (10,000) sets the number of calls measured;
+ * BENCH_OTHER_CLI names another build's `dist/host/cli.js` to measure
+ * beside this one (e.g. the commit before a change).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI } from '../test/helpers/host.js';
+import { REPO_ROOT } from '../test/helpers/packages.js';
+
+const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 10_000);
+const WARMUP = 3_000;
+/** Issue #31's sequential goal over stdio, held to the ratio the CPU times imply. */
+const GOAL = 1.15;
+const plugin = join(REPO_ROOT, 'bench/echo-plugin');
+const TICKS_PER_SECOND = 100;
+
+interface Served {
+  name: string;
+  tool: string;
+  call(name: string): Promise<unknown>;
+  pid: number;
+  close(): Promise<void>;
+}
+
+/** CPU seconds a process has used, user + system. */
+function cpuSeconds(pid: number): number {
+  // The command may hold spaces and parentheses: the fields after its closing one are fixed.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+async function serve(line: 'v1' | 'v2', name: string, args: string[], tool: string): Promise<Served> {
+  const info = { name: 'mcp-host-bench', version: '1.0.0' };
+  const call =
+    (client: { callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown> }) =>
+    (n: string) =>
+      client.callTool({ name: n, arguments: { text: 'x' } });
+  if (line === 'v1') {
+    const client = new ClientV1(info);
+    const transport = new StdioClientTransportV1({ command: process.execPath, args, stderr: 'ignore' });
+    await client.connect(transport);
+    return { name, tool, call: call(client), pid: transport.pid!, close: () => client.close() };
+  }
+  const client = new Client(info);
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  await client.connect(transport);
+  return { name, tool, call: call(client), pid: transport.pid!, close: () => client.close() };
+}
+
+/** CPU ms per call of the server and of this (the client's) process, over CALLS sequential calls; then it is closed. */
+async function measure(target: Served): Promise<{ server: number; client: number }> {
+  for (let i = 0; i < WARMUP; i++) await target.call(target.tool);
+  const [server, client] = [cpuSeconds(target.pid), process.cpuUsage()];
+  for (let i = 0; i < CALLS; i++) await target.call(target.tool);
+  const clientUsed = process.cpuUsage(client);
+  const serverUsed = cpuSeconds(target.pid) - server;
+  await target.close();
+  return {
+    server: (serverUsed * 1000) / CALLS,
+    client: (clientUsed.user + clientUsed.system) / 1000 / CALLS,
+  };
+}
+
+const dir = join(REPO_ROOT, '.tmp', 'bench');
+mkdirSync(dir, { recursive: true });
+const config = join(dir, 'cpu-per-call.config.js');
+writeFileSync(
+  config,
+  `export default { plugins: [${JSON.stringify({ package: plugin })}], log: { level: 'warn' } };\n`,
+);
+const hosts = [
+  { name: 'host', cli: CLI },
+  ...(process.env.BENCH_OTHER_CLI ? [{ name: 'other host', cli: process.env.BENCH_OTHER_CLI }] : []),
+];
+
+for (const line of ['v1', 'v2'] as const) {
+  console.log(`\nCPU time per tools/call, stdio, ${line} client, ${CALLS} sequential calls after ${WARMUP}`);
+  for (const tool of ['noop_0', 'echo']) {
+    const direct = await measure(
+      await serve(
+        line,
+        'direct',
+        [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')],
+        tool,
+      ),
+    );
+    for (const { name, cli } of hosts) {
+      const host = await measure(await serve(line, name, [cli, 'start', '--config', config], `bench.${tool}`));
+      const implied = (direct.client + host.server) / (direct.client + direct.server);
+      console.log(
+        `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
+      );
+    }
+    // The floor of any SDK-built proxy (a second SDK dispatch), beside it: the host is to be under it.
+    const floor = await measure(
+      await serve(
+        line,
+        'sdk-proxy',
+        [join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js'), join(plugin, 'index.js')],
+        tool,
+      ),
+    );
+    console.log(
+      `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, sdk-proxy`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   sdk-proxy ${floor.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
+    );
+  }
+}
+process.exit();

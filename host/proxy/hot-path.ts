@@ -1,0 +1,250 @@
+import type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCRequest,
+  LoggingLevel,
+  RequestId,
+  Server,
+  ServerCapabilities,
+  ServerContext,
+  Transport,
+} from '@modelcontextprotocol/server';
+import type { HostRuntime } from '../runtime.js';
+import type { Generation } from '../catalogue/generation.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
+import { callTool, getPrompt, readResource } from '../catalogue/routing.js';
+import { isPlainObject } from '../plain-object.js';
+import { telemetryOn } from '../sinks/telemetry.js';
+import { callHooksFor } from './call-hooks.js';
+import { asProtocolError } from './front-server.js';
+import { servesModernEra } from './protocol-era.js';
+
+type Params = Record<string, unknown>;
+type Result = Record<string, unknown>;
+
+/** How each per-item request the hot path serves is told well-formed, the capability it needs, and where it goes. */
+const ROUTES: Record<
+  string,
+  {
+    capability: keyof ServerCapabilities;
+    /** Whether the params are what the SDK's schema for the request accepts; others go to the SDK, which says what is wrong. */
+    wellFormed: (params: Params) => boolean;
+    route: (generation: Generation, params: Params, hooks: CallHooks) => Promise<Result>;
+  }
+> = {
+  'tools/call': {
+    capability: 'tools',
+    wellFormed: (params) => typeof params.name === 'string' && optionalObject(params.arguments),
+    route: callTool,
+  },
+  'prompts/get': {
+    capability: 'prompts',
+    wellFormed: (params) =>
+      typeof params.name === 'string' &&
+      (params.arguments === undefined ||
+        (isPlainObject(params.arguments) &&
+          Object.values(params.arguments).every((value) => typeof value === 'string'))),
+    route: getPrompt,
+  },
+  'resources/read': {
+    capability: 'resources',
+    wellFormed: (params) => typeof params.uri === 'string',
+    route: readResource,
+  },
+};
+
+function optionalObject(value: unknown): boolean {
+  return value === undefined || isPlainObject(value);
+}
+
+/**
+ * The keys by which the SDK's `tools/call` wrapper knows a result of another
+ * family than a tool's (a task, an input-required result): such a result is
+ * not given the empty `content` the SDK adds to a content-less tool result.
+ */
+const FOREIGN_RESULT_KEYS = ['task', 'inputRequests', 'requestState'];
+
+/**
+ * The host's front transport with a hot path for the per-item requests
+ * (`tools/call`, `prompts/get`, `resources/read`): such a request is
+ * recognised from its JSON-RPC envelope and routed straight to the owning
+ * mount (routing.ts: curation, pins, the mount's limits and result checks,
+ * its peer's progress, cancellation and timeouts), and its answer written
+ * back; the front's SDK `Server` never dispatches it. Through the SDK, a
+ * call paid a second full dispatch (a context built, the request and the
+ * result validated by the SDK's wrapper, then again by the mount's result
+ * check): about half of what the host added to a cheap call's CPU time
+ * (docs/performance.md).
+ *
+ * Everything else goes to the SDK `Server` as before: `initialize`,
+ * capabilities, lists, subscriptions, completions, pings, the client's
+ * answers to the host's own requests, and every request the hot path does
+ * not take. It takes a request only when serving it itself changes nothing
+ * a client can see:
+ *
+ * - the session is initialized in a 2025-era revision (a 2026-07-28
+ *   session's calls carry an envelope, input-required rounds and unwrapped
+ *   output schemas, which the SDK's per-era machinery serves);
+ * - telemetry is off (with it on, every request gets the SDK-side server
+ *   span traced-server.ts gives it);
+ * - the session advertised the capability (otherwise the SDK answers
+ *   "Method not found");
+ * - its params are well-formed (the SDK's refusal of malformed params
+ *   names the field) and ask for no task.
+ *
+ * What the SDK does around a handler it still does here, in the same way:
+ * a `notifications/cancelled` naming the request aborts it (and no answer
+ * is sent), the connection's close aborts every call in flight, the
+ * plugin's progress, log messages (at the session's `logging/setLevel`)
+ * and mid-call requests reach the client tied to the call (call-hooks.ts,
+ * through the session's own `Server`), errors carry their code as the
+ * front server's do, and a tool result without `content` gets `content: []`.
+ */
+export class HotPathTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  /** The SDK's handler, given every message the hot path does not take. */
+  private passOn?: (message: JSONRPCMessage, extra?: unknown) => void;
+  /** Calls served here and not answered yet, by request id: what a cancellation aborts. */
+  private readonly inFlight = new Map<RequestId, AbortController>();
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly runtime: HostRuntime,
+    /** The front server the connection is pinned to, once the SDK's entry has made it. */
+    private readonly serverOf: () => Server | undefined,
+  ) {
+    inner.onmessage = (message, extra) => {
+      if (!this.served(message)) this.passOn?.(message, extra);
+    };
+    inner.onclose = () => {
+      for (const controller of this.inFlight.values()) controller.abort(new Error('the connection closed'));
+      this.inFlight.clear();
+      this.onclose?.();
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+  }
+
+  get onmessage(): ((message: JSONRPCMessage, extra?: unknown) => void) | undefined {
+    return this.passOn;
+  }
+
+  set onmessage(handler: ((message: JSONRPCMessage, extra?: unknown) => void) | undefined) {
+    this.passOn = handler;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** Whether the hot path took `message`: a request it serves, or a cancellation of one. */
+  private served(message: JSONRPCMessage): boolean {
+    if (!('method' in message)) return false;
+    if (!('id' in message)) {
+      if (message.method === 'notifications/cancelled') this.cancel(message.params);
+      return false;
+    }
+    const route = ROUTES[message.method];
+    const server = this.serverOf();
+    if (!route || !server || !this.takes(server, route, message.params)) return false;
+    this.serve(server, message, route.route);
+    return true;
+  }
+
+  private takes(server: Server, route: (typeof ROUTES)[string], params: unknown): boolean {
+    if (telemetryOn() || server.getNegotiatedProtocolVersion() === undefined || servesModernEra(server)) return false;
+    if (server.getCapabilities()[route.capability] === undefined) return false;
+    if (!isPlainObject(params) || params.task !== undefined) return false;
+    // Its `_meta` the stdio wire has checked already (stdio-wire.ts).
+    return route.wellFormed(params);
+  }
+
+  private cancel(params: Params | undefined): void {
+    const id = params?.requestId as RequestId | undefined;
+    const controller = id === undefined ? undefined : this.inFlight.get(id);
+    if (!controller) return;
+    this.inFlight.delete(id!);
+    controller.abort(params?.reason);
+  }
+
+  private serve(
+    server: Server,
+    request: JSONRPCRequest,
+    route: (generation: Generation, params: Params, hooks: CallHooks) => Promise<Result>,
+  ): void {
+    const { id, method } = request;
+    const params = request.params as Params;
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    const context = callContext(server, id, controller.signal);
+    const answer = async (message: JSONRPCMessage) => {
+      // The SDK sends a notification a few turns after it is asked to: the answer waits for the call's, or it would overtake its last progress.
+      await Promise.allSettled(context.sent);
+      if (controller.signal.aborted) return;
+      this.inFlight.delete(id);
+      await this.inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
+    };
+    Promise.resolve()
+      .then(() => route(this.runtime.current, params, callHooksFor(context.ctx, params)))
+      .then(
+        (result) => answer({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(result) : result }),
+        (error: unknown) => answer(errorResponse(id, error)),
+      );
+  }
+}
+
+/**
+ * What callHooksFor reads of a request's context, as the SDK's `Server`
+ * builds it for a 2025-era request on a connection without sessions: the
+ * call's signal, its notifications and requests tied to it, and log
+ * messages sent at the level the client set; and the notifications sent
+ * for it so far, which its answer must not overtake.
+ */
+function callContext(
+  server: Server,
+  id: RequestId,
+  signal: AbortSignal,
+): { ctx: ServerContext; sent: Promise<void>[] } {
+  const sent: Promise<void>[] = [];
+  const sending = (notification: Promise<void>) => {
+    sent.push(notification);
+    return notification;
+  };
+  const ctx = {
+    mcpReq: {
+      id,
+      signal,
+      notify: (notification: { method: string; params?: Params }) =>
+        sending(server.notification(notification as never, { relatedRequestId: id })),
+      send: (request: { method: string; params?: Params }, options?: { signal?: AbortSignal }) =>
+        server.request(request as never, { ...options, relatedRequestId: id }),
+      log: (level: LoggingLevel, data: unknown, logger?: string) =>
+        sending(server.sendLoggingMessage({ level, data, ...(logger === undefined ? {} : { logger }) })),
+    },
+  };
+  return { ctx: ctx as unknown as ServerContext, sent };
+}
+
+/** A tool result without `content`, as the SDK's `tools/call` wrapper sends it: with an empty one. */
+function withContent(result: Result): Result {
+  if (result.content !== undefined || FOREIGN_RESULT_KEYS.some((key) => key in result)) return result;
+  return { ...result, content: [] };
+}
+
+/** An error as the front server's SDK sends it to a 2025-era client (-32002 goes as -32602, as the SDK's codec has it). */
+function errorResponse(id: RequestId, error: unknown): JSONRPCErrorResponse {
+  const { code, message, data } = asProtocolError(error);
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: code === -32002 ? -32602 : code, message, ...(data === undefined ? {} : { data }) },
+  };
+}

@@ -1,0 +1,48 @@
+// The command line's own help: `mcp-host --help` lists every command, and
+// each command's --help (or -h) explains it with every flag the overview
+// gives it, exiting 0; a command that does not exist is wrong usage (2).
+import t from 'tap';
+import { runCli } from './helpers/host.js';
+import { PACKAGE_VERSION } from './helpers/packages.js';
+
+const overview = await runCli(['--help']);
+
+t.test('mcp-host --help: the version and every command, with its flags', async (t) => {
+  t.equal(overview.code, 0);
+  t.equal(overview.stderr, '');
+  t.match(overview.stdout, `mcp-host ${PACKAGE_VERSION}: one MCP server built out of many`);
+  t.match(overview.stdout, 'Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.');
+  t.same((await runCli(['-h'])).stdout, overview.stdout, '-h says the same');
+  t.equal((await runCli(['--version'])).stdout, `${PACKAGE_VERSION}\n`);
+});
+
+/** Each command's line in the overview, `mcp-host [start] [--config PATH] …` → start and its flags. */
+const commands = [...overview.stdout.matchAll(/^ {2}(mcp-host (\[?[a-z]+\]?).*)$/gm)].map(([, line, name]) => ({
+  name: name!.replace(/[[\]]/g, ''),
+  line: line!,
+  flags: [...line!.matchAll(/--[a-z-]+/g)].map(([flag]) => flag),
+}));
+
+t.test('the overview names every command', async (t) => {
+  t.same(
+    commands.map((command) => command.name),
+    ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add'],
+  );
+});
+
+for (const { name, line, flags } of commands) {
+  t.test(`mcp-host ${name} --help`, async (t) => {
+    const help = await runCli([name, '--help']);
+    t.equal(help.code, 0, 'exits 0');
+    t.equal(help.stderr, '');
+    t.match(help.stdout, `Usage: ${line}`, 'opens with the usage the overview gives');
+    for (const flag of flags) t.match(help.stdout, new RegExp(`^ +${flag}\\b`, 'm'), `explains ${flag}`);
+    t.same((await runCli([name, '-h'])).stdout, help.stdout, '-h says the same');
+  });
+}
+
+t.test('a command that does not exist is wrong usage', async (t) => {
+  const wrong = await runCli(['serve']);
+  t.equal(wrong.code, 2);
+  t.equal(wrong.stderr, `mcp-host: unknown command "serve"\n\n${overview.stdout}`);
+});
