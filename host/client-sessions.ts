@@ -6,6 +6,7 @@ import type { Mount } from './mounts/mount.js';
 import type { SessionNotifier } from './sinks/session-notifier.js';
 import { recordListChanged } from './sinks/telemetry.js';
 import type { ChangedList } from './vocabulary/list-kinds.js';
+import { ERAS, type Era } from './protocol-versions.js';
 
 /**
  * The long-lived sessions the host notifies and the resources they follow:
@@ -23,7 +24,10 @@ export class ClientSessions implements Iterable<SessionNotifier> {
    * sessions are open.
    */
   private readonly reachable = new Set<SessionNotifier>();
-  /** Sessions per subscribed URI, so a plugin is subscribed once however many clients are. */
+  /**
+   * Sessions per subscribed URI, so a plugin is subscribed once however many
+   * clients are (each face of a dual-era upstream once, for its own era's).
+   */
   private readonly subscribers = new Map<string, Set<SessionNotifier>>();
 
   /** `live` is the generation that owns each URI now (the runtime's). */
@@ -62,11 +66,12 @@ export class ClientSessions implements Iterable<SessionNotifier> {
     }
   }
 
-  /** Tell every session that can hear it; returns the lists at least one session was sent. */
-  broadcastListChanged(lists: ReadonlySet<ChangedList>): Set<ChangedList> {
+  /** Tell every session of `eras` that can hear it; returns the lists at least one session was sent. */
+  broadcastListChanged(lists: ReadonlySet<ChangedList>, eras: readonly Era[] = ERAS): Set<ChangedList> {
     const sent = new Set<ChangedList>();
     if (lists.size === 0) return sent;
     for (const session of this.reachable) {
+      if (!eras.includes(session.era)) continue;
       const told = session.listChanged(lists);
       recordListChanged(told);
       for (const list of told) sent.add(list);
@@ -74,10 +79,13 @@ export class ClientSessions implements Iterable<SessionNotifier> {
     return sent;
   }
 
-  /** A plugin's `notifications/resources/updated`, to the sessions that follow the URI. */
-  resourceUpdated(params: Record<string, unknown>): void {
+  /**
+   * A plugin's `notifications/resources/updated`, to the sessions that follow
+   * the URI among those of `eras` (the eras the notifying mount serves).
+   */
+  resourceUpdated(params: Record<string, unknown>, eras: readonly Era[]): void {
     for (const session of this.subscribers.get(String(params.uri)) ?? []) {
-      session.resourceUpdated(params as { uri: string });
+      if (eras.includes(session.era)) session.resourceUpdated(params as { uri: string });
     }
   }
 
@@ -86,10 +94,10 @@ export class ClientSessions implements Iterable<SessionNotifier> {
    * the first session; later sessions join that subscription.
    */
   async subscribe(session: SessionNotifier, uri: string): Promise<void> {
+    const generation = this.live();
     const sessions = this.subscribers.get(uri) ?? new Set<SessionNotifier>();
-    if (sessions.size === 0) {
-      await subscriptionOwner(this.live(), uri).request('resources/subscribe', { uri });
-    }
+    const owner = subscriptionOwner(generation.view(session.era), uri);
+    if (!subscribedThrough(generation, owner, uri, sessions)) await owner.request('resources/subscribe', { uri });
     sessions.add(session);
     session.subscriptions.add(uri);
     this.subscribers.set(uri, sessions);
@@ -99,22 +107,42 @@ export class ClientSessions implements Iterable<SessionNotifier> {
   async unsubscribe(session: SessionNotifier, uri: string): Promise<void> {
     session.subscriptions.delete(uri);
     const sessions = this.subscribers.get(uri);
-    if (!sessions?.delete(session) || sessions.size > 0) return;
-    this.subscribers.delete(uri);
-    await subscriptionOwner(this.live(), uri).request('resources/unsubscribe', { uri });
+    if (!sessions?.delete(session)) return;
+    if (sessions.size === 0) this.subscribers.delete(uri);
+    const generation = this.live();
+    const owner = subscriptionOwner(generation.view(session.era), uri);
+    if (!subscribedThrough(generation, owner, uri, sessions)) await owner.request('resources/unsubscribe', { uri });
   }
 
   /** A reconnected upstream starts with no subscriptions: renew those sessions still hold on it. */
   resubscribe(generation: Generation, mount: Mount): void {
-    for (const uri of this.subscribers.keys()) {
-      try {
-        if (subscriptionOwner(generation, uri) !== mount) continue;
-      } catch {
-        continue; // no mount serves it now
-      }
+    for (const [uri, sessions] of this.subscribers) {
+      if (!subscribedThrough(generation, mount, uri, sessions)) continue;
       mount
         .request('resources/subscribe', { uri })
         .catch((error: unknown) => mount.logger.warn(`could not subscribe again to ${uri}: ${describeThrown(error)}`));
     }
   }
+}
+
+/**
+ * Whether some of `sessions` follow `uri` through `mount`: the owner of the
+ * URI in the catalogue of their era. A mount of one face serves both eras,
+ * so a legacy session and a 2026-07-28 one share its subscription; each
+ * face of a dual-era upstream is subscribed for its own era's sessions.
+ */
+function subscribedThrough(
+  generation: Generation,
+  mount: Mount,
+  uri: string,
+  sessions: Iterable<SessionNotifier>,
+): boolean {
+  const eras = new Set([...sessions].map((session) => session.era));
+  return [...eras].some((era) => {
+    try {
+      return subscriptionOwner(generation.view(era), uri) === mount;
+    } catch {
+      return false; // no mount of that era serves it now
+    }
+  });
 }

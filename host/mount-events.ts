@@ -34,7 +34,7 @@ export class LiveMountEvents implements MountEvents {
       return;
     }
     if (notification.method === 'notifications/resources/updated') {
-      this.sessions.resourceUpdated(params);
+      this.sessions.resourceUpdated(params, this.live()?.erasServedBy(mount) ?? []);
       return;
     }
     const kinds = kindsChangedBy(notification.method);
@@ -51,7 +51,7 @@ export class LiveMountEvents implements MountEvents {
   }
 
   onClose(mount: Mount): void {
-    if (mount.state !== 'closed' && this.live()?.mounts.includes(mount))
+    if (mount.state !== 'closed' && this.live()?.erasServedBy(mount).length)
       mount.logger.warn('the plugin closed its connection');
   }
 
@@ -62,7 +62,8 @@ export class LiveMountEvents implements MountEvents {
    */
   onStateChange(mount: Mount): void {
     const generation = this.live();
-    if (!generation?.mounts.includes(mount)) return;
+    const eras = generation?.erasServedBy(mount) ?? [];
+    if (!generation || eras.length === 0) return;
     recordMountState(mount);
     generation.reindex();
     const lists = new Set<ChangedList>();
@@ -71,7 +72,7 @@ export class LiveMountEvents implements MountEvents {
         lists.add(changedListOf(kind));
       }
     }
-    this.sessions.broadcastListChanged(lists);
+    this.sessions.broadcastListChanged(lists, eras);
     if (mount.isUp) this.sessions.resubscribe(generation, mount);
   }
 
@@ -86,13 +87,15 @@ export class LiveMountEvents implements MountEvents {
       mount.logger.warn(`could not refresh its lists after list_changed: ${describeThrown(error)}`);
     }
     const generation = this.live();
-    if (!generation?.mounts.includes(mount)) return;
+    const eras = generation?.erasServedBy(mount) ?? [];
+    if (!generation || eras.length === 0) return;
     generation.reindex();
     // A plugin can change a definition under a running host: judge it against the lock now, not at the next reload.
-    for (const { mount: owner, drift, withheld } of generation.index.drifts) {
+    for (const { mount: owner, drift, withheld } of generation.view(eras[0]!).index.drifts) {
       if (owner === mount) mount.logger.warn(formatProblem(driftProblem(mount.description, drift, withheld)));
     }
-    this.sessions.broadcastListChanged(new Set(kinds.map(changedListOf)));
+    // A change in one face of a dual-era upstream is news only to that era's clients.
+    this.sessions.broadcastListChanged(new Set(kinds.map(changedListOf)), eras);
   }
 }
 

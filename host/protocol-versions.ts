@@ -4,6 +4,16 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 export const MODERN_REVISION = '2026-07-28';
 
 /**
+ * The two eras of MCP: `legacy` (the 2025-era revisions, negotiated by
+ * `initialize`, with sessions) and `modern` (2026-07-28, stateless). A client
+ * is of one; an upstream may speak either or both, and is spoken to in the
+ * era of the client that asks (DESIGN.md, "Protocol revisions and the SDK").
+ */
+export type Era = 'legacy' | 'modern';
+
+export const ERAS: readonly Era[] = ['legacy', 'modern'];
+
+/**
  * Every MCP revision the host can speak, oldest first: the SDK's 2025-era
  * list (negotiated by `initialize`) plus the 2026-07-28 revision (negotiated
  * by `server/discover`). A config or manifest may name any of them.

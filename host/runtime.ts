@@ -65,12 +65,22 @@ export class HostRuntime {
     // only the live generation hears of it: index it as it is now.
     next.reindex();
     if (!before) return undefined;
+    // Reported to whoever asked: the changes of the generation's own mounts (a dual-era mount's 2026-07-28 face).
     const diff = diffGenerations(before, next);
-    const notified = this.sessions.broadcastListChanged(diff.changedLists);
+    // Each era's clients are told of what changed in the catalogue they are served.
+    const legacyDiff =
+      before.view('legacy') === before && next.view('legacy') === next
+        ? diff
+        : diffGenerations(before.view('legacy'), next.view('legacy'));
+    const notified = this.sessions.broadcastListChanged(diff.changedLists, ['modern']);
+    for (const list of this.sessions.broadcastListChanged(legacyDiff.changedLists, ['legacy'])) notified.add(list);
     const kept = new Set(next.mounts);
     // A new or replaced plugin starts with no subscriptions: renew those sessions hold on what it serves.
     const previous = new Set(before.mounts);
-    for (const mount of next.mounts) if (!previous.has(mount) && mount.isUp) this.sessions.resubscribe(next, mount);
+    for (const mount of next.mounts) {
+      if (previous.has(mount)) continue;
+      for (const face of [mount, mount.legacyFace]) if (face?.isUp) this.sessions.resubscribe(next, face);
+    }
     void retireMounts(
       before.mounts.filter((mount) => !kept.has(mount)),
       next.config.reload.drainTimeoutMs,

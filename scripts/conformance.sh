@@ -7,7 +7,9 @@
 # Usage: scripts/conformance.sh [--direct] [suite args...]
 #   scripts/conformance.sh                          # --requirements 2025-11-25, then 2026-07-28, through the host
 #   scripts/conformance.sh --direct                 # the same, against the plugin served alone (the baseline)
-#   scripts/conformance.sh --url URL                # the same, through the host mounting the server at URL flat
+#   scripts/conformance.sh --url URL                # any Streamable HTTP server at URL: directly, then through the host
+#                                                   # mounting it flat, side by side at each revision (the host must pass
+#                                                   # at least what the server passes alone)
 #   scripts/conformance.sh --scenario ping          # one scenario (any suite args run once, as given)
 # Expects a build (`npm run conformance` builds first).
 #
@@ -20,7 +22,10 @@
 #   RUN_TIMEOUT_S (default 600 per run).
 # Prints PASS/FAIL per scored scenario (a scenario passes when none of its checks is a FAILURE),
 # "(not scored)" for what the suite runs but does not score at that revision, then one tally line
-# per run: "<revision>: N passed, M failed". Exit: 0 all passed, 1 some failed, 2 could not run.
+# per run: "<revision>: N passed, M failed" (with --url: "<revision> direct: …" and "<revision> host: …",
+# and the scenarios that pass directly but not through the host).
+# Exit: 0 all passed (with --url: the host passed every scenario the server passed alone), 1 otherwise,
+# 2 could not run.
 set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -97,18 +102,21 @@ run() {
   port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
   url="http://127.0.0.1:$port/mcp"
   log="$dir/$target.log"
-  if [ "$target" = host ]; then
+  if [ "$target" = direct ] && [ -n "$UPSTREAM_URL" ]; then
+    # The server under --url is the operator's, already running: judged as it is, nothing started.
+    url="$UPSTREAM_URL"
+  elif [ "$target" = host ]; then
     node "$REPO/dist/host/cli.js" start --config "$CONFIG" --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   else
     node "$REPO/dist/bench/serve-direct-http.js" "$REPO/plugins/conformance/index.js" \
       "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   fi
-  SERVER_PID=$!
+  [ "$url" = "$UPSTREAM_URL" ] || SERVER_PID=$!
 
   # Ready when /mcp answers anything over HTTP (a bare GET is refused: that is an answer).
   local deadline=$(($(date +%s) + ${WAIT_S:-20}))
   until node -e 'require("http").get(process.argv[1],(r)=>process.exit(0)).on("error",()=>process.exit(1))' "$url" 2>/dev/null; do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    if [ -n "$SERVER_PID" ] && ! kill -0 "$SERVER_PID" 2>/dev/null; then
       tail -n 30 "$log" >&2
       SERVER_PID=""
       fail_to_run "the $target server exited before listening (log: $log)"
@@ -118,7 +126,9 @@ run() {
   done
 
   local suite_log="$dir/suite.log"
-  echo "conformance $SUITE_VERSION | node $("$SUITE_NODE" -v) | $target${UPSTREAM_URL:+ mounting $UPSTREAM_URL} at $url | $* | results in $dir"
+  local what="$target${UPSTREAM_URL:+ mounting $UPSTREAM_URL}"
+  [ "$url" = "$UPSTREAM_URL" ] && what="$UPSTREAM_URL directly"
+  echo "conformance $SUITE_VERSION | node $("$SUITE_NODE" -v) | $what at $url | $* | results in $dir"
   local bounded=()
   command -v timeout >/dev/null && bounded=(timeout "${RUN_TIMEOUT_S:-600}")
   "${bounded[@]}" "$SUITE_NODE" "$SUITE_CLI" server --url "$url" -o "$dir" "$@" >"$suite_log" 2>&1
@@ -186,10 +196,28 @@ if [ $# -gt 0 ]; then
   exit $?
 fi
 status=0
+if [ -n "$UPSTREAM_URL" ]; then
+  # Side by side: the server alone, then through the host; the host is judged against the server.
+  for revision in 2025-11-25 2026-07-28; do
+    for target in direct host; do
+      run "$revision $target" --requirements "$revision" >"$RESULTS_DIR/$revision-$target.txt"
+      tee -a "$RESULTS_DIR/tally.txt" <"$RESULTS_DIR/$revision-$target.txt"
+    done
+    lost="$(comm -23 <(sed -n 's/^PASS  \([^ ]*\).*/\1/p' "$RESULTS_DIR/$revision-direct.txt" | sort) \
+      <(sed -n 's/^PASS  \([^ ]*\).*/\1/p' "$RESULTS_DIR/$revision-host.txt" | sort))"
+    if [ -n "$lost" ]; then
+      status=1
+      echo "$revision: passes directly but not through the host: $(echo $lost)" >>"$RESULTS_DIR/tally.txt"
+    fi
+  done
+  echo "--- conformance $SUITE_VERSION, $UPSTREAM_URL directly and through mcp-host:"
+  grep -E '^(2025-11-25|2026-07-28)( direct| host|: passes)' "$RESULTS_DIR/tally.txt"
+  exit "$status"
+fi
 for revision in 2025-11-25 2026-07-28; do
   run "$revision" --requirements "$revision" > >(tee -a "$RESULTS_DIR/tally.txt") || status=1
 done
 wait
-echo "--- conformance $SUITE_VERSION, $target${UPSTREAM_URL:+ mounting $UPSTREAM_URL}:"
+echo "--- conformance $SUITE_VERSION, $target:"
 grep -E '^(2025-11-25|2026-07-28): ' "$RESULTS_DIR/tally.txt"
 exit "$status"

@@ -109,11 +109,13 @@ export default { create() {
   );
   const file = ws.writeConfig({ plugins: [{ package: 'tools-only' }], reload: { watch: false } });
   const host = await startStdioHost(t, file, { env });
-  t.notOk(host.client.getServerCapabilities()?.resources, 'the session was offered no resources');
+  // A host is dynamic: resources are offered before any plugin serves one, so a reload that adds some is announced.
+  t.same(host.client.getServerCapabilities()?.resources, { listChanged: true }, 'resources offered, none served yet');
   ws.writeConfig({ plugins: [{ package: 'tools-only' }, { package: 'with-resources' }], reload: { watch: false } });
   const reloaded = await runCli(['reload', '--config', file], { env });
   t.equal(reloaded.code, 0, reloaded.stderr);
   t.match(reloaded.stdout, '  resources added: doc://one\n');
-  t.match(reloaded.stdout, '  clients notified: tools\n');
+  t.match(reloaded.stdout, '  clients notified: tools, resources\n');
   await host.until('tools/list_changed', () => host.notified.tools === 1);
+  await host.until('resources/list_changed', () => host.notified.resources === 1);
 });

@@ -204,20 +204,27 @@ t.test('calls, prompts and reads keep every guarantee on the hot path', async (t
   });
 });
 
-t.test("a request for what no plugin provides is the SDK front server's to refuse", async (t) => {
-  const ws = makeWorkspace(t);
-  ws.writePackage(
-    'node_modules/raw',
-    { name: 'raw', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
-    {
-      'index.js': RAW,
-    },
-  );
-  const host = await startStdioHost(t, ws.writeConfig({ plugins: [{ package: 'raw', prefix: 'raw' }] }));
-  const error = await host.client.getPrompt({ name: 'raw.none' }).catch((thrown: unknown) => thrown);
-  t.equal((error as ProtocolError).code, -32601, String(error));
-  t.same(await host.client.callTool({ name: 'raw.structured' }), { structuredContent: { n: 1 }, content: [] });
-});
+t.test(
+  'a prompt no plugin provides is refused as unknown, prompts being offered before any plugin has one',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/raw',
+      { name: 'raw', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+      {
+        'index.js': RAW,
+      },
+    );
+    const host = await startStdioHost(t, ws.writeConfig({ plugins: [{ package: 'raw', prefix: 'raw' }] }));
+    // Era fidelity: tools, prompts and resources are always offered (a reload may add the first), so the
+    // request is served and refused as the front server refuses an unknown prompt, not "Method not found".
+    t.same(host.client.getServerCapabilities()?.prompts, { listChanged: true });
+    const error = await host.client.getPrompt({ name: 'raw.none' }).catch((thrown: unknown) => thrown);
+    t.equal((error as ProtocolError).code, -32602, String(error));
+    t.match((error as ProtocolError).message, /Unknown prompt "raw\.none": no mounted plugin serves it/);
+    t.same(await host.client.callTool({ name: 'raw.structured' }), { structuredContent: { n: 1 }, content: [] });
+  },
+);
 
 t.test("malformed params are the SDK front server's to refuse, naming the field", async (t) => {
   const host = await startStdioHost(t, workspace(t));

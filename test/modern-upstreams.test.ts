@@ -330,6 +330,7 @@ t.test(
 const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
 createInterface({ input: process.stdin }).on('line', (line) => {
   const m = JSON.parse(line);
+  if (m.method === 'initialize') send({ id: m.id, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } });
   if (m.method === 'server/discover') send({ id: m.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} } } });
   if (m.method === 'tools/list') send({ id: m.id, result: { resultType: 'complete', tools: [{ name: 'blank', inputSchema: { type: 'object' } }] } });
   if (m.method === 'tools/call') send({ id: m.id, result: { resultType: 'input_required' } });

@@ -64,7 +64,7 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
     // Each spec's curation, not a kept mount's: curation is the generation's, so editing it keeps the instance.
     const curations = specs.map((spec) => new Curation(spec.curation, configWhere(config.file, spec.path)));
     const generation = new Generation(options.id, config, mounts as Mount[], curations, options.lock);
-    problems.push(...generation.index.allProblems);
+    problems.push(...generation.problems);
     if (problems.length === 0) {
       for (const warning of generation.warnings()) logger.warn(formatProblem(warning));
       return generation;

@@ -8,6 +8,7 @@ import { CatalogueIndex } from './catalogue-index.js';
 import { Curation } from './curation.js';
 import type { ListItem, ListKind } from '../vocabulary/list-kinds.js';
 import { MountView } from './mount-view.js';
+import type { Era } from '../protocol-versions.js';
 
 /**
  * One complete catalogue: a config, the mounts it names, how each is served
@@ -19,6 +20,13 @@ import { MountView } from './mount-view.js';
 export class Generation {
   private currentIndex: CatalogueIndex;
   private readonly views: Map<Mount, MountView>;
+  /**
+   * What legacy clients are served, when a mount's upstream speaks both eras:
+   * the same catalogue with each such mount's 2025-era face in its place,
+   * composed, curated, pinned, indexed and announced on its own. Without
+   * such a mount both eras are served this generation.
+   */
+  private readonly legacyView?: Generation;
 
   /** `curations[i]` is what of `mounts[i]` is served (all of it when absent). */
   constructor(
@@ -32,6 +40,41 @@ export class Generation {
       mounts.map((mount, i) => [mount, new MountView(mount, curations[i] ?? new Curation(), config, lock)]),
     );
     this.currentIndex = this.buildIndex();
+    if (mounts.some((mount) => mount.legacyFace)) {
+      const faces = mounts.map((mount) => mount.legacyFace ?? mount);
+      this.legacyView = new Generation(id, config, faces, curations, lock);
+    }
+  }
+
+  /** The catalogue a client of `era` is served. */
+  view(era: Era): Generation {
+    return era === 'legacy' ? (this.legacyView ?? this) : this;
+  }
+
+  /** This generation's views: one, or two when some mount shows each era its own face. */
+  get eraViews(): Generation[] {
+    return this.legacyView ? [this, this.legacyView] : [this];
+  }
+
+  /**
+   * The eras whose clients a mount serves in this generation: both for a
+   * mount of one face, one for each face of a mount that has two; none
+   * for a mount not in it.
+   */
+  erasServedBy(mount: Mount): Era[] {
+    if (this.mounts.includes(mount)) return mount.legacyFace ? ['modern'] : ['legacy', 'modern'];
+    return this.legacyView?.mounts.includes(mount) ? ['legacy'] : [];
+  }
+
+  /** Collisions and bad names in any view: a catalogue either era could not be served is refused. */
+  get problems(): Problem[] {
+    const seen = new Set<string>();
+    return this.eraViews
+      .flatMap((view) => view.index.allProblems)
+      .filter((problem) => {
+        const text = JSON.stringify(problem);
+        return !seen.has(text) && seen.add(text);
+      });
   }
 
   /** How this generation serves one of its mounts. */
@@ -58,6 +101,11 @@ export class Generation {
    * (under `pins: 'refuse'` those are withheld, and say so).
    */
   warnings(): Problem[] {
+    if (this.legacyView) return [...this.ownWarnings(), ...this.legacyView.ownWarnings()];
+    return this.ownWarnings();
+  }
+
+  private ownWarnings(): Problem[] {
     const unmatched = this.mounts.filter((m) => m.isUp).flatMap((m) => this.viewOf(m).curation.unmatched(m.items));
     const drifted = this.index.drifts.map(({ mount, drift, withheld }) =>
       driftProblem(mount.description, drift, withheld),
@@ -68,23 +116,34 @@ export class Generation {
   /** Rebuild the index after a mount's lists changed. */
   reindex(): void {
     this.currentIndex = this.buildIndex();
+    this.legacyView?.reindex();
   }
 
   /**
-   * Exactly what the mounts provide, with `listChanged` on tools, prompts and
-   * resources: the host's catalogue changes at every reload even when no
-   * plugin's does.
+   * Tools, prompts and resources always, with `listChanged`: the host's
+   * catalogue changes at every reload even when no plugin's does, and a host
+   * with no mounts yet answers empty lists and announces what a reload adds.
+   * Beyond those, what this view's mounts provide (a dual-era upstream's
+   * faces differ: `logging`, completions and subscriptions are often its
+   * legacy face's alone).
+   *
+   * For 2026-07-28 clients (`era` 'modern') completions are offered too
+   * when a mount spoken to at 2026-07-28 serves prompts or resources: such a
+   * server may answer `completion/complete` without declaring it (the
+   * conformance suite's reference server does), and a client gets through
+   * the host what it gets directly, the owning mount's answer or its
+   * "Method not found".
    */
-  capabilities(): ServerCapabilities {
-    const capabilities: ServerCapabilities = {};
+  capabilities(era: Era): ServerCapabilities {
     const provided = (key: keyof ServerCapabilities) => this.mounts.some((m) => m.capabilities[key] !== undefined);
-    if (provided('tools')) capabilities.tools = { listChanged: true };
-    if (provided('prompts')) capabilities.prompts = { listChanged: true };
-    if (provided('resources')) {
-      const subscribe = this.mounts.some((m) => (m.capabilities.resources as { subscribe?: boolean })?.subscribe);
-      capabilities.resources = { listChanged: true, ...(subscribe ? { subscribe: true } : {}) };
-    }
-    if (provided('completions')) capabilities.completions = {};
+    const subscribe = this.mounts.some((m) => (m.capabilities.resources as { subscribe?: boolean })?.subscribe);
+    const capabilities: ServerCapabilities = {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) },
+    };
+    const completable = (m: Mount) => m.peer.speaksModern && (m.provides('prompts') || m.provides('resources'));
+    if (provided('completions') || (era === 'modern' && this.mounts.some(completable))) capabilities.completions = {};
     if (provided('logging')) capabilities.logging = {};
     return capabilities;
   }

@@ -49,7 +49,7 @@ export class MountView {
     if (!this.lock || !isRenamed(kind)) return undefined;
     let drift = this.drifts.get(item);
     if (drift === undefined) {
-      drift = judgeDrift(this.lock, this.mount.name, kind, served) ?? null;
+      drift = judgeDrift(this.lock, this.mount.pinName, kind, served) ?? null;
       this.drifts.set(item, drift);
     }
     return drift ?? undefined;

@@ -35,10 +35,20 @@ export function formatCatalogue(generation: Generation): string {
   const lines: string[] = [];
   for (const mount of generation.mounts) {
     lines.push(mountHeader(mount));
-    for (const kind of ALL_LIST_KINDS) {
-      const names = exposed(generation, mount, kind);
-      if (names.length > 0) lines.push(`  ${HEADINGS[kind]}: ${names.join(', ')}`);
-    }
+    const listed = (face: Mount, view: Generation, era = '') =>
+      ALL_LIST_KINDS.flatMap((kind) => {
+        const names = exposed(view, face, kind);
+        return names.length > 0 ? [`  ${HEADINGS[kind]}${era}: ${names.join(', ')}`] : [];
+      });
+    const face = mount.legacyFace;
+    // An upstream of two eras that shows each its own catalogue has both listed, each under its era.
+    const same = !face || listed(mount, generation).join() === listed(face, generation.view('legacy')).join();
+    if (same) lines.push(...listed(mount, generation));
+    else
+      lines.push(
+        ...listed(mount, generation, ' (2026-07-28)'),
+        ...listed(face, generation.view('legacy'), ' (2025-era)'),
+      );
   }
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import { composeCatalogue } from '../catalogue/compose.js';
+import type { Mount } from '../mounts/mount.js';
 import type { Generation } from '../catalogue/generation.js';
 import { HostError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -77,16 +78,21 @@ export async function pin(options: PinOptions): Promise<number> {
  */
 function servedDefinitions(generation: Generation, previous: LockedMounts, logger: Logger): LockedMounts {
   const mounts: LockedMounts = {};
-  for (const mount of generation.mounts) {
+  const seen = new Set<Mount>();
+  // Each view's mounts: a dual-era upstream's two faces are pinned each under its own key.
+  for (const [mount, view] of generation.eraViews.flatMap((era) =>
+    era.mounts.map((m) => [m, era.viewOf(m)] as const),
+  )) {
+    if (seen.has(mount)) continue;
+    seen.add(mount);
     if (!mount.isUp) {
-      const kept = previous[mount.name];
-      if (kept) mounts[mount.name] = kept;
+      const kept = previous[mount.pinName];
+      if (kept) mounts[mount.pinName] = kept;
       logger.warn(
         `${mount.description} is down: ${kept ? 'its pins are kept as they were' : 'nothing of it is pinned'}`,
       );
       continue;
     }
-    const view = generation.viewOf(mount);
     const lists: LockedMounts[string] = {};
     for (const kind of PINNED_KINDS) {
       const pinned: Record<string, ReturnType<typeof pinItem>> = {};
@@ -96,7 +102,7 @@ function servedDefinitions(generation: Generation, previous: LockedMounts, logge
       }
       if (Object.keys(pinned).length > 0) lists[kind] = pinned;
     }
-    mounts[mount.name] = lists;
+    mounts[mount.pinName] = lists;
   }
   return mounts;
 }

@@ -86,6 +86,15 @@ export class Mount {
   };
   /** While the mount is down, why, and what would bring it back: set by its supervisor. */
   outage?: { cause: string; fix: string };
+  /**
+   * Of an upstream that speaks both eras: the mount of its 2025-era link,
+   * which serves the host's legacy clients (this one serves 2026-07-28
+   * clients). Its own lists, capabilities, pages and supervisor: the two
+   * faces of one server may differ in all of them.
+   */
+  legacyFace?: Mount;
+  /** Set on a legacy face (legacy-face.ts): the era whose clients alone it serves. */
+  faceEra?: 'legacy';
 
   /**
    * `peer` and `handshake` are replaced by a supervisor when it reconnects
@@ -102,6 +111,15 @@ export class Mount {
   /** The prefix of a prefixed mount; the package, command or URL of a flat one. */
   get name(): string {
     return mountName(this.spec);
+  }
+
+  /**
+   * Its key in the lock (`mcp-host.lock.json`): its name, and for the legacy
+   * face of a dual-era upstream its name marked so, since each face's
+   * definitions are its own.
+   */
+  get pinName(): string {
+    return this.faceEra ? `${this.name} (${this.faceEra})` : this.name;
   }
 
   /** How messages name this mount: `plugin "weather" (@acme/mcp-weather)`. */
@@ -230,7 +248,7 @@ export class Mount {
   async close(): Promise<void> {
     this.state = 'closed';
     try {
-      await this.peer.close();
+      await Promise.all([this.peer.close(), this.legacyFace?.close()]);
     } finally {
       await this.release();
     }

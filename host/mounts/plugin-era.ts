@@ -1,7 +1,8 @@
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { PluginServer } from '../plugin.js';
 import { MODERN_REVISION } from '../protocol-versions.js';
+import { pluginWhere } from '../config/problem-wording.js';
+import { pluginServeStdio } from './plugin-sdk-copy.js';
 
 export interface PluginConnection {
   /** The server can be spoken to in 2026-07-28: the peer probes with `server/discover`. */
@@ -32,17 +33,20 @@ export interface PluginConnection {
  * return into those requests, which the host bridges). Naming 2026-07-28
  * is how a plugin says its handlers return `inputRequired(...)` instead;
  * a plugin that names no revisions keeps the link that serves both.
+ *
+ * The entry that serves it is its own copy of the SDK's (plugin-sdk-copy.ts).
  */
 export async function connectPluginServer(
   server: PluginServer,
   pluginSide: { extraOf(message: JSONRPCMessage): object | undefined },
-  accepted: readonly string[] | undefined,
+  plugin: { entryFile: string; path: string; label: string; manifest: { protocolVersions?: readonly string[] } },
 ): Promise<PluginConnection> {
-  const modern = isSdkV2(server) && accepted?.includes(MODERN_REVISION) === true;
+  const modern = isSdkV2(server) && plugin.manifest.protocolVersions?.includes(MODERN_REVISION) === true;
   if (!modern) {
     await server.connect(pluginSide as never);
     return { modern, close: () => server.close() };
   }
+  const serveStdio = await pluginServeStdio(plugin.entryFile, pluginWhere(plugin.path, plugin.label));
   let served = false;
   const handle = serveStdio(
     () => {

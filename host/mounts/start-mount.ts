@@ -3,7 +3,7 @@ import { pluginLogger, type Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { InProcessChannel } from './isolation/in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
-import { startSupervisedMount } from './supervisor.js';
+import { startWithFaces } from './legacy-face.js';
 
 /**
  * Start the mount a spec describes, whatever its kind, and drain its lists,
@@ -25,26 +25,26 @@ export async function startMount(
       if (spec.isolation === 'process' || spec.isolation === 'sandbox') {
         const { ProcessChannel } = await import('./isolation/process-channel.js');
         const open = () => new ProcessChannel(spec, importTag, config, mountLogger);
-        return startSupervisedMount(spec, open, config, mountLogger, events);
+        return startWithFaces(spec, open, config, mountLogger, events);
       }
       if (spec.isolation === 'worker') {
         // Loaded, like the kinds below, when a config first mounts one.
         const { WorkerChannel } = await import('./isolation/worker-channel.js');
         const open = () => new WorkerChannel(spec, importTag, config, mountLogger);
-        return startSupervisedMount(spec, open, config, mountLogger, events);
+        return startWithFaces(spec, open, config, mountLogger, events);
       }
       const { startTimeoutMs } = config.upstreams;
       const open = () => new InProcessChannel(spec, importTag, mountLogger, startTimeoutMs);
-      return startSupervisedMount(spec, open, config, mountLogger, events);
+      return startWithFaces(spec, open, config, mountLogger, events);
     }
     // The kinds below are loaded when a config first mounts one: a host of in-process plugins loads no HTTP client.
     case 'stdio': {
       const { ChildChannel } = await import('./stdio-child.js');
-      return startSupervisedMount(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
+      return startWithFaces(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
     }
     case 'remote': {
       const { RemoteChannel } = await import('./remote.js');
-      return startSupervisedMount(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
+      return startWithFaces(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
     }
   }
 }

@@ -52,8 +52,9 @@ export async function startSupervisedMount(
   config: ResolvedConfig,
   logger: Logger,
   events: MountEvents,
+  legacyFace = false,
 ): Promise<Mount> {
-  return new Supervisor(spec, open, config, logger, events).start();
+  return new Supervisor(spec, open, config, logger, events, legacyFace).start();
 }
 
 /**
@@ -84,6 +85,13 @@ class Supervisor {
     private readonly config: ResolvedConfig,
     private readonly logger: Logger,
     private readonly events: MountEvents,
+    /**
+     * This mount is the 2025-era link of an upstream already linked at
+     * 2026-07-28 (legacy-face.ts): spoken to with `initialize` only, and,
+     * like a plugin's, its first start is all or nothing (an upstream that
+     * refuses `initialize` serves 2026-07-28 only, and is bridged).
+     */
+    private readonly legacyFace: boolean,
   ) {
     this.first = this.newAttempt();
     this.mount = new Mount(spec, this.first.peer, notConnected(spec), logger, async () => this.stop());
@@ -97,7 +105,7 @@ class Supervisor {
   async start(): Promise<Mount> {
     const attempt = this.first;
     const connecting = this.connect(attempt);
-    if (this.spec.kind === 'in-process') {
+    if (this.spec.kind === 'in-process' || this.legacyFace) {
       try {
         await connecting;
       } catch (error) {
@@ -168,7 +176,7 @@ class Supervisor {
     try {
       const handshake = await attempt.peer
         .negotiate({
-          modern: range.includes(MODERN_REVISION),
+          modern: range.includes(MODERN_REVISION) && !this.legacyFace,
           legacyRevision: asked,
           capabilities: HOST_CLIENT_CAPABILITIES,
           silenceMeansLegacy: this.spec.kind !== 'remote',

@@ -13,6 +13,7 @@ import { reuseUnchangedPage } from './shared-list-results.js';
 import { FrontSession } from './front-session.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
+import type { Era } from '../protocol-versions.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
@@ -33,17 +34,25 @@ const PARAMS_AS_SENT = {
  * its own: every handler reads the runtime's live generation when the
  * request arrives, so a reload's swap reaches every client at once.
  *
- * Its capabilities are those of the generation live when it was created; a
- * client connected before a reload that adds, say, the first prompts
- * plugin learns of prompts when it reconnects.
+ * It serves the catalogue of its client's era (`era`): a mount whose
+ * upstream speaks both eras is asked through the link of that era, so each
+ * client gets the face the upstream shows its era.
+ *
+ * Its capabilities are those of the generation live when it was created
+ * (tools, prompts and resources always, with `listChanged`); a client
+ * connected before a reload that adds, say, the first plugin with
+ * completions learns of them when it reconnects.
  */
 export function createFrontSession(
   runtime: HostRuntime,
-  options: { longLived: boolean; reachable?: boolean },
+  options: { longLived: boolean; reachable?: boolean; era: Era },
 ): FrontSession {
-  const generation = runtime.current;
+  const { era } = options;
+  /** The live catalogue as this client's era is served it, read at each request. */
+  const served = () => runtime.current.view(era);
+  const generation = served();
   const { config } = generation;
-  const capabilities = generation.capabilities();
+  const capabilities = generation.capabilities(era);
   const server = new TracedServer(
     { name: config.name, version: config.version },
     {
@@ -52,7 +61,7 @@ export function createFrontSession(
       supportedProtocolVersions: config.protocolVersions,
     },
   );
-  const session = new FrontSession(server, runtime.logger);
+  const session = new FrontSession(server, runtime.logger, era);
   const handle = (method: string, handler: Handler) =>
     method === 'tools/call'
       ? server.setRequestHandler(
@@ -65,7 +74,7 @@ export function createFrontSession(
           ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
         );
   const list = (kind: ListKind) => async (request: { params?: Params }) => {
-    const generation = runtime.current;
+    const generation = served();
     const cursor = request.params?.cursor as string | undefined;
     const page = await listPage(generation, kind, cursor);
     // A 2026-07-28 client is told how long the composed page may be reused
@@ -75,51 +84,45 @@ export function createFrontSession(
     return reuseUnchangedPage(generation, kind, cursor, asListResult(kind, page));
   };
 
-  if (capabilities.tools) {
-    // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
-    handle('tools/list', async (request) => {
-      const page = await list('tools')(request);
-      return servesModernEra(server) ? unwrapListedSchemas(page) : page;
-    });
-    handle('tools/call', async (request, ctx) => {
-      // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
-      const schema = servesModernEra(server) ? listedOutputSchema(runtime.current, request.params?.name) : undefined;
-      const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-        callTool(runtime.current, request.params ?? {}, hooks),
-      );
-      return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
-    });
-  }
-  if (capabilities.prompts) {
-    handle('prompts/list', list('prompts'));
-    handle('prompts/get', (request, ctx) =>
-      forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-        getPrompt(runtime.current, request.params ?? {}, hooks),
-      ),
+  // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
+  handle('tools/list', async (request) => {
+    const page = await list('tools')(request);
+    return servesModernEra(server) ? unwrapListedSchemas(page) : page;
+  });
+  handle('tools/call', async (request, ctx) => {
+    // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
+    const schema = servesModernEra(server) ? listedOutputSchema(served(), request.params?.name) : undefined;
+    const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+      callTool(served(), request.params ?? {}, hooks),
     );
-  }
-  if (capabilities.resources) {
-    handle('resources/list', list('resources'));
-    handle('resources/templates/list', list('resourceTemplates'));
-    handle('resources/read', (request, ctx) =>
-      forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-        readResource(runtime.current, request.params ?? {}, hooks),
-      ),
-    );
-    if (capabilities.resources.subscribe) {
-      handle('resources/subscribe', async (request) => {
-        await runtime.sessions.subscribe(session, String(request.params?.uri));
-        return {};
-      });
-      handle('resources/unsubscribe', async (request) => {
-        await runtime.sessions.unsubscribe(session, String(request.params?.uri));
-        return {};
-      });
-    }
+    return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
+  });
+  handle('prompts/list', list('prompts'));
+  handle('prompts/get', (request, ctx) =>
+    forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+      getPrompt(served(), request.params ?? {}, hooks),
+    ),
+  );
+  handle('resources/list', list('resources'));
+  handle('resources/templates/list', list('resourceTemplates'));
+  handle('resources/read', (request, ctx) =>
+    forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
+      readResource(served(), request.params ?? {}, hooks),
+    ),
+  );
+  if (capabilities.resources?.subscribe) {
+    handle('resources/subscribe', async (request) => {
+      await runtime.sessions.subscribe(session, String(request.params?.uri));
+      return {};
+    });
+    handle('resources/unsubscribe', async (request) => {
+      await runtime.sessions.unsubscribe(session, String(request.params?.uri));
+      return {};
+    });
   }
   if (capabilities.completions) {
     handle('completion/complete', (request, ctx) =>
-      complete(runtime.current, request.params ?? {}, callHooksFor(ctx, request.params)),
+      complete(served(), request.params ?? {}, callHooksFor(ctx, request.params)),
     );
   }
 

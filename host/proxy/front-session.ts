@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { SessionNotifier } from '../sinks/session-notifier.js';
+import type { Era } from '../protocol-versions.js';
 
 /**
  * One connected client as the host sees it: the SDK `Server` instance that
@@ -15,6 +16,7 @@ export class FrontSession implements SessionNotifier {
   constructor(
     readonly server: Server,
     private readonly logger: Logger,
+    readonly era: Era,
   ) {}
 
   /**

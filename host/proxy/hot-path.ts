@@ -193,7 +193,8 @@ export class HotPathTransport implements Transport {
       await this.inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
     };
     Promise.resolve()
-      .then(() => route(this.runtime.current, params, callHooksFor(context.ctx, params)))
+      // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
+      .then(() => route(this.runtime.current.view('legacy'), params, callHooksFor(context.ctx, params)))
       .then(
         (result) => answer({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(result) : result }),
         (error: unknown) => answer(errorResponse(id, error)),

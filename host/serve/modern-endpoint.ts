@@ -27,7 +27,7 @@ export function createModernEndpoint(
   runtime: HostRuntime,
   { maxRequestBodySize, maxListenStreams }: { maxRequestBodySize: number; maxListenStreams: number },
 ): ModernEndpoint {
-  const handler = createMcpHandler(() => createFrontSession(runtime, { longLived: false }).server, {
+  const handler = createMcpHandler(() => createFrontSession(runtime, { longLived: false, era: 'modern' }).server, {
     // 2025-era traffic never reaches this handler: the HTTP server routes it
     // to the sessionful legacy leg first.
     legacy: 'reject',
@@ -35,6 +35,7 @@ export function createModernEndpoint(
     onerror: (error) => runtime.logger.debug({ err: error }, 'modern HTTP exchange refused or failed'),
   });
   const notifier: SessionNotifier = {
+    era: 'modern',
     subscriptions: new Set(),
     fansOut: true,
     // The handler passes each change to the open listen streams that asked for it.

@@ -23,12 +23,12 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
   const wire = new StdioWire();
   wire.observer = stdioListenTracer();
   const handle = serveStdio(
-    () => {
+    ({ era }) => {
       // The entry may build a probe instance for `server/discover` and discard
       // it when the client falls back to `initialize`: one connection, so the
       // newest instance is the one being served.
       if (session) runtime.sessions.remove(session);
-      session = createFrontSession(runtime, { longLived: true });
+      session = createFrontSession(runtime, { longLived: true, era });
       return session.server;
     },
     {

@@ -1,4 +1,5 @@
 import type { ChangedList } from '../vocabulary/list-kinds.js';
+import type { Era } from '../protocol-versions.js';
 
 /**
  * What the runtime needs of anything it notifies: a long-lived client
@@ -8,6 +9,8 @@ import type { ChangedList } from '../vocabulary/list-kinds.js';
  * them only through this.
  */
 export interface SessionNotifier {
+  /** The era of the clients it notifies: it hears only of changes to the catalogue of that era. */
+  readonly era: Era;
   /** The resource URIs this notifier is subscribed to through the runtime. */
   readonly subscriptions: Set<string>;
   /** Set on an endpoint that fans out to many: it is no one client's session, and is not counted as one. */

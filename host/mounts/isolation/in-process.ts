@@ -70,8 +70,7 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     link.hostSide.onerror = (error) => this.onerror?.(error);
     this.link = link;
     const server = this.server!;
-    const accepted = this.spec.manifest.protocolVersions;
-    this.connection = await runAsPlugin(this.claim, () => connectPluginServer(server, link.pluginSide, accepted));
+    this.connection = await runAsPlugin(this.claim, () => connectPluginServer(server, link.pluginSide, this.spec));
     this.legacyOnly = !this.connection.modern;
   }
 

@@ -31,7 +31,7 @@ export async function startPlugin(
       throw createFailed(spec, error);
     }
     const server = asPluginServer(spec, created);
-    const connection = await connectPluginServer(server, pluginSide, spec.manifest.protocolVersions);
+    const connection = await connectPluginServer(server, pluginSide, spec);
     return { type: 'ready', modern: connection.modern };
   } catch (error) {
     const problems = problemsOf(error, pluginWhere(spec.path, spec.label));
