@@ -53,7 +53,22 @@ export async function pluginServeStdio(entryFile: string, where: string): Promis
 function sdkDirFrom(from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', SDK);
-    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (visible(join(candidate, 'package.json'))) return realpathSync(candidate);
     if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Whether `file` exists as far as this process may look. In a plugin's own
+ * process (isolation 'process' or 'sandbox') Node's permission model throws
+ * for a path it was not granted, such as a `node_modules` folder above the
+ * host's build that Node's own resolution would only pass through: a folder
+ * it may not read is one it could not resolve a package from either.
+ */
+function visible(file: string): boolean {
+  try {
+    return existsSync(file);
+  } catch {
+    return false;
   }
 }
