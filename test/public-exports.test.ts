@@ -1,12 +1,28 @@
 // What a plugin author and an operator import from the package by its name,
 // through package.json "exports" (resolved here by the package's own name,
-// as a file inside it may): `mcp-host` and `mcp-host/plugin`.
+// as a file inside it may): `mcp-host` and `mcp-host/plugin`. Imported in a
+// process of their own, as an author's code imports them, which is also how
+// tap measures a child's coverage of host/index.ts and host/plugin.ts.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import t from 'tap';
+import { REPO_ROOT } from './helpers/packages.js';
+
+const run = promisify(execFile);
+
+const AUTHOR = `
+const main = await import('mcp-host');
+const plugin = await import('mcp-host/plugin');
+const definition = { create: () => ({}) };
+console.log(JSON.stringify({
+  same: main.definePlugin === plugin.definePlugin,
+  unchanged: plugin.definePlugin(definition) === definition,
+}));
+`;
 
 t.test('definePlugin, from mcp-host and from mcp-host/plugin, returns the definition it is given', async (t) => {
-  const main = await import('mcp-host');
-  const plugin = await import('mcp-host/plugin');
-  t.equal(main.definePlugin, plugin.definePlugin, 'one function under both names');
-  const definition = { create: () => ({}) as never };
-  t.equal(plugin.definePlugin(definition), definition, 'unchanged: it is there for the types');
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', AUTHOR], { cwd: REPO_ROOT });
+  const seen = JSON.parse(stdout) as { same: boolean; unchanged: boolean };
+  t.ok(seen.same, 'one function under both names');
+  t.ok(seen.unchanged, 'unchanged: it is there for the types');
 });
