@@ -219,6 +219,25 @@ async function timed(workload: Workload, target: Target): Promise<{ ops: number;
  */
 type Goal = { ratio: number } | { ms: number } | { none: string };
 
+/** The sequential and the concurrent `tools/call` rows of one tool kind, `subject` against `baseline`. */
+async function measureCalls(
+  kind: ToolKind,
+  subject: Target,
+  baseline: Target,
+  sequentialGoal: Goal,
+  concurrentGoal: Goal,
+): Promise<void> {
+  const what = TOOL_LABELS[kind];
+  await measure(`tools/call sequential, ${what}`, sequentialCalls(kind), subject, baseline, sequentialGoal);
+  await measure(
+    `tools/call ${CONCURRENCY} concurrent, ${what}`,
+    concurrentCalls(kind),
+    subject,
+    baseline,
+    concurrentGoal,
+  );
+}
+
 /** `subject` (the host) against `baseline` (direct), in alternating rounds: both figures, and the ratio of the time per operation. */
 async function measure(
   label: string,
@@ -282,43 +301,18 @@ async function compare(
     for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(i % 2 === 0 ? 'zod' : 'bare')(target);
   }
   for (const kind of ['bare', 'zod'] as const) {
-    const what = TOOL_LABELS[kind];
-    await measure(`tools/call sequential, ${what}`, sequentialCalls(kind), host, direct, { ratio: goals.sequential! });
-    await measure(`tools/call ${CONCURRENCY} concurrent, ${what}`, concurrentCalls(kind), host, direct, {
-      ratio: goals.concurrent!,
-    });
+    await measureCalls(kind, host, direct, { ratio: goals.sequential! }, { ratio: goals.concurrent! });
   }
   if (alsoDirect) {
     const context = { none: `the other direct server (${alsoDirect.name})` };
-    await measure('tools/call sequential, no input schema', sequentialCalls('bare'), host, alsoDirect, context);
-    await measure(
-      `tools/call ${CONCURRENCY} concurrent, no input schema`,
-      concurrentCalls('bare'),
-      host,
-      alsoDirect,
-      context,
-    );
+    await measureCalls('bare', host, alsoDirect, context, context);
   }
   if (floor) {
     // The floor of any proxy built on the SDK (a second SDK dispatch), re-stated against the fastest direct server.
     const asFloor = { none: 'what a second SDK dispatch costs' };
     const overFloor = { none: 'below 1.00x is under the SDK-proxy floor' };
-    await measure('tools/call sequential, no input schema', sequentialCalls('bare'), floor, direct, asFloor);
-    await measure('tools/call sequential, no input schema', sequentialCalls('bare'), host, floor, overFloor);
-    await measure(
-      `tools/call ${CONCURRENCY} concurrent, no input schema`,
-      concurrentCalls('bare'),
-      floor,
-      direct,
-      asFloor,
-    );
-    await measure(
-      `tools/call ${CONCURRENCY} concurrent, no input schema`,
-      concurrentCalls('bare'),
-      host,
-      floor,
-      overFloor,
-    );
+    await measureCalls('bare', floor, direct, asFloor, asFloor);
+    await measureCalls('bare', host, floor, overFloor, overFloor);
   }
   // The host keeps the pages of a plugin that announces its changes; the direct server rebuilds its list every time.
   await measure('tools/list (21, host cached)', listTools, host, direct, { none: 'the cached list, for context' });
@@ -450,8 +444,7 @@ async function compareIsolation(): Promise<void> {
   for (const target of targets) for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls('zod')(target);
   for (const target of targets.slice(1)) {
     const cost = { none: `what isolation '${target.name}' costs` };
-    await measure('tools/call sequential, zod schema', sequentialCalls('zod'), target, inProcess, cost);
-    await measure(`tools/call ${CONCURRENCY} concurrent, zod schema`, concurrentCalls('zod'), target, inProcess, cost);
+    await measureCalls('zod', target, inProcess, cost, cost);
   }
   await measure('tools/list (21, host cached)', listTools, targets[1]!, inProcess, {
     none: 'what a worker thread costs',
