@@ -1,0 +1,51 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+
+/**
+ * Who a client is, as the host decided it when the client's request came
+ * in: the one value the access rules, the audit log, the rate limits and an
+ * upstream's token exchange all read. The HTTP endpoint makes it from a
+ * verified bearer token (an OAuth access token or a named static token) and
+ * hands it down inside the SDK's `AuthInfo` (`extra.identity`), so it
+ * reaches every handler as `ctx.http.authInfo` does; a stdio client is the
+ * local operator, who started the host.
+ */
+export interface Identity {
+  /** How the client proved who it is. */
+  readonly kind: 'oauth' | 'token' | 'stdio' | 'anonymous';
+  /** A stable name for logs and audit records: the token's `sub`, a static token's name, `stdio` or `anonymous`. */
+  readonly name: string;
+  /** An OAuth token's verified claims (`sub`, `client_id`, `scope`, `groups`, `roles`, ...); empty otherwise. */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** The scopes the token grants (an OAuth token's `scope`, split); empty otherwise. */
+  readonly scopes: readonly string[];
+  /** A static token's name (`http.auth` tokens given as `name:token`), for `who: { token }`. */
+  readonly tokenName?: string;
+  /**
+   * The access token itself, kept only so that a mount configured for token
+   * exchange (RFC 8693) can exchange it for one of its own. It is never sent
+   * to an upstream as it is.
+   */
+  readonly token?: string;
+}
+
+/** The client on the host's own stdin and stdout: whoever started the host. */
+export const STDIO_IDENTITY: Identity = { kind: 'stdio', name: 'stdio', claims: {}, scopes: [] };
+
+/** An HTTP client of an endpoint that checks no token (loopback, or `http.auth: 'none'`). */
+export const ANONYMOUS_IDENTITY: Identity = { kind: 'anonymous', name: 'anonymous', claims: {}, scopes: [] };
+
+/** The SDK's `AuthInfo` carrying an identity, as the HTTP endpoint passes it to the SDK. */
+export function authInfoFor(identity: Identity, authInfo: Omit<AuthInfo, 'extra'>): AuthInfo {
+  return { ...authInfo, extra: { identity } };
+}
+
+/**
+ * The identity of the client whose request a handler is serving: what the
+ * HTTP endpoint put in its `AuthInfo`, else the anonymous HTTP client, else
+ * (no HTTP request at all) the stdio client.
+ */
+export function identityOf(ctx: { http?: { authInfo?: AuthInfo } }): Identity {
+  if (!ctx.http) return STDIO_IDENTITY;
+  const carried = ctx.http.authInfo?.extra?.identity as Identity | undefined;
+  return carried ?? ANONYMOUS_IDENTITY;
+}
