@@ -388,6 +388,10 @@ t.test(
       env: otlp.env,
       clientOptions: { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
     });
+    // Over stdio the SDK's client sends its connect-time server/discover to a disposable second host process it
+    // reaps at once, whose span may never be exported: the discover that must be traced is one the host serving
+    // this client answers.
+    await modern.client.discover();
     await (await modern.client.listen({ toolsListChanged: true })).close();
     t.match((await served('server/discover', 'pipe')).attributes, { 'mcp.method.name': 'server/discover' });
     const listened = await served('subscriptions/listen', 'pipe');
