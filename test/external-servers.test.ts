@@ -384,6 +384,8 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
         timeoutMs: 1500,
         env: { CANCEL_FILE: cancelFile, SLOW_FILE: slowFile },
       },
+      // The same server with a timeout no busy machine reaches: the client's own cancel is the only one it gets.
+      { package: 'fixture-server', prefix: 'patient', env: { CANCEL_FILE: cancelFile, SLOW_FILE: slowFile } },
     ],
   });
   const slowCalls = () => (existsSync(slowFile) ? readFileSync(slowFile, 'utf8').split('\n').length - 1 : 0);
@@ -402,7 +404,7 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
   t.match(cancelled()[0], { reason: 'mcp-host timed out after 1500 ms' }, 'the timeout cancelled the call upstream');
 
   const abort = new AbortController();
-  const call = refusal(client.callTool({ name: 'fixture.slow', arguments: {} }, { signal: abort.signal }));
+  const call = refusal(client.callTool({ name: 'patient.slow', arguments: {} }, { signal: abort.signal }));
   // Cancelled once the fixture has it: a cancel that overtakes the call is the host's alone to drop.
   await until('the second call to reach the fixture', () => slowCalls() === 2);
   abort.abort('changed my mind');

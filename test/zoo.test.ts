@@ -223,12 +223,15 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
 
   t.test('a flood of log messages is cut to a bounded rate; the host keeps answering', async (t) => {
     const before = host.logs.length;
+    const started = Date.now();
     const flood = host.call('bad.flood', { count: 100_000 });
     const latency = await host.witness(t);
     t.equal(firstText(await flood), 'flooded 100000');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Log lines travel ahead of their call's answer on the same stream: all that passed has arrived. The limit
+    // lets a burst of 1000 through, then 500 a second for as long as the flood lasted (longer on a busy machine).
+    const allowed = 1_000 + Math.ceil((500 * (Date.now() - started)) / 1000);
     const passed = host.logs.length - before;
-    t.ok(passed > 0 && passed <= 2_000, `${passed} of 100000 log messages reached the client`);
+    t.ok(passed > 0 && passed <= allowed, `${passed} of 100000 log messages reached the client (at most ${allowed})`);
     t.ok(latency < 5_000, `the good plugin answered in ${latency} ms during the flood`);
     await host.until(
       'the drop report',
