@@ -13,11 +13,17 @@ import { firstText } from './helpers/results.js';
 /** A v2 plugin whose tools exercise what travels with a call. */
 const KIT = `import { McpServer } from '@modelcontextprotocol/server';
 let aborted = 0;
+let waiting = 0;
 export default {
   create() {
     const server = new McpServer({ name: 'kit', version: '1.0.0' }, { capabilities: { logging: {} } });
-    server.registerTool('wait', { description: 'Waits until cancelled' }, (ctx) =>
-      new Promise((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => { aborted++; resolve({ content: [] }); })));
+    server.registerTool('wait', { description: 'Waits until cancelled' }, (ctx) => {
+      waiting++;
+      return new Promise((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => { aborted++; resolve({ content: [] }); }));
+    });
+    server.registerTool('waiting', { description: 'How many calls to wait arrived' }, async () => ({
+      content: [{ type: 'text', text: String(waiting) }],
+    }));
     server.registerTool('aborted', { description: 'How many calls were cancelled' }, async () => ({
       content: [{ type: 'text', text: String(aborted) }],
     }));
@@ -189,7 +195,9 @@ t.test('calls, prompts and reads keep every guarantee on the hot path', async (t
   await t.test('cancelling a call cancels it in the plugin, and it is not answered', async (t) => {
     const controller = new AbortController();
     const call = client.callTool({ name: 'kit.wait' }, { signal: controller.signal });
-    setTimeout(() => controller.abort('changed my mind'), 100);
+    // Cancelled once the plugin has the call: a cancel that overtakes its call is the host's alone to drop.
+    while (firstText(await client.callTool({ name: 'kit.waiting' })) !== '1') await sleep(20);
+    controller.abort('changed my mind');
     await t.rejects(call);
     let count = firstText(await client.callTool({ name: 'kit.aborted' }));
     for (let tries = 0; count !== '1' && tries < 50; tries++) {
