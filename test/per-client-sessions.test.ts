@@ -10,7 +10,14 @@ import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
-import { eventually, startHttpHost, startStdioHost, until, watchingNotificationStream } from './helpers/host.js';
+import {
+  assertLogged,
+  eventually,
+  startHttpHost,
+  startStdioHost,
+  until,
+  watchingNotificationStream,
+} from './helpers/host.js';
 import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { assertExited, assertNoneLeft, isAlive, processesIn } from './helpers/processes.js';
 import { requireEngine } from './helpers/engines.js';
@@ -18,15 +25,33 @@ import { requireEngine } from './helpers/engines.js';
 /**
  * A stdio server: `count` counts its own calls and says its pid; `later`
  * answers, then logs `finished <note>` `ms` later, about no request (the
- * pipe cannot say whose it is). It subscribes to nothing and lists two
- * tools, the same in every process.
+ * pipe cannot say whose it is); `touch` tells its subscribers that
+ * `note://x` changed, and says how many URIs are subscribed in this
+ * process; `wait` answers after `ms`.
  */
 const COUNTER_SERVER = `
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-const server = new McpServer({ name: 'counter', version: '1.0.0' }, { capabilities: { logging: {} } });
+const server = new McpServer(
+  { name: 'counter', version: '1.0.0' },
+  { capabilities: { logging: {}, resources: { subscribe: true } } },
+);
+const subscribed = new Set();
+server.registerResource('note', 'note://x', {}, async () => ({ contents: [{ uri: 'note://x', text: 'x' }] }));
+server.server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => (subscribed.add(params.uri), {}));
+server.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => (subscribed.delete(params.uri), {}));
+server.registerTool('touch', { inputSchema: {} }, async () => {
+  for (const uri of subscribed) await server.server.sendResourceUpdated({ uri });
+  return { content: [{ type: 'text', text: String(subscribed.size) }] };
+});
+server.registerTool('wait', { inputSchema: { ms: z.number() } }, async ({ ms }) => {
+  console.error('waiting ' + ms + ' ms');
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return { content: [{ type: 'text', text: 'waited' }] };
+});
 let calls = 0;
 server.registerTool('count', { inputSchema: {} }, async () => {
   calls += 1;
@@ -100,14 +125,31 @@ t.test('two HTTP sessions each get a child of their own: its state, and its log 
   t.same(a.logs, ['finished A-PRIVATE-1'], 'A gets the line its own child wrote, and nothing of B');
   t.same(b.logs, ['finished B-PRIVATE-2'], 'B gets its own, and nothing of A');
 
+  // A subscribes on its own child: that child's update reaches A; B's child has no subscription to tell of.
+  const updated: string[] = [];
+  a.client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+  b.client.setNotificationHandler('notifications/resources/updated', () => void updated.push('to B'));
+  await a.client.subscribeResource({ uri: 'note://x' });
+  t.equal(
+    textOf(await a.client.callTool({ name: 'child.touch', arguments: {} })),
+    '1',
+    "A's child holds A's subscription",
+  );
+  t.equal(textOf(await b.client.callTool({ name: 'child.touch', arguments: {} })), '0', "B's holds none");
+  await until("A's update", () => updated.length > 0);
+  t.same(updated, ['note://x'], 'the update reaches A alone');
+  await a.client.unsubscribeResource({ uri: 'note://x' });
+  t.equal(textOf(await a.client.callTool({ name: 'child.touch', arguments: {} })), '0', 'unsubscribed on its child');
+
   // A third session is one more child than upstreams.maxPerClientSessions allows: refused, naming the key.
   const c = await httpSession(t, host.url);
   await t.rejects(
     c.client.callTool({ name: 'child.count', arguments: {} }),
     /plugin "child" \(.*\): has 2 upstreams open, one per client session, its limit \(upstreams\.maxPerClientSessions, with sessions: 'per-client'\), so HTTP session [0-9a-f-]+ gets none\. Fix: end client sessions no longer used \(DELETE with their Mcp-Session-Id\), retry later, or raise upstreams\.maxPerClientSessions in the host config\./,
   );
-  t.match(
-    host.log(),
+  await assertLogged(
+    t,
+    host.log,
     /refused an upstream for HTTP session .*: 2 client sessions hold one \(upstreams\.maxPerClientSessions\)/,
   );
 
@@ -122,7 +164,7 @@ t.test('two HTTP sessions each get a child of their own: its state, and its log 
   await until("the host to see B's child end", () => /the upstream of HTTP session .* ended/.test(host.log()));
   const b2 = await count(b);
   t.equal(b2.calls, 1, "B's next call is served by a fresh child");
-  t.not(b2.pid, b1.pid);
+  t.not(b2.pid, b1.pid, 'in a process of its own');
   t.equal((await count(c)).calls, c2.calls + 1, "C's child goes on counting");
 
   const everyone = processesIn(ws.dir);
@@ -141,7 +183,14 @@ t.test("the stdio client gets its child's log lines, a sandboxed one's too", asy
     reload: { watch: false },
     plugins: [
       { ...entry, prefix: 'child' },
-      { ...entry, prefix: 'boxed', sandbox: true, allow: { read: [join(REPO_ROOT, 'node_modules')] } },
+      {
+        ...entry,
+        prefix: 'boxed',
+        sandbox: true,
+        allow: { read: [join(REPO_ROOT, 'node_modules')] },
+        // One mount may serve a URI.
+        resources: { exclude: ['note://*'] },
+      },
     ],
   });
   const host = await startStdioHost(t, config);
@@ -276,3 +325,57 @@ t.test('sessions and upstreams.maxPerClientSessions are checked, naming where an
     ],
   );
 });
+
+t.test("a session's child that cannot start fails that session's request saying why; the mount stays", async (t) => {
+  const ws = makeWorkspace(t);
+  // The first process (the shared one, which lists the catalogue) starts; every later one refuses.
+  const marker = join(ws.dir, 'started');
+  const script = ws.writeFile(
+    'child/once.js',
+    `import { existsSync, writeFileSync } from 'node:fs';
+if (existsSync(${JSON.stringify(marker)})) {
+  console.error('error: only one of me may run');
+  process.exit(3);
+}
+writeFileSync(${JSON.stringify(marker)}, '');
+await import('./server.js');
+`,
+  );
+  ws.writeFile('child/server.js', COUNTER_SERVER);
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [{ command: process.execPath, args: [script], prefix: 'once', sessions: 'per-client' }],
+  });
+  const host = await startStdioHost(t, config);
+  await t.rejects(
+    host.client.callTool({ name: 'once.count', arguments: {} }),
+    /plugin "once" \(.*\): could not open the upstream of the stdio client \(sessions: 'per-client'\): its process \(pid \d+\) exited with code 3; its stderr said: "error: only one of me may run"\. Fix: its stderr is in the host log under plugin "once"; to reproduce, run .* The session's next request tries again\./,
+  );
+  t.same(
+    (await host.client.listTools()).tools.map((tool) => tool.name).sort(),
+    ['once.count', 'once.later', 'once.touch', 'once.wait'],
+    "the catalogue, the shared upstream's, is still served",
+  );
+});
+
+t.test(
+  "a reload that replaces the entry ends each session's child, cancelling its call at the drain timeout",
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const config = writeCounterConfig(ws, { reload: { watch: false, drainTimeoutMs: 200 }, http: undefined });
+    const host = await startStdioHost(t, config);
+    const { pid } = await count(host);
+    const waiting = host.client.callTool({ name: 'child.wait', arguments: { ms: 60_000 } });
+    // Until the call reached the child: then the reload finds it running.
+    // Once the call has reached the child, the reload finds it running.
+    await host.until('the call to reach the child', () => host.log().includes('waiting 60000 ms'));
+    writeCounterConfig(ws, { reload: { watch: false, drainTimeoutMs: 200 }, http: undefined }, { timeoutMs: 90_000 });
+    process.kill(host.pid, 'SIGHUP');
+    await t.rejects(
+      waiting,
+      /mcp-host cancelled tools\/call on mount "child": a reload removed or replaced this plugin, and the call was still running at the drain timeout \(reload\.drainTimeoutMs, 200 ms\)/,
+    );
+    await assertExited(t, [pid], "the session's child of the replaced mount exits");
+    t.equal((await count(host)).calls, 1, 'the new mount opens a fresh child for the session');
+  },
+);

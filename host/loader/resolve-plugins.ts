@@ -11,7 +11,13 @@ import { entryLabel, prefixHint } from '../config/entries.js';
 import { forwardedHeadersOf } from '../config/forward-headers.js';
 import { duplicatePrefixProblem, suggestPrefix } from '../config/prefix.js';
 import { configWhere, pluginWhere } from '../config/problem-wording.js';
-import type { CommandPluginEntry, PackagePluginEntry, PluginEntry, ResolvedConfig, UrlPluginEntry } from '../config/types.js';
+import type {
+  CommandPluginEntry,
+  PackagePluginEntry,
+  PluginEntry,
+  ResolvedConfig,
+  UrlPluginEntry,
+} from '../config/types.js';
 import { checkPackage } from './manifest.js';
 import { grantsOf } from './grants.js';
 import { sandboxProblem } from './sandbox-available.js';

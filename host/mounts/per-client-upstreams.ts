@@ -4,11 +4,18 @@ import type { Logger } from '../log.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import type { ClientScope } from '../vocabulary/client-scope.js';
-import { kindsChangedBy } from '../vocabulary/list-kinds.js';
 import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from './handshake-version.js';
 import type { Mount, SessionPeers } from './mount.js';
 import type { ExplainedChannel } from './supervisor.js';
 import { UpstreamPeer } from './upstream-peer.js';
+
+/**
+ * What a session's own upstream says about no request that is news to that
+ * session: its log lines and its updates to the resources the session
+ * subscribed to there. Its lists are not the catalogue (the shared
+ * upstream's are), so their changes are nobody's news.
+ */
+const SESSION_NEWS = new Set(['notifications/message', 'notifications/resources/updated']);
 
 /** One client session's own upstream: its connection, and the handshake that readies it. */
 interface SessionUpstream {
@@ -40,7 +47,6 @@ interface SessionUpstream {
  */
 export class PerClientUpstreams implements SessionPeers {
   private readonly upstreams = new Map<ClientScope, SessionUpstream>();
-  private closed = false;
 
   constructor(
     private readonly mount: Mount,
@@ -65,9 +71,11 @@ export class PerClientUpstreams implements SessionPeers {
   peerFor(scope: ClientScope): Promise<UpstreamPeer> {
     const known = this.upstreams.get(scope);
     if (known) return known.ready;
-    if (scope.ended || this.closed) {
-      const why = this.closed ? `${this.mount.description} is closing` : `${scope.name} has ended`;
-      return Promise.reject(new RpcError(ErrorCode.ConnectionClosed, `${why}: no upstream is opened for it.`));
+    // A request that raced its session's end opens nothing: no end would ever close it.
+    if (scope.ended) {
+      return Promise.reject(
+        new RpcError(ErrorCode.ConnectionClosed, `${scope.name} has ended: no upstream is opened for it.`),
+      );
     }
     const limit = this.config.upstreams.maxPerClientSessions;
     if (this.upstreams.size >= limit) {
@@ -94,9 +102,8 @@ export class PerClientUpstreams implements SessionPeers {
       logger,
       timeoutMs: this.mount.spec.timeoutMs,
       forwardHeaders: this.mount.spec.forwardHeaders,
-      // Its own lists are not the catalogue's (the shared upstream's are): their changes are no client's news.
       onNotification: (notification) => {
-        if (kindsChangedBy(notification.method).length === 0) scope.notify(notification);
+        if (SESSION_NEWS.has(notification.method)) scope.notify(notification);
       },
       onClose: () => this.lost(scope, upstream),
       closeReason: () => channel.explain()?.cause,
@@ -164,7 +171,9 @@ export class PerClientUpstreams implements SessionPeers {
     this.forget(scope, upstream);
     await upstream.peer
       .close()
-      .catch((error: unknown) => this.mount.logger.warn({ err: error }, `closing the upstream of ${scope.name} failed`));
+      .catch((error: unknown) =>
+        this.mount.logger.warn({ err: error }, `closing the upstream of ${scope.name} failed`),
+      );
     this.mount.logger.debug(`closed the upstream of ${scope.name}`);
   }
 
@@ -172,9 +181,8 @@ export class PerClientUpstreams implements SessionPeers {
     for (const { peer } of this.upstreams.values()) peer.abandon(reason);
   }
 
-  /** The mount is closing: every session's upstream closes with it. */
+  /** The mount is closing (Mount.close refuses requests from then on): every session's upstream closes with it. */
   async close(): Promise<void> {
-    this.closed = true;
     await Promise.all([...this.upstreams.keys()].map((scope) => this.end(scope)));
   }
 }

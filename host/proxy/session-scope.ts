@@ -40,22 +40,17 @@ export class SessionScope implements ClientScope {
     this.listeners.clear();
   }
 
+  /** A log line, or a resource update (what per-client-upstreams.ts passes on). */
   notify(notification: JSONRPCNotification): void {
-    if (this.over) return;
-    const { server } = this.session;
     if (notification.method === 'notifications/resources/updated') {
       this.session.resourceUpdated(notification.params as { uri: string });
       return;
     }
-    const sent =
-      notification.method === 'notifications/message'
-        ? // The level the client set is kept by its session id (none on stdio).
-          server.sendLoggingMessage(
-            notification.params as LoggingMessageNotification['params'],
-            server.transport?.sessionId,
-          )
-        : server.notification(notification as never);
-    // A client that is gone cannot be told; its session ends with its transport.
-    sent.catch(() => {});
+    const { server } = this.session;
+    // The level the client set is kept by its session id (none on stdio).
+    server
+      .sendLoggingMessage(notification.params as LoggingMessageNotification['params'], server.transport?.sessionId)
+      // A client that is gone cannot be told; its session ends with its transport.
+      .catch(() => {});
   }
 }

@@ -16,8 +16,8 @@ export interface ClientScope {
   /** Run `listener` once when the session ends; returns what stops listening. */
   onEnd(listener: () => void): () => void;
   /**
-   * A notification this session's own upstream sent about no request (a log
-   * line, a resource update): it can be about this session alone.
+   * A log line or a resource update this session's own upstream sent about
+   * no request: it can be about this session alone.
    */
   notify(notification: JSONRPCNotification): void;
 }
