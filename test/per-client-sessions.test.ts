@@ -52,6 +52,11 @@ server.registerTool('wait', { inputSchema: { ms: z.number() } }, async ({ ms }) 
   await new Promise((resolve) => setTimeout(resolve, ms));
   return { content: [{ type: 'text', text: 'waited' }] };
 });
+server.registerTool('ask', { inputSchema: {} }, async () => {
+  const schema = { type: 'object', properties: { name: { type: 'string' } } };
+  const answer = await server.server.elicitInput({ message: 'Your name?', requestedSchema: schema });
+  return { content: [{ type: 'text', text: 'hello ' + answer.content.name }] };
+});
 let calls = 0;
 server.registerTool('count', { inputSchema: {} }, async () => {
   calls += 1;
@@ -72,7 +77,7 @@ interface Observed {
 
 async function httpSession(t: Test, url: string): Promise<Observed> {
   const stream = watchingNotificationStream();
-  const client = new Client({ name: 'per-client', version: '1.0.0' });
+  const client = new Client({ name: 'per-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   const logs: string[] = [];
   client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
   const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: stream.fetch });
@@ -124,6 +129,27 @@ t.test('two HTTP sessions each get a child of their own: its state, and its log 
   await until('each session got its own line', () => a.logs.length > 0 && b.logs.length > 0);
   t.same(a.logs, ['finished A-PRIVATE-1'], 'A gets the line its own child wrote, and nothing of B');
   t.same(b.logs, ['finished B-PRIVATE-2'], 'B gets its own, and nothing of A');
+
+  // Both are asked mid-call at once: each child has one call in flight, so its request has one client to go to.
+  let asked = 0;
+  let bothAsked!: () => void;
+  const both = new Promise<void>((resolve) => (bothAsked = resolve));
+  for (const [session, name] of [
+    [a, 'A'],
+    [b, 'B'],
+  ] as const) {
+    session.client.setRequestHandler('elicitation/create', async () => {
+      if (++asked === 2) bothAsked();
+      await both;
+      return { action: 'accept', content: { name } };
+    });
+  }
+  const answers = await Promise.all([a, b].map((s) => s.client.callTool({ name: 'child.ask', arguments: {} })));
+  t.same(
+    answers.map(textOf),
+    ['hello A', 'hello B'],
+    "each child's question reaches its own session, with both in flight",
+  );
 
   // A subscribes on its own child: that child's update reaches A; B's child has no subscription to tell of.
   const updated: string[] = [];
@@ -353,7 +379,7 @@ await import('./server.js');
   );
   t.same(
     (await host.client.listTools()).tools.map((tool) => tool.name).sort(),
-    ['once.count', 'once.later', 'once.touch', 'once.wait'],
+    ['once.ask', 'once.count', 'once.later', 'once.touch', 'once.wait'],
     "the catalogue, the shared upstream's, is still served",
   );
 });
