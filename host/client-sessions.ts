@@ -111,10 +111,10 @@ export class ClientSessions implements Iterable<SessionNotifier> {
 
   /** Unsubscribe a session; the plugin is told when the last session leaves. */
   async unsubscribe(session: SessionNotifier, uri: string): Promise<void> {
-    session.subscriptions.delete(uri);
+    const held = session.subscriptions.delete(uri);
     const sessions = this.subscribers.get(uri);
     if (!sessions?.delete(session)) {
-      await this.unsubscribeOwnUpstream(session, uri);
+      if (held) await this.unsubscribeOwnUpstream(session, uri);
       return;
     }
     if (sessions.size === 0) this.subscribers.delete(uri);

@@ -166,6 +166,7 @@ t.test('two HTTP sessions each get a child of their own: its state, and its log 
   t.same(updated, ['note://x'], 'the update reaches A alone');
   await a.client.unsubscribeResource({ uri: 'note://x' });
   t.equal(textOf(await a.client.callTool({ name: 'child.touch', arguments: {} })), '0', 'unsubscribed on its child');
+  t.same(await a.client.unsubscribeResource({ uri: 'note://x' }), {}, 'leaving what it no longer follows asks nobody');
 
   // A third session is one more child than upstreams.maxPerClientSessions allows: refused, naming the key.
   const c = await httpSession(t, host.url);

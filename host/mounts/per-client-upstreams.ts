@@ -62,11 +62,6 @@ export class PerClientUpstreams implements SessionPeers {
     return calls;
   }
 
-  /** How many sessions hold an upstream now (opening ones included). */
-  get size(): number {
-    return this.upstreams.size;
-  }
-
   /** The peer serving `scope`'s requests, opened at its first. */
   peerFor(scope: ClientScope): Promise<UpstreamPeer> {
     const known = this.upstreams.get(scope);

@@ -115,7 +115,7 @@ export class HotPathTransport implements Transport {
     /** The front server the connection is pinned to, once the SDK's entry has made it. */
     private readonly serverOf: () => Server | undefined,
     /** Its session's scope, for the mounts with `sessions: 'per-client'` (front-server.ts). */
-    private readonly scopeOf: () => ClientScope | undefined = () => undefined,
+    private readonly scopeOf: () => ClientScope | undefined,
   ) {
     inner.onmessage = (message, extra) => {
       if (!this.served(message)) this.passOn?.(message, extra);
