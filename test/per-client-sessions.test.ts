@@ -185,10 +185,21 @@ t.test('two HTTP sessions each get a child of their own: its state, and its log 
   await assertExited(t, [a1.pid], "A's child exits with A's session");
   t.equal((await count(c)).calls, 1, 'C gets a child of its own once A has gone');
 
-  // B's child dies: B's next call opens a fresh one, and C never notices.
+  // B's child dies mid-call: that call fails saying why, B's next call opens a fresh child, and C never notices.
   const c2 = await count(c);
+  const waiting = b.client.callTool({ name: 'child.wait', arguments: { ms: 60_000 } });
+  await until("the call to reach B's child", () => host.log().includes('waiting 60000 ms'));
   process.kill(b1.pid, 'SIGKILL');
-  await until("the host to see B's child end", () => /the upstream of HTTP session .* ended/.test(host.log()));
+  await t.rejects(
+    waiting,
+    /mount "child" closed the connection before answering tools\/call: its process \(pid \d+\) was killed by signal SIGKILL/,
+    "B's call in flight fails naming the mount and why",
+  );
+  await assertLogged(
+    t,
+    host.log,
+    /the upstream of HTTP session [0-9a-f-]+ ended: its process \(pid \d+\) was killed by signal SIGKILL.*The session's next request opens a fresh one; other sessions are not affected\./,
+  );
   const b2 = await count(b);
   t.equal(b2.calls, 1, "B's next call is served by a fresh child");
   t.not(b2.pid, b1.pid, 'in a process of its own');
