@@ -97,6 +97,12 @@ export class ClientSessions implements Iterable<SessionNotifier> {
     const generation = this.live();
     const sessions = this.subscribers.get(uri) ?? new Set<SessionNotifier>();
     const owner = subscriptionOwner(generation.view(session.era), uri);
+    if (owner.sessionPeers && session.scope) {
+      // The session's own upstream is subscribed, and tells that session alone (proxy/session-scope.ts).
+      await owner.request('resources/subscribe', { uri }, { scope: session.scope });
+      session.subscriptions.add(uri);
+      return;
+    }
     if (!subscribedThrough(generation, owner, uri, sessions)) await owner.request('resources/subscribe', { uri });
     sessions.add(session);
     session.subscriptions.add(uri);
@@ -105,13 +111,23 @@ export class ClientSessions implements Iterable<SessionNotifier> {
 
   /** Unsubscribe a session; the plugin is told when the last session leaves. */
   async unsubscribe(session: SessionNotifier, uri: string): Promise<void> {
-    session.subscriptions.delete(uri);
+    const held = session.subscriptions.delete(uri);
     const sessions = this.subscribers.get(uri);
-    if (!sessions?.delete(session)) return;
+    if (!sessions?.delete(session)) {
+      if (held) await this.unsubscribeOwnUpstream(session, uri);
+      return;
+    }
     if (sessions.size === 0) this.subscribers.delete(uri);
     const generation = this.live();
     const owner = subscriptionOwner(generation.view(session.era), uri);
     if (!subscribedThrough(generation, owner, uri, sessions)) await owner.request('resources/unsubscribe', { uri });
+  }
+
+  /** A subscription held on the session's own upstream of a `sessions: 'per-client'` mount, while it is open. */
+  private async unsubscribeOwnUpstream(session: SessionNotifier, uri: string): Promise<void> {
+    if (!session.scope || session.scope.ended) return;
+    const owner = subscriptionOwner(this.live().view(session.era), uri);
+    if (owner.sessionPeers) await owner.request('resources/unsubscribe', { uri }, { scope: session.scope });
   }
 
   /** A reconnected upstream starts with no subscriptions: renew those sessions still hold on it. */

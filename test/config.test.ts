@@ -74,6 +74,7 @@ t.test('a minimal config gets every default', async (t) => {
       maxReconnectDelayMs: 30000,
       pingIntervalMs: 15000,
       heartbeatTimeoutMs: 10000,
+      maxPerClientSessions: 16,
     },
     log: { level: 'info' },
   });
@@ -87,6 +88,8 @@ t.test('every field of a full config is kept', async (t) => {
     { package: '@modelcontextprotocol/server-memory', prefix: 'memory', bin: 'mcp-server-memory', args: ['-v'] },
     { command: 'uvx', args: ['mcp-server-time'], env: { TZ: 'UTC' }, cwd: './servers', prefix: 'time' },
     { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, prefix: 'remote' },
+    { command: 'uvx', args: ['mcp-server-git'], prefix: 'git', sessions: 'per-client' },
+    { url: 'https://example.com/crm/mcp', prefix: 'crm', sessions: 'shared' },
   ];
   const upstreams = {
     startTimeoutMs: 1000,
@@ -94,6 +97,7 @@ t.test('every field of a full config is kept', async (t) => {
     maxReconnectDelayMs: 2000,
     pingIntervalMs: 0,
     heartbeatTimeoutMs: 2000,
+    maxPerClientSessions: 4,
   };
   t.same(
     validateConfig(

@@ -92,12 +92,18 @@ t.test('check lists every broken plugin with what is wrong; start refuses', asyn
   t.equal(tightStart.stdout, '', 'nothing on stdout');
 });
 
-/** The mounts of the zoo host: the good plugin, the faulty one (healthy until told otherwise), one with a small result bound, the stdio child. */
+/**
+ * The mounts of the zoo host: the good plugin, the faulty one (healthy until told otherwise), one with a small
+ * result bound, the stdio child; and the good plugin again in a process of its own and in the sandbox, which
+ * must keep answering too (issue 24: the containment suites pass with a 'process' and a 'sandbox' plugin).
+ */
 const ZOO_MOUNTS = [
   { package: '@zoo/good' },
   faulty('bad', 'none', { timeoutMs: 500 }),
   faulty('small', 'none', { maxResultBytes: 1000 }),
   { package: 'zoo-child', prefix: 'child', timeoutMs: 10_000, maxResultBytes: 100_000 },
+  { package: '@zoo/good', prefix: 'goodproc', isolation: 'process' },
+  { package: '@zoo/good', prefix: 'goodbox', isolation: 'sandbox' },
 ];
 
 async function zooHost(t: Test, ws: Workspace) {
@@ -117,7 +123,11 @@ async function zooHost(t: Test, ws: Workspace) {
   const witness = async (t: Test) => {
     const started = Date.now();
     t.equal(firstText(await call('good.echo', { text: 'still here' })), 'still here', 'the good plugin answers');
-    return Date.now() - started;
+    const took = Date.now() - started;
+    for (const prefix of ['goodproc', 'goodbox']) {
+      t.equal(firstText(await call(`${prefix}.echo`, { text: 'here too' })), 'here too', `${prefix} answers`);
+    }
+    return took;
   };
   return { ...host, config, logs, call, toolNames, witness };
 }

@@ -107,6 +107,8 @@ export interface CommandPluginEntry extends MountOptions {
   sandbox?: boolean;
   /** With sandbox: true, what it may read and write beyond its cwd, and whether it may reach the network. */
   allow?: AllowConfig;
+  /** One child for every client, or one more per client session for its requests (docs/isolation.md). Default 'shared'. */
+  sessions?: UpstreamSessions;
 }
 
 /** Any Streamable HTTP MCP server. */
@@ -114,7 +116,17 @@ export interface UrlPluginEntry extends MountOptions {
   url: string;
   headers?: Record<string, string>;
   forwardHeaders?: ForwardHeaders;
+  /** One upstream session for every client, or one more per client session for its requests (docs/isolation.md). Default 'shared'. */
+  sessions?: UpstreamSessions;
 }
+
+/**
+ * Whether a command's child or a URL's upstream session serves every client
+ * (`'shared'`), or each 2025-era client session gets one of its own for its
+ * requests, so that what the upstream says outside any request (log lines,
+ * resource updates) goes to that session (`'per-client'`).
+ */
+export type UpstreamSessions = 'shared' | 'per-client';
 
 export type PluginEntry = PackagePluginEntry | CommandPluginEntry | UrlPluginEntry;
 
@@ -192,6 +204,8 @@ export interface UpstreamsConfig {
   pingIntervalMs?: number;
   /** A worker plugin whose thread does not answer the host's heartbeat this long is terminated and restarted, in ms. Default 10 000. */
   heartbeatTimeoutMs?: number;
+  /** How many upstreams one `sessions: 'per-client'` entry may hold open at once, one per client session. Default 16. */
+  maxPerClientSessions?: number;
 }
 
 /**

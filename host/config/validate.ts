@@ -36,6 +36,7 @@ import type {
   ResourceCuration,
   Separator,
   TelemetryConfig,
+  UpstreamSessions,
   UpstreamsConfig,
   UrlPluginEntry,
 } from './types.js';
@@ -50,6 +51,7 @@ const OWN_PROCESS: readonly unknown[] = ['process', 'sandbox'];
 /** Below this a worker cannot even load the SDK. */
 const MIN_MEMORY_LIMIT_MB = 16;
 const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
+const UPSTREAM_SESSIONS: readonly UpstreamSessions[] = ['shared', 'per-client'];
 
 /** The host is never reachable from the network unless asked. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -67,6 +69,8 @@ const DEFAULTS = {
     maxReconnectDelayMs: 30_000,
     pingIntervalMs: 15_000,
     heartbeatTimeoutMs: 10_000,
+    /** Each is a process (or an upstream session) of its own: enough for a team, few enough for one machine. */
+    maxPerClientSessions: 16,
   },
   /** In the host's thread: the fastest (see docs/performance.md). */
   isolation: 'none',
@@ -171,6 +175,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
       maxReconnectDelayMs: upstreams?.maxReconnectDelayMs ?? DEFAULTS.upstreams.maxReconnectDelayMs,
       pingIntervalMs: upstreams?.pingIntervalMs ?? DEFAULTS.upstreams.pingIntervalMs,
       heartbeatTimeoutMs: upstreams?.heartbeatTimeoutMs ?? DEFAULTS.upstreams.heartbeatTimeoutMs,
+      maxPerClientSessions: upstreams?.maxPerClientSessions ?? DEFAULTS.upstreams.maxPerClientSessions,
     },
     log: { level: log?.level ?? DEFAULTS.logLevel },
     ...(config.telemetry && { telemetry: config.telemetry }),
@@ -360,6 +365,7 @@ const UPSTREAMS_FIELDS: Record<keyof UpstreamsConfig, Check> = {
   maxReconnectDelayMs: field(aPositiveInteger, String(DEFAULTS.upstreams.maxReconnectDelayMs)),
   pingIntervalMs: field(aDuration, `${DEFAULTS.upstreams.pingIntervalMs} (0 turns pinging off)`),
   heartbeatTimeoutMs: field(aPositiveInteger, String(DEFAULTS.upstreams.heartbeatTimeoutMs)),
+  maxPerClientSessions: field(aPositiveInteger, String(DEFAULTS.upstreams.maxPerClientSessions)),
 };
 
 const anIsolation = field(
@@ -397,6 +403,10 @@ const COMMAND_ALLOW_FIELDS: Record<keyof AllowConfig, Check> = {
     ),
 };
 const ALLOW_EXAMPLE = '{ read: ["./data"], env: ["API_KEY"] }';
+const anUpstreamSessions = field(
+  oneOf(UPSTREAM_SESSIONS),
+  '"per-client" (an upstream of its own for each client session) or "shared" (the default); see docs/isolation.md',
+);
 const TELEMETRY_FIELDS: Record<keyof TelemetryConfig, Check> = {
   enabled: field(aBoolean, 'true'),
   endpoint: field(anHttpUrl, '"http://localhost:4318"'),
@@ -493,11 +503,13 @@ const ENTRY_FIELDS: {
     cwd: field(aNonEmptyString, '"./servers"'),
     sandbox: field(aBoolean, 'true'),
     allow: section(COMMAND_ALLOW_FIELDS, '{ read: ["./data"], net: true }'),
+    sessions: anUpstreamSessions,
     ...MOUNT_FIELDS,
   },
   url: {
     url: field(anHttpUrl, '"http://127.0.0.1:4000/mcp"'),
     headers: field(anObjectOfStrings, '{ Authorization: "Bearer …" }'),
+    sessions: anUpstreamSessions,
     ...MOUNT_FIELDS,
   },
 };
@@ -611,11 +623,12 @@ function unknownEntryKeyProblem(
       fix: 'give the server its credentials in env, or run it as an HTTP server and mount it with url and forwardHeaders.',
     };
   }
-  const owner = kind && ENTRY_KINDS.find((other) => Object.hasOwn(ENTRY_FIELDS[other], key));
-  if (owner) {
+  // Every kind it applies to: "sessions" is a command's and a url's.
+  const owners = kind ? ENTRY_KINDS.filter((other) => Object.hasOwn(ENTRY_FIELDS[other], key)) : [];
+  if (owners.length > 0) {
     return {
       where,
-      what: `"${key}" applies to ${owner} entries only, and this is a ${kind} entry.`,
+      what: `"${key}" applies to ${owners.join(' and ')} entries only, and this is a ${kind} entry.`,
       fix: `remove "${key}".`,
     };
   }

@@ -11,7 +11,13 @@ import { entryLabel, prefixHint } from '../config/entries.js';
 import { forwardedHeadersOf } from '../config/forward-headers.js';
 import { duplicatePrefixProblem, suggestPrefix } from '../config/prefix.js';
 import { configWhere, pluginWhere } from '../config/problem-wording.js';
-import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/types.js';
+import type {
+  CommandPluginEntry,
+  PackagePluginEntry,
+  PluginEntry,
+  ResolvedConfig,
+  UrlPluginEntry,
+} from '../config/types.js';
 import { checkPackage } from './manifest.js';
 import { grantsOf } from './grants.js';
 import { sandboxProblem } from './sandbox-available.js';
@@ -125,10 +131,24 @@ async function resolveEntry(entry: PluginEntry, path: string, config: ResolvedCo
       if (missing) return { problems: [missing] };
     }
     const sandbox = entry.sandbox === true && { sandbox: grantsOf(entry.allow, config.dir) };
-    const kindFields = { kind: 'stdio' as const, command, args, env, cwd: resolve(config.dir, cwd), ...sandbox };
+    const kindFields = {
+      kind: 'stdio' as const,
+      command,
+      args,
+      env,
+      cwd: resolve(config.dir, cwd),
+      ...sandbox,
+      ...perClientOf(entry),
+    };
     return { resolved: { label, kindFields } };
   }
-  return { resolved: { label, kindFields: { kind: 'remote', url: entry.url, headers: entry.headers ?? {} } } };
+  const kindFields = { kind: 'remote' as const, url: entry.url, headers: entry.headers ?? {}, ...perClientOf(entry) };
+  return { resolved: { label, kindFields } };
+}
+
+/** `sessions: 'per-client'` as a spec carries it; 'shared', the default, is its absence. */
+function perClientOf(entry: CommandPluginEntry | UrlPluginEntry): { perClient?: true } {
+  return entry.sessions === 'per-client' ? { perClient: true } : {};
 }
 
 async function resolvePackageEntry(entry: PackagePluginEntry, path: string, config: ResolvedConfig): Promise<Outcome> {

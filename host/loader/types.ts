@@ -90,6 +90,8 @@ export interface StdioSpec extends SpecBase {
   packageDir?: string;
   /** Set for a `sandbox: true` command: it runs inside bubblewrap with these grants (mounts/isolation/sandbox.ts). */
   sandbox?: Grants;
+  /** Set when each client session gets a child of its own for its requests (mounts/per-client-upstreams.ts). */
+  perClient?: true;
 }
 
 /** A Streamable HTTP MCP server. */
@@ -97,6 +99,8 @@ export interface RemoteSpec extends SpecBase {
   kind: 'remote';
   url: string;
   headers: Record<string, string>;
+  /** Set when each client session gets an upstream session of its own for its requests (mounts/per-client-upstreams.ts). */
+  perClient?: true;
 }
 
 export type PluginSpec = InProcessSpec | StdioSpec | RemoteSpec;

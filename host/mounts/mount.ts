@@ -7,6 +7,7 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 import type { Handshake, UpstreamPeer } from './upstream-peer.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
+import type { ClientScope } from '../vocabulary/client-scope.js';
 import { resultProblem } from './result-check.js';
 import { hintOf, type CacheHint } from '../vocabulary/cache-hints.js';
 
@@ -37,6 +38,21 @@ export function describeMount(spec: PluginSpec): string {
   return spec.prefix !== undefined && spec.prefix !== spec.label
     ? `plugin "${spec.prefix}" (${spec.label})`
     : `plugin "${spec.label}"`;
+}
+
+/**
+ * Of an entry with `sessions: 'per-client'`: the upstreams that serve each
+ * client session's requests (per-client-upstreams.ts), beside the shared
+ * one, which serves the catalogue.
+ */
+export interface SessionPeers {
+  /** The peer of `scope`'s own upstream, opened at its first request. */
+  peerFor(scope: ClientScope): Promise<UpstreamPeer>;
+  /** Calls waiting for an answer from any of them. */
+  readonly inFlight: number;
+  /** Fail their calls in flight with `reason` (a retired mount's, at the drain timeout). */
+  abandon(reason: string): void;
+  close(): Promise<void>;
 }
 
 export interface ListPage {
@@ -95,6 +111,8 @@ export class Mount {
   legacyFace?: Mount;
   /** Set on a legacy face (legacy-face.ts): the era whose clients alone it serves. */
   faceEra?: 'legacy';
+  /** Set for `sessions: 'per-client'`: a long-lived client session's requests go to its own upstream. */
+  sessionPeers?: SessionPeers;
 
   /**
    * `peer` and `handshake` are replaced by a supervisor when it reconnects
@@ -147,7 +165,19 @@ export class Mount {
       const problem = this.outageProblem ?? { where: this.description, what: `is ${this.state}.` };
       throw new RpcError(ErrorCode.InternalError, formatProblem(problem));
     }
-    return this.checked(method, await this.peer.request(method, params, hooks));
+    const peer = hooks?.scope && this.sessionPeers ? await this.sessionPeers.peerFor(hooks.scope) : this.peer;
+    return this.checked(method, await peer.request(method, params, hooks));
+  }
+
+  /** Client calls waiting for an answer, on the shared upstream and on the sessions' own. */
+  get inFlight(): number {
+    return this.peer.inFlight + (this.sessionPeers?.inFlight ?? 0);
+  }
+
+  /** Cancel every call in flight, telling its client `reason` (see UpstreamPeer.abandon). */
+  abandon(reason: string): void {
+    this.peer.abandon(reason);
+    this.sessionPeers?.abandon(reason);
   }
 
   private checked(
@@ -248,7 +278,7 @@ export class Mount {
   async close(): Promise<void> {
     this.state = 'closed';
     try {
-      await Promise.all([this.peer.close(), this.legacyFace?.close()]);
+      await Promise.all([this.peer.close(), this.legacyFace?.close(), this.sessionPeers?.close()]);
     } finally {
       await this.release();
     }

@@ -16,11 +16,11 @@ export async function retireMounts(
       // A mount that is down has no client calls, only its own reconnection: nothing to wait for.
       // The legacy face of a dual-era upstream drains with it.
       const faces = mount.legacyFace ? [mount, mount.legacyFace] : [mount];
-      const busy = (face: Mount) => face.isUp && face.peer.inFlight > 0;
+      const busy = (face: Mount) => face.isUp && face.inFlight > 0;
       while (faces.some(busy) && Date.now() < deadline) await sleep(20);
       for (const face of faces.filter(busy)) {
-        face.logger.warn(`closing with ${face.peer.inFlight} calls still running after the drain timeout`);
-        face.peer.abandon(
+        face.logger.warn(`closing with ${face.inFlight} calls still running after the drain timeout`);
+        face.abandon(
           `${why}, and the call was still running at the drain timeout (reload.drainTimeoutMs, ${drainTimeoutMs} ms). Fix: raise reload.drainTimeoutMs in the host config.`,
         );
       }

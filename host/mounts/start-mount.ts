@@ -3,6 +3,7 @@ import { pluginLogger, type Logger } from '../log.js';
 import type { PluginSpec } from '../loader/types.js';
 import { InProcessChannel } from './isolation/in-process.js';
 import { mountName, type Mount, type MountEvents } from './mount.js';
+import type { ExplainedChannel } from './supervisor.js';
 import { startWithFaces } from './legacy-face.js';
 
 /**
@@ -40,11 +41,33 @@ export async function startMount(
     // The kinds below are loaded when a config first mounts one: a host of in-process plugins loads no HTTP client.
     case 'stdio': {
       const { ChildChannel } = await import('./stdio-child.js');
-      return startWithFaces(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
+      const open = (logger: Logger) => new ChildChannel(spec, logger);
+      const mount = await startWithFaces(spec, () => open(mountLogger), config, mountLogger, events);
+      return spec.perClient ? withSessionPeers(mount, open, config) : mount;
     }
     case 'remote': {
       const { RemoteChannel } = await import('./remote.js');
-      return startWithFaces(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
+      const open = (logger: Logger) => new RemoteChannel(spec, logger);
+      const mount = await startWithFaces(spec, () => open(mountLogger), config, mountLogger, events);
+      return spec.perClient ? withSessionPeers(mount, open, config) : mount;
     }
   }
+}
+
+/**
+ * With `sessions: 'per-client'`, each face of the mount (a dual-era
+ * upstream's legacy face too) opens an upstream of its own for each
+ * long-lived client session it serves (per-client-upstreams.ts).
+ */
+async function withSessionPeers(
+  mount: Mount,
+  open: (logger: Logger) => ExplainedChannel,
+  config: ResolvedConfig,
+): Promise<Mount> {
+  // Loaded when a config first asks for it.
+  const { PerClientUpstreams } = await import('./per-client-upstreams.js');
+  for (const face of [mount, mount.legacyFace]) {
+    if (face) face.sessionPeers = new PerClientUpstreams(face, open, config);
+  }
+  return mount;
 }

@@ -5,12 +5,14 @@ import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
 import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
 import type { ListKind } from '../vocabulary/list-kinds.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
 import { reuseUnchangedPage } from './shared-list-results.js';
 import { FrontSession } from './front-session.js';
+import { SessionScope } from './session-scope.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
 import type { Era } from '../protocol-versions.js';
@@ -45,7 +47,13 @@ const PARAMS_AS_SENT = {
  */
 export function createFrontSession(
   runtime: HostRuntime,
-  options: { longLived: boolean; reachable?: boolean; era: Era },
+  options: {
+    longLived: boolean;
+    reachable?: boolean;
+    era: Era;
+    /** How logs name a long-lived session: `the stdio client`, `HTTP session …`. */
+    clientName?: () => string;
+  },
 ): FrontSession {
   const { era } = options;
   /** The live catalogue as this client's era is served it, read at each request. */
@@ -62,6 +70,14 @@ export function createFrontSession(
     },
   );
   const session = new FrontSession(server, runtime.logger, era);
+  // A 2026-07-28 request stands alone, tied to no session: the shared upstream serves it (docs/isolation.md).
+  const scope =
+    options.longLived && era === 'legacy'
+      ? new SessionScope(session, options.clientName ?? (() => 'a client session'))
+      : undefined;
+  session.scope = scope;
+  /** A request's hooks, naming this session to a `sessions: 'per-client'` mount. */
+  const scoped = (hooks: CallHooks): CallHooks => (scope ? { ...hooks, scope } : hooks);
   const handle = (method: string, handler: Handler) =>
     method === 'tools/call'
       ? server.setRequestHandler(
@@ -93,21 +109,21 @@ export function createFrontSession(
     // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
     const schema = servesModernEra(server) ? listedOutputSchema(served(), request.params?.name) : undefined;
     const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-      callTool(served(), request.params ?? {}, hooks),
+      callTool(served(), request.params ?? {}, scoped(hooks)),
     );
     return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
   });
   handle('prompts/list', list('prompts'));
   handle('prompts/get', (request, ctx) =>
     forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-      getPrompt(served(), request.params ?? {}, hooks),
+      getPrompt(served(), request.params ?? {}, scoped(hooks)),
     ),
   );
   handle('resources/list', list('resources'));
   handle('resources/templates/list', list('resourceTemplates'));
   handle('resources/read', (request, ctx) =>
     forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-      readResource(served(), request.params ?? {}, hooks),
+      readResource(served(), request.params ?? {}, scoped(hooks)),
     ),
   );
   if (capabilities.resources?.subscribe) {
@@ -122,7 +138,7 @@ export function createFrontSession(
   }
   if (capabilities.completions) {
     handle('completion/complete', (request, ctx) =>
-      complete(served(), request.params ?? {}, callHooksFor(ctx, request.params)),
+      complete(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params))),
     );
   }
 
@@ -133,6 +149,8 @@ export function createFrontSession(
     server.onclose = () => {
       previousOnClose?.();
       sessionEnded?.();
+      // Its own upstreams close with it (and their subscriptions, unasked).
+      scope?.end();
       runtime.sessions.remove(session);
     };
   }

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { SessionNotifier } from '../sinks/session-notifier.js';
 import type { Era } from '../protocol-versions.js';
+import type { ClientScope } from '../vocabulary/client-scope.js';
 
 /**
  * One connected client as the host sees it: the SDK `Server` instance that
@@ -12,6 +13,8 @@ import type { Era } from '../protocol-versions.js';
  */
 export class FrontSession implements SessionNotifier {
   readonly subscriptions = new Set<string>();
+  /** Set on a long-lived 2025-era session: what keys its own upstreams, on mounts with `sessions: 'per-client'`. */
+  scope?: ClientScope;
 
   constructor(
     readonly server: Server,

@@ -12,6 +12,7 @@ import type {
 import type { HostRuntime } from '../runtime.js';
 import type { Generation } from '../catalogue/generation.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
+import type { ClientScope } from '../vocabulary/client-scope.js';
 import { callTool, getPrompt, readResource } from '../catalogue/routing.js';
 import { isPlainObject } from '../plain-object.js';
 import { telemetryOn } from '../sinks/telemetry.js';
@@ -113,6 +114,8 @@ export class HotPathTransport implements Transport {
     private readonly runtime: HostRuntime,
     /** The front server the connection is pinned to, once the SDK's entry has made it. */
     private readonly serverOf: () => Server | undefined,
+    /** Its session's scope, for the mounts with `sessions: 'per-client'` (front-server.ts). */
+    private readonly scopeOf: () => ClientScope | undefined,
   ) {
     inner.onmessage = (message, extra) => {
       if (!this.served(message)) this.passOn?.(message, extra);
@@ -194,7 +197,11 @@ export class HotPathTransport implements Transport {
     };
     Promise.resolve()
       // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
-      .then(() => route(this.runtime.current.view('legacy'), params, callHooksFor(context.ctx, params)))
+      .then(() => {
+        const scope = this.scopeOf();
+        const hooks = callHooksFor(context.ctx, params);
+        return route(this.runtime.current.view('legacy'), params, scope ? { ...hooks, scope } : hooks);
+      })
       .then(
         (result) => answer({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(result) : result }),
         (error: unknown) => answer(errorResponse(id, error)),

@@ -177,7 +177,12 @@ export class LegacySessions {
     };
     try {
       // Not reachable by broadcasts until it opens its GET stream.
-      const front = createFrontSession(this.runtime, { longLived: true, reachable: false, era: 'legacy' });
+      const front = createFrontSession(this.runtime, {
+        longLived: true,
+        reachable: false,
+        era: 'legacy',
+        clientName: () => `HTTP session ${transport.sessionId}`,
+      });
       const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) => {
         recordLimitHit('http.eventStoreBytes');
         this.runtime.logger.warn(

@@ -28,13 +28,18 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
       // it when the client falls back to `initialize`: one connection, so the
       // newest instance is the one being served.
       if (session) runtime.sessions.remove(session);
-      session = createFrontSession(runtime, { longLived: true, era });
+      session = createFrontSession(runtime, { longLived: true, era, clientName: () => 'the stdio client' });
       return session.server;
     },
     {
       // The SDK's own wire leaves malformed input unanswered; this one answers it (see StdioWire).
       // Calls, prompts and reads skip the front server's second dispatch (hot-path.ts).
-      transport: new HotPathTransport(wire, runtime, () => session?.server),
+      transport: new HotPathTransport(
+        wire,
+        runtime,
+        () => session?.server,
+        () => session?.scope,
+      ),
       onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error'),
     },
   );

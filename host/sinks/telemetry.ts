@@ -169,6 +169,7 @@ export type ContainmentLimit =
   | 'http.bodyTimeoutMs'
   | 'http.maxStreamQueueBytes'
   | 'http.eventStoreBytes'
+  | 'upstreams.maxPerClientSessions'
   | 'stdio.backpressure';
 
 /** A containment limit refused a request or a connection, cut a stream, or paused input. */

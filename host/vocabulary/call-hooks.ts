@@ -1,4 +1,5 @@
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
+import type { ClientScope } from './client-scope.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -40,6 +41,12 @@ export interface CallHooks {
    * echoes), and its `input_required` goes back to the client as it came.
    */
   modernClient?: ModernClientRound;
+  /**
+   * The long-lived 2025-era session the request came in: a mount with
+   * `sessions: 'per-client'` serves it on that session's own upstream.
+   * Absent for a 2026-07-28 request, which the shared upstream serves.
+   */
+  scope?: ClientScope;
 }
 
 /** A 2026-07-28 client's own round of a request (see `CallHooks.modernClient`). */
