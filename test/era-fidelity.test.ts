@@ -37,9 +37,19 @@ const LEGACY_TOOLS = [
   'test_tool_with_logging',
 ];
 
-/** The fixture over HTTP, on a port of its own; stopped when the test ends. */
-async function startServer(t: Test): Promise<string> {
-  const server = spawn(process.execPath, [SERVER, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The modern face's tools, sorted: its own, and the diagnostics the suite's 2026-07-28 `server-stateless` calls. */
+const MODERN_TOOLS = [
+  'modern_ask',
+  'modern_echo',
+  'modern_grow',
+  'test_logging_tool',
+  'test_missing_capability',
+  'test_streaming_elicitation',
+];
+
+/** The fixture over HTTP, on a port of its own (`options`: its flags); stopped when the test ends. */
+async function startServer(t: Test, ...options: string[]): Promise<string> {
+  const server = spawn(process.execPath, [SERVER, '--http', '0', ...options], { stdio: ['ignore', 'pipe', 'inherit'] });
   t.teardown(() => server.kill());
   let out = '';
   server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -204,7 +214,7 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
   await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
   t.teardown(() => direct.close());
   const expected = await modernWalk(direct);
-  t.same(expected.tools, ['modern_ask', 'modern_echo', 'modern_grow']);
+  t.same(expected.tools, MODERN_TOOLS);
   t.same(expected.calls.asked, ['What is your name?'], 'directly, input_required asked the client');
 
   for (const [kind, config] of Object.entries(mounts(t, url))) {
@@ -216,6 +226,41 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
     t.same(await modernWalk(client), expected, `mounted by ${kind}, a 2026-07-28 client gets the modern face`);
   }
 });
+
+t.test(
+  "a 2026-07-28 upstream's error that comes with an HTTP 4xx status reaches the client as it said it, and its mount stays up",
+  async (t) => {
+    // That revision answers a method a server lacks (here completion/complete, which the host offers a
+    // 2026-07-28 client for any such mount serving prompts) with -32601 and HTTP 404: an answer, not a
+    // server gone. Taken for an outage, one client's request dropped the mount for every client.
+    const url = await startServer(t, '--modern-without-completions');
+    // The JSON-RPC error the client was answered: the SDK's client reads one sent with a 404 only as an
+    // HTTP error whose body carries it; through the host it is an ordinary error answer.
+    const complete = (client: Client) =>
+      client
+        .complete({ ref: { type: 'ref/prompt', name: 'modern_shape' }, argument: { name: 'shape', value: 'c' } })
+        .then(
+          () => 'completed',
+          (error: { code?: unknown; message?: unknown; data?: { text?: string } }) =>
+            error.data?.text === undefined
+              ? { code: error.code, message: error.message }
+              : (JSON.parse(error.data.text) as { error: unknown }).error,
+        );
+    const direct = modernClient();
+    await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.teardown(() => direct.close());
+    const expected = await complete(direct);
+    t.same(expected, { code: -32601, message: 'Method not found' }, 'directly, the face has no completions');
+
+    const host = await startHttpHost(t, mounts(t, url).web);
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    t.same(await complete(client), expected, "through the host, the upstream's own error");
+    t.same((await client.listTools()).tools.map((tool) => tool.name).sort(), MODERN_TOOLS, 'the mount is still served');
+    t.notMatch(host.log(), /went down/, 'the mount was never taken for down');
+  },
+);
 
 t.test(
   'a change in one face (its own list_changed, a reload) is announced to that era alone; each face is pinned on its own',
@@ -254,12 +299,7 @@ t.test(
     t.equal(firstText(await modern.callTool({ name: 'modern_grow', arguments: {} })), 'grew');
     await until('tools/list_changed to the 2026-07-28 client', () => modernTold > 0);
     t.equal(modernTold, 1, 'the 2026-07-28 client heard of its own face only');
-    t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [
-      'modern_ask',
-      'modern_echo',
-      'modern_grow',
-      'modern_grown',
-    ]);
+    t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [...MODERN_TOOLS, 'modern_grown'].sort());
     t.equal(legacyTold, 1, 'the legacy client heard of its own face only');
 
     const pinned = await runCli(['pin', '--config', pipe]);
@@ -276,7 +316,7 @@ t.test(
     t.same(
       faces,
       {
-        modern: ['modern_ask', 'modern_echo', 'modern_grow'],
+        modern: MODERN_TOOLS,
         legacy: LEGACY_TOOLS,
       },
       'each face pinned under its own key',
@@ -285,7 +325,7 @@ t.test(
     const listed = await runCli(['list', '--config', pipe]);
     t.match(
       listed.stdout,
-      /\n {2}tools \(2026-07-28\): modern_echo, modern_ask, modern_grow\n/,
+      /\n {2}tools \(2026-07-28\): modern_echo, modern_ask, modern_grow, test_streaming_elicitation, /,
       'list: each face under its era',
     );
     t.match(listed.stdout, /\n {2}tools \(2025-era\): legacy_echo, legacy_ask, /);
