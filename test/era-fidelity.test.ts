@@ -263,6 +263,63 @@ t.test(
 );
 
 t.test(
+  'a hand-written 2026-07-28 server that refuses with 404 what it lacks (a listen stream, a cancellation) stays mounted',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    // As the conformance suite's hand-written servers do: every method it lacks, notifications too, is
+    // answered -32601 with HTTP 404; initialize is refused, so it has no legacy face.
+    const strict = ws.writeFile(
+      'strict.mjs',
+      `import { createServer } from 'node:http';
+const results = {
+  'server/discover': { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
+  'tools/list': { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] },
+};
+const http = createServer(async (req, res) => {
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  const m = JSON.parse(body);
+  const answer = (status, payload) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id ?? null, ...payload }));
+  if (m.method === 'tools/call') return void process.stderr.write('holding tools/call\\n'); // the client cancels it
+  if (m.method === 'initialize') return answer(400, { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } });
+  if (results[m.method]) return answer(200, { result: { resultType: 'complete', ...results[m.method] } });
+  process.stderr.write('refused ' + m.method + '\\n');
+  answer(404, { error: { code: -32601, message: 'Method not found' } });
+});
+http.listen(0, '127.0.0.1', () => process.stdout.write('listening on http://127.0.0.1:' + http.address().port + '/mcp\\n'));
+`,
+    );
+    const server = spawn(process.execPath, [strict], { stdio: ['ignore', 'pipe', 'pipe'] });
+    t.teardown(() => server.kill());
+    let out = '';
+    let refused = ''; // what it said of each request it did not answer
+    server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    server.stderr.on('data', (chunk: Buffer) => (refused += chunk.toString()));
+    await until('the hand-written server to listen', () => out.includes('/mcp'));
+    const url = /listening on (\S+)/.exec(out)![1]!;
+    const host = await startHttpHost(t, ws.writeConfig({ reload: { watch: false }, plugins: [{ url, flat: true }] }));
+    await assertLogged(t, host.log, /ended its subscriptions\/listen stream \(Method not found\)/);
+
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: {} }, { signal: abort.signal });
+    call.catch(() => {});
+    await until('the call to reach the server', () => refused.includes('holding tools/call'));
+    abort.abort();
+    await until('the cancellation to be refused', () => refused.includes('refused notifications/cancelled'));
+    t.same(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['slow'],
+      'the mount is still served',
+    );
+    t.notMatch(host.log(), /went down/, 'neither refusal was taken for the server gone');
+  },
+);
+
+t.test(
   'a change in one face (its own list_changed, a reload) is announced to that era alone; each face is pinned on its own',
   async (t) => {
     const url = await startServer(t);

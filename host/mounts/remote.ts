@@ -88,7 +88,8 @@ export class RemoteChannel implements ExplainedChannel {
       // revision a 2026-only server does not speak), which the peer reads to decide what follows, and
       // any request of the sessionless 2026-07-28 revision, whose errors come with a 4xx status
       // (404 for "Method not found"): that error is the client's answer, and the server is still there.
-      const answerable = initialize || method === 'server/discover' || isSessionlessRequest(message);
+      const sessionless = isSessionless(message);
+      const answerable = initialize || method === 'server/discover' || (sessionless && method !== undefined);
       const answered = answerable && !legacy && rpcErrorAnswer(error, status, method);
       if (answered) {
         this.onmessage?.({ jsonrpc: '2.0', id: (message as { id: RequestId }).id, error: answered });
@@ -106,7 +107,7 @@ export class RemoteChannel implements ExplainedChannel {
         }
         return this.send(message);
       }
-      this.failed(error, status);
+      this.failed(error, status, sessionless);
       throw error;
     }
   }
@@ -165,14 +166,17 @@ export class RemoteChannel implements ExplainedChannel {
   /**
    * Record why a request failed; once connected, end the channel when it
    * means the server is gone: it could not be reached, it forgot the session
-   * (404), or the legacy transport's session broke (its stream or its POSTs
-   * failed). During the handshake the failure is the handshake's, and the
-   * attempt is closed by whoever made it.
+   * (404, unless the message was of the sessionless 2026-07-28 revision,
+   * where it only refuses that message), or the legacy transport's session
+   * broke (its stream or its POSTs failed). During the handshake the failure
+   * is the handshake's, and the attempt is closed by whoever made it.
    */
-  private failed(error: unknown, status: number | undefined): void {
+  private failed(error: unknown, status: number | undefined, sessionless = false): void {
     this.failure = this.outageOf(error, status);
     const gone =
-      this.transport instanceof SSEClientTransport || status === 404 || (status === undefined && isNetworkError(error));
+      this.transport instanceof SSEClientTransport ||
+      (status === 404 && !sessionless) ||
+      (status === undefined && isNetworkError(error));
     if (gone && this.connected && !this.ended) void this.close();
   }
 
@@ -272,9 +276,9 @@ function rpcErrorAnswer(
     : undefined;
 }
 
-/** Whether a message is a request of the 2026-07-28 revision (its envelope names it), which has no session. */
-function isSessionlessRequest(message: JSONRPCMessage): boolean {
-  if (!('method' in message) || !('id' in message)) return false;
+/** Whether a message is of the 2026-07-28 revision (its envelope names it), which has no session to lose. */
+function isSessionless(message: JSONRPCMessage): boolean {
+  if (!('method' in message)) return false;
   const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   return meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_REVISION;
 }
