@@ -7,9 +7,10 @@
 // a legacy client (SDK v1, over stdio and HTTP) and a 2026-07-28 client
 // (SDK v2, over HTTP). Real parts: the server runs in its own processes, the
 // host as a child process, the clients are the SDKs' own.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -49,12 +50,22 @@ const MODERN_TOOLS = [
 
 /** The fixture over HTTP, on a port of its own (`options`: its flags); stopped when the test ends. */
 async function startServer(t: Test, ...options: string[]): Promise<string> {
-  const server = spawn(process.execPath, [SERVER, '--http', '0', ...options], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.teardown(() => server.kill());
+  const { url, child } = await startListening(t, [SERVER, '--http', '0', ...options]);
+  child.stderr.pipe(process.stderr);
+  return url;
+}
+
+/** A server script (`args`) that prints `listening on URL`: its URL, and the process (stopped when the test ends). */
+async function startListening(
+  t: Test,
+  args: string[],
+): Promise<{ url: string; child: ChildProcessByStdio<null, Readable, Readable> }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill());
   let out = '';
-  server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await until('the dual-era server to listen', () => out.includes('/mcp'), 15_000);
-  return /listening on (\S+)/.exec(out)![1]!;
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await until(`${args[0]} to listen`, () => out.includes('/mcp'), 15_000);
+  return { url: /listening on (\S+)/.exec(out)![1]!, child };
 }
 
 /** Configs mounting the fixture flat (so its names are unchanged): by URL, and as a stdio child. */
@@ -290,14 +301,9 @@ const http = createServer(async (req, res) => {
 http.listen(0, '127.0.0.1', () => process.stdout.write('listening on http://127.0.0.1:' + http.address().port + '/mcp\\n'));
 `,
     );
-    const server = spawn(process.execPath, [strict], { stdio: ['ignore', 'pipe', 'pipe'] });
-    t.teardown(() => server.kill());
-    let out = '';
+    const { url, child } = await startListening(t, [strict]);
     let refused = ''; // what it said of each request it did not answer
-    server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    server.stderr.on('data', (chunk: Buffer) => (refused += chunk.toString()));
-    await until('the hand-written server to listen', () => out.includes('/mcp'));
-    const url = /listening on (\S+)/.exec(out)![1]!;
+    child.stderr.on('data', (chunk: Buffer) => (refused += chunk.toString()));
     const host = await startHttpHost(t, ws.writeConfig({ reload: { watch: false }, plugins: [{ url, flat: true }] }));
     await assertLogged(t, host.log, /ended its subscriptions\/listen stream \(Method not found\)/);
 
