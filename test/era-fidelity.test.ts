@@ -142,7 +142,7 @@ async function modernWalk(client: Client): Promise<Seen> {
   const asked: string[] = [];
   client.setRequestHandler('elicitation/create', async (request) => {
     asked.push(String(request.params.message));
-    return { action: 'accept', content: { name: ANSWERED_NAME } };
+    return { action: 'accept', content: { name: ANSWERED_NAME, value: 'v' } };
   });
   const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
   const call = async (name: string, args: Record<string, unknown> = {}) =>
@@ -152,10 +152,17 @@ async function modernWalk(client: Client): Promise<Seen> {
     ask: await call('modern_ask'),
     completion: (
       await client.complete({
-        ref: { type: 'ref/prompt', name: 'modern_shape' },
-        argument: { name: 'shape', value: 'c' },
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg1', value: 'test' },
       })
     ).completion.values,
+    // What the suite's server-stateless calls: an input_required on the call's own stream, and a
+    // refusal (-32021, sent with HTTP 400) of a call needing sampling, which this client did not declare.
+    streaming: await call('test_streaming_elicitation'),
+    missingCapability: await call('test_missing_capability').catch((error: { code?: unknown; message?: unknown }) => ({
+      code: error.code,
+      message: error.message,
+    })),
     asked,
   };
   const { logging, completions, resources } = client.getServerCapabilities() ?? {};
@@ -226,7 +233,9 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
   t.teardown(() => direct.close());
   const expected = await modernWalk(direct);
   t.same(expected.tools, MODERN_TOOLS);
-  t.same(expected.calls.asked, ['What is your name?'], 'directly, input_required asked the client');
+  t.same(expected.calls.asked, ['What is your name?', 'Which value?'], 'directly, input_required asked the client');
+  t.equal(expected.calls.streaming, 'value: v');
+  t.match(expected.calls.missingCapability, { code: -32021 }, 'directly, refused for want of sampling');
 
   for (const [kind, config] of Object.entries(mounts(t, url))) {
     const host = await startHttpHost(t, config);
