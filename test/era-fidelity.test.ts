@@ -283,7 +283,7 @@ t.test(
 );
 
 t.test(
-  'a hand-written 2026-07-28 server that refuses with 404 what it lacks (a listen stream, a cancellation) stays mounted',
+  'a hand-written 2026-07-28 server that refuses with 404 what it lacks (a listen stream, a cancellation) stays mounted; a bare 404 is an outage',
   async (t) => {
     const ws = makeWorkspace(t);
     // As the conformance suite's hand-written servers do: every method it lacks, notifications too, is
@@ -293,14 +293,17 @@ t.test(
       `import { createServer } from 'node:http';
 const results = {
   'server/discover': { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
-  'tools/list': { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] },
+  'tools/list': { tools: [{ name: 'slow', inputSchema: { type: 'object' } }, { name: 'retire', inputSchema: { type: 'object' } }] },
 };
+let retired = false;
 const http = createServer(async (req, res) => {
   let body = '';
   for await (const chunk of req) body += chunk;
+  if (retired) return res.writeHead(404).end('no MCP here any more');
   const m = JSON.parse(body);
   const answer = (status, payload) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id ?? null, ...payload }));
+  if (m.method === 'tools/call' && m.params.name === 'retire') retired = true;
   if (m.method === 'tools/call') return void process.stderr.write('holding tools/call\\n'); // the client cancels it
   if (m.method === 'initialize') return answer(400, { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } });
   if (results[m.method]) return answer(200, { result: { resultType: 'complete', ...results[m.method] } });
@@ -327,10 +330,16 @@ http.listen(0, '127.0.0.1', () => process.stdout.write('listening on http://127.
     await until('the cancellation to be refused', () => refused.includes('refused notifications/cancelled'));
     t.same(
       (await client.listTools()).tools.map((tool) => tool.name),
-      ['slow'],
+      ['slow', 'retire'],
       'the mount is still served',
     );
     t.notMatch(host.log(), /went down/, 'neither refusal was taken for the server gone');
+
+    // A bare 404, not a JSON-RPC refusal, says the endpoint itself is gone: that is an outage.
+    void client.callTool({ name: 'retire', arguments: {} }).catch(() => {});
+    await until('the server to retire its endpoint', () => refused.split('holding tools/call').length === 3);
+    await client.callTool({ name: 'slow', arguments: {} }).catch(() => {});
+    await assertLogged(t, host.log, /went down: \S+ answered HTTP 404/);
   },
 );
 

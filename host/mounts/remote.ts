@@ -90,8 +90,8 @@ export class RemoteChannel implements ExplainedChannel {
       // (404 for "Method not found"): that error is the client's answer, and the server is still there.
       const sessionless = isSessionless(message);
       const answerable = initialize || method === 'server/discover' || (sessionless && method !== undefined);
-      const answered = answerable && !legacy && rpcErrorAnswer(error, status, method);
-      if (answered) {
+      const answered = !legacy && rpcErrorAnswer(error, status, method);
+      if (answerable && answered) {
         this.onmessage?.({ jsonrpc: '2.0', id: (message as { id: RequestId }).id, error: answered });
         return;
       }
@@ -107,7 +107,8 @@ export class RemoteChannel implements ExplainedChannel {
         }
         return this.send(message);
       }
-      this.failed(error, status, sessionless);
+      // A 2026-07-28 notification the server refused in JSON-RPC (one it does not handle) lost no session either.
+      this.failed(error, status, sessionless && answered !== undefined);
       throw error;
     }
   }
@@ -166,16 +167,16 @@ export class RemoteChannel implements ExplainedChannel {
   /**
    * Record why a request failed; once connected, end the channel when it
    * means the server is gone: it could not be reached, it forgot the session
-   * (404, unless the message was of the sessionless 2026-07-28 revision,
-   * where it only refuses that message), or the legacy transport's session
+   * (404, unless `refusedOne`: a 2026-07-28 server, which has no session,
+   * refused that one message in JSON-RPC), or the legacy transport's session
    * broke (its stream or its POSTs failed). During the handshake the failure
    * is the handshake's, and the attempt is closed by whoever made it.
    */
-  private failed(error: unknown, status: number | undefined, sessionless = false): void {
+  private failed(error: unknown, status: number | undefined, refusedOne = false): void {
     this.failure = this.outageOf(error, status);
     const gone =
       this.transport instanceof SSEClientTransport ||
-      (status === 404 && !sessionless) ||
+      (status === 404 && !refusedOne) ||
       (status === undefined && isNetworkError(error));
     if (gone && this.connected && !this.ended) void this.close();
   }
