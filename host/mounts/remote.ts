@@ -108,7 +108,7 @@ export class RemoteChannel implements ExplainedChannel {
         return this.send(message);
       }
       // A 2026-07-28 notification the server refused in JSON-RPC (one it does not handle) lost no session either.
-      this.failed(error, status, sessionless && answered !== undefined);
+      this.failed(error, status, sessionless && Boolean(answered));
       throw error;
     }
   }
