@@ -7,9 +7,10 @@
 // a legacy client (SDK v1, over stdio and HTTP) and a 2026-07-28 client
 // (SDK v2, over HTTP). Real parts: the server runs in its own processes, the
 // host as a child process, the clients are the SDKs' own.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,14 +38,34 @@ const LEGACY_TOOLS = [
   'test_tool_with_logging',
 ];
 
-/** The fixture over HTTP, on a port of its own; stopped when the test ends. */
-async function startServer(t: Test): Promise<string> {
-  const server = spawn(process.execPath, [SERVER, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.teardown(() => server.kill());
+/** The modern face's tools, sorted: its own, and the diagnostics the suite's 2026-07-28 `server-stateless` calls. */
+const MODERN_TOOLS = [
+  'modern_ask',
+  'modern_echo',
+  'modern_grow',
+  'test_logging_tool',
+  'test_missing_capability',
+  'test_streaming_elicitation',
+];
+
+/** The fixture over HTTP, on a port of its own (`options`: its flags); stopped when the test ends. */
+async function startServer(t: Test, ...options: string[]): Promise<string> {
+  const { url, child } = await startListening(t, [SERVER, '--http', '0', ...options]);
+  child.stderr.pipe(process.stderr);
+  return url;
+}
+
+/** A server script (`args`) that prints `listening on URL`: its URL, and the process (stopped when the test ends). */
+async function startListening(
+  t: Test,
+  args: string[],
+): Promise<{ url: string; child: ChildProcessByStdio<null, Readable, Readable> }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill());
   let out = '';
-  server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await until('the dual-era server to listen', () => out.includes('/mcp'), 15_000);
-  return /listening on (\S+)/.exec(out)![1]!;
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await until(`${args[0]} to listen`, () => out.includes('/mcp'), 15_000);
+  return { url: /listening on (\S+)/.exec(out)![1]!, child };
 }
 
 /** Configs mounting the fixture flat (so its names are unchanged): by URL, and as a stdio child. */
@@ -121,7 +142,7 @@ async function modernWalk(client: Client): Promise<Seen> {
   const asked: string[] = [];
   client.setRequestHandler('elicitation/create', async (request) => {
     asked.push(String(request.params.message));
-    return { action: 'accept', content: { name: ANSWERED_NAME } };
+    return { action: 'accept', content: { name: ANSWERED_NAME, value: 'v' } };
   });
   const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
   const call = async (name: string, args: Record<string, unknown> = {}) =>
@@ -131,10 +152,17 @@ async function modernWalk(client: Client): Promise<Seen> {
     ask: await call('modern_ask'),
     completion: (
       await client.complete({
-        ref: { type: 'ref/prompt', name: 'modern_shape' },
-        argument: { name: 'shape', value: 'c' },
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg1', value: 'test' },
       })
     ).completion.values,
+    // What the suite's server-stateless calls: an input_required on the call's own stream, and a
+    // refusal (-32021, sent with HTTP 400) of a call needing sampling, which this client did not declare.
+    streaming: await call('test_streaming_elicitation'),
+    missingCapability: await call('test_missing_capability').catch((error: { code?: unknown; message?: unknown }) => ({
+      code: error.code,
+      message: error.message,
+    })),
     asked,
   };
   const { logging, completions, resources } = client.getServerCapabilities() ?? {};
@@ -204,8 +232,10 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
   await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
   t.teardown(() => direct.close());
   const expected = await modernWalk(direct);
-  t.same(expected.tools, ['modern_ask', 'modern_echo', 'modern_grow']);
-  t.same(expected.calls.asked, ['What is your name?'], 'directly, input_required asked the client');
+  t.same(expected.tools, MODERN_TOOLS);
+  t.same(expected.calls.asked, ['What is your name?', 'Which value?'], 'directly, input_required asked the client');
+  t.equal(expected.calls.streaming, 'value: v');
+  t.match(expected.calls.missingCapability, { code: -32021 }, 'directly, refused for want of sampling');
 
   for (const [kind, config] of Object.entries(mounts(t, url))) {
     const host = await startHttpHost(t, config);
@@ -216,6 +246,102 @@ t.test('a 2026-07-28 client sees the modern face through the host, as it does di
     t.same(await modernWalk(client), expected, `mounted by ${kind}, a 2026-07-28 client gets the modern face`);
   }
 });
+
+t.test(
+  "a 2026-07-28 upstream's error that comes with an HTTP 4xx status reaches the client as it said it, and its mount stays up",
+  async (t) => {
+    // That revision answers a method a server lacks (here completion/complete, which the host offers a
+    // 2026-07-28 client for any such mount serving prompts) with -32601 and HTTP 404: an answer, not a
+    // server gone. Taken for an outage, one client's request dropped the mount for every client.
+    const url = await startServer(t, '--modern-without-completions');
+    // The JSON-RPC error the client was answered: the SDK's client reads one sent with a 404 only as an
+    // HTTP error whose body carries it; through the host it is an ordinary error answer.
+    const complete = (client: Client) =>
+      client
+        .complete({ ref: { type: 'ref/prompt', name: 'modern_shape' }, argument: { name: 'shape', value: 'c' } })
+        .then(
+          () => 'completed',
+          (error: { code?: unknown; message?: unknown; data?: { text?: string } }) =>
+            error.data?.text === undefined
+              ? { code: error.code, message: error.message }
+              : (JSON.parse(error.data.text) as { error: unknown }).error,
+        );
+    const direct = modernClient();
+    await direct.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.teardown(() => direct.close());
+    const expected = await complete(direct);
+    t.same(expected, { code: -32601, message: 'Method not found' }, 'directly, the face has no completions');
+
+    const host = await startHttpHost(t, mounts(t, url).web);
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    t.same(await complete(client), expected, "through the host, the upstream's own error");
+    t.same((await client.listTools()).tools.map((tool) => tool.name).sort(), MODERN_TOOLS, 'the mount is still served');
+    t.notMatch(host.log(), /went down/, 'the mount was never taken for down');
+  },
+);
+
+t.test(
+  'a hand-written 2026-07-28 server that refuses with 404 what it lacks (a listen stream, a cancellation) stays mounted; a bare 404 is an outage',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    // As the conformance suite's hand-written servers do: every method it lacks, notifications too, is
+    // answered -32601 with HTTP 404; initialize is refused, so it has no legacy face.
+    const strict = ws.writeFile(
+      'strict.mjs',
+      `import { createServer } from 'node:http';
+const results = {
+  'server/discover': { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } },
+  'tools/list': { tools: [{ name: 'slow', inputSchema: { type: 'object' } }, { name: 'retire', inputSchema: { type: 'object' } }] },
+};
+let retired = false;
+const http = createServer(async (req, res) => {
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  if (retired) return res.writeHead(404).end('no MCP here any more');
+  const m = JSON.parse(body);
+  const answer = (status, payload) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id ?? null, ...payload }));
+  if (m.method === 'tools/call' && m.params.name === 'retire') retired = true;
+  if (m.method === 'tools/call') return void process.stderr.write('holding tools/call\\n'); // the client cancels it
+  if (m.method === 'initialize') return answer(400, { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } });
+  if (results[m.method]) return answer(200, { result: { resultType: 'complete', ...results[m.method] } });
+  process.stderr.write('refused ' + m.method + '\\n');
+  answer(404, { error: { code: -32601, message: 'Method not found' } });
+});
+http.listen(0, '127.0.0.1', () => process.stdout.write('listening on http://127.0.0.1:' + http.address().port + '/mcp\\n'));
+`,
+    );
+    const { url, child } = await startListening(t, [strict]);
+    let refused = ''; // what it said of each request it did not answer
+    child.stderr.on('data', (chunk: Buffer) => (refused += chunk.toString()));
+    const host = await startHttpHost(t, ws.writeConfig({ reload: { watch: false }, plugins: [{ url, flat: true }] }));
+    await assertLogged(t, host.log, /ended its subscriptions\/listen stream \(Method not found\)/);
+
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: {} }, { signal: abort.signal });
+    call.catch(() => {});
+    await until('the call to reach the server', () => refused.includes('holding tools/call'));
+    abort.abort();
+    await until('the cancellation to be refused', () => refused.includes('refused notifications/cancelled'));
+    t.same(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['slow', 'retire'],
+      'the mount is still served',
+    );
+    t.notMatch(host.log(), /went down/, 'neither refusal was taken for the server gone');
+
+    // A bare 404, not a JSON-RPC refusal, says the endpoint itself is gone: that is an outage.
+    void client.callTool({ name: 'retire', arguments: {} }).catch(() => {});
+    await until('the server to retire its endpoint', () => refused.split('holding tools/call').length === 3);
+    await client.callTool({ name: 'slow', arguments: {} }).catch(() => {});
+    await assertLogged(t, host.log, /went down: \S+ answered HTTP 404/);
+  },
+);
 
 t.test(
   'a change in one face (its own list_changed, a reload) is announced to that era alone; each face is pinned on its own',
@@ -254,12 +380,7 @@ t.test(
     t.equal(firstText(await modern.callTool({ name: 'modern_grow', arguments: {} })), 'grew');
     await until('tools/list_changed to the 2026-07-28 client', () => modernTold > 0);
     t.equal(modernTold, 1, 'the 2026-07-28 client heard of its own face only');
-    t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [
-      'modern_ask',
-      'modern_echo',
-      'modern_grow',
-      'modern_grown',
-    ]);
+    t.same((await modern.listTools()).tools.map((tool) => tool.name).sort(), [...MODERN_TOOLS, 'modern_grown'].sort());
     t.equal(legacyTold, 1, 'the legacy client heard of its own face only');
 
     const pinned = await runCli(['pin', '--config', pipe]);
@@ -276,7 +397,7 @@ t.test(
     t.same(
       faces,
       {
-        modern: ['modern_ask', 'modern_echo', 'modern_grow'],
+        modern: MODERN_TOOLS,
         legacy: LEGACY_TOOLS,
       },
       'each face pinned under its own key',
@@ -285,7 +406,7 @@ t.test(
     const listed = await runCli(['list', '--config', pipe]);
     t.match(
       listed.stdout,
-      /\n {2}tools \(2026-07-28\): modern_echo, modern_ask, modern_grow\n/,
+      /\n {2}tools \(2026-07-28\): modern_echo, modern_ask, modern_grow, test_streaming_elicitation, /,
       'list: each face under its era',
     );
     t.match(listed.stdout, /\n {2}tools \(2025-era\): legacy_echo, legacy_ask, /);

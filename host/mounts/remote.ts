@@ -4,6 +4,7 @@ import {
   SseError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  PROTOCOL_VERSION_META_KEY,
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/client';
@@ -12,6 +13,7 @@ import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
 import { ErrorCode } from '../rpc-error.js';
+import { MODERN_REVISION } from '../protocol-versions.js';
 import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 
@@ -81,11 +83,15 @@ export class RemoteChannel implements ExplainedChannel {
     } catch (error) {
       const status = httpStatus(error);
       const legacy = transport instanceof SSEClientTransport;
-      // A handshake refused with a JSON-RPC error in an HTTP 4xx body is an answer, not an outage:
-      // the peer reads it (a server/discover a 2025-era server does not know, an initialize at a
-      // revision a 2026-only server does not speak) and decides what follows.
-      const answered = (initialize || method === 'server/discover') && !legacy && rpcErrorAnswer(error, status, method);
-      if (answered) {
+      // A JSON-RPC error in an HTTP 4xx body is an answer, not an outage, where no session can be lost:
+      // a handshake refused (a server/discover a 2025-era server does not know, an initialize at a
+      // revision a 2026-only server does not speak), which the peer reads to decide what follows, and
+      // any request of the sessionless 2026-07-28 revision, whose errors come with a 4xx status
+      // (404 for "Method not found"): that error is the client's answer, and the server is still there.
+      const sessionless = isSessionless(message);
+      const answerable = initialize || method === 'server/discover' || (sessionless && method !== undefined);
+      const answered = !legacy && rpcErrorAnswer(error, status, method);
+      if (answerable && answered) {
         this.onmessage?.({ jsonrpc: '2.0', id: (message as { id: RequestId }).id, error: answered });
         return;
       }
@@ -101,7 +107,8 @@ export class RemoteChannel implements ExplainedChannel {
         }
         return this.send(message);
       }
-      this.failed(error, status);
+      // A 2026-07-28 notification the server refused in JSON-RPC (one it does not handle) lost no session either.
+      this.failed(error, status, sessionless && Boolean(answered));
       throw error;
     }
   }
@@ -160,14 +167,17 @@ export class RemoteChannel implements ExplainedChannel {
   /**
    * Record why a request failed; once connected, end the channel when it
    * means the server is gone: it could not be reached, it forgot the session
-   * (404), or the legacy transport's session broke (its stream or its POSTs
-   * failed). During the handshake the failure is the handshake's, and the
-   * attempt is closed by whoever made it.
+   * (404, unless `refusedOne`: a 2026-07-28 server, which has no session,
+   * refused that one message in JSON-RPC), or the legacy transport's session
+   * broke (its stream or its POSTs failed). During the handshake the failure
+   * is the handshake's, and the attempt is closed by whoever made it.
    */
-  private failed(error: unknown, status: number | undefined): void {
+  private failed(error: unknown, status: number | undefined, refusedOne = false): void {
     this.failure = this.outageOf(error, status);
     const gone =
-      this.transport instanceof SSEClientTransport || status === 404 || (status === undefined && isNetworkError(error));
+      this.transport instanceof SSEClientTransport ||
+      (status === 404 && !refusedOne) ||
+      (status === undefined && isNetworkError(error));
     if (gone && this.connected && !this.ended) void this.close();
   }
 
@@ -238,8 +248,9 @@ function httpStatus(error: unknown): number | undefined {
 }
 
 /**
- * The JSON-RPC error an HTTP 4xx answer to a handshake carries in its body,
- * as the SDK's own client reads it while negotiating. A `server/discover`
+ * The JSON-RPC error an HTTP 4xx answer to a handshake or a 2026-07-28
+ * request carries in its body, as the SDK's own client reads it while
+ * negotiating (and, for a 400 alone, after). A `server/discover`
  * refused without one (a 2025-era server's "no session" 400, a 404 or 405)
  * is still an answer: this server does not know the method. An `initialize`
  * refused without one may be a server of the legacy HTTP+SSE transport, so
@@ -264,6 +275,13 @@ function rpcErrorAnswer(
   return method === 'server/discover'
     ? { code: ErrorCode.MethodNotFound, message: `HTTP ${status}: ${describeThrown(error)}` }
     : undefined;
+}
+
+/** Whether a message is of the 2026-07-28 revision (its envelope names it), which has no session to lose. */
+function isSessionless(message: JSONRPCMessage): boolean {
+  if (!('method' in message)) return false;
+  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_REVISION;
 }
 
 /** fetch() rejects with a TypeError when no response came at all (refused, reset, DNS). */
