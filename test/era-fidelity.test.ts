@@ -68,14 +68,19 @@ async function startListening(
   return { url: /listening on (\S+)/.exec(out)![1]!, child };
 }
 
-/** Configs mounting the fixture flat (so its names are unchanged): by URL, and as a stdio child. */
-function mounts(t: Test, url: string): { web: string; pipe: string } {
+/**
+ * Configs mounting the fixture flat (so its names are unchanged): by URL, as a stdio child shared by every client,
+ * and as a stdio child per client session.
+ */
+function mounts(t: Test, url: string): { web: string; pipe: string; ownPipe: string } {
   const ws = makeWorkspace(t);
+  const child = { command: process.execPath, args: [SERVER, '--stdio'], flat: true };
   return {
     web: ws.writeConfig({ reload: { watch: false }, plugins: [{ url, flat: true }] }, 'web.config.js'),
-    pipe: ws.writeConfig(
-      { reload: { watch: false }, plugins: [{ command: process.execPath, args: [SERVER, '--stdio'], flat: true }] },
-      'pipe.config.js',
+    pipe: ws.writeConfig({ reload: { watch: false }, plugins: [child] }, 'pipe.config.js'),
+    ownPipe: ws.writeConfig(
+      { reload: { watch: false }, plugins: [{ ...child, sessions: 'per-client' }] },
+      'own-pipe.config.js',
     ),
   };
 }
@@ -200,8 +205,9 @@ t.test('a legacy client sees the legacy face through the host, as it does direct
     await overHttp.connect(new LegacyHttp(new URL(host.url)));
     t.teardown(() => overHttp.close());
     const seen = await legacyWalk(overHttp);
-    if (kind === 'web') {
-      t.same(seen, expected, 'mounted by web, a legacy HTTP client gets the legacy face');
+    if (kind !== 'pipe') {
+      // A child of its own (sessions: 'per-client') is this client's alone: its log lines are this client's too.
+      t.same(seen, expected, `mounted by ${kind}, a legacy HTTP client gets the legacy face`);
       continue;
     }
     // A stdio child's log line names no call, so containment sends it to the host's log and to no client,
@@ -224,6 +230,17 @@ t.test('a legacy client sees the legacy face through the host, as it does direct
   );
   t.teardown(() => overStdio.close());
   t.same(await legacyWalk(overStdio), expected, 'a legacy stdio client gets the legacy face');
+
+  const overStdioOwnPipe = legacyClient();
+  await overStdioOwnPipe.connect(
+    new LegacyStdio({ command: process.execPath, args: [CLI, 'start', '--config', configs.ownPipe], stderr: 'ignore' }),
+  );
+  t.teardown(() => overStdioOwnPipe.close());
+  t.same(
+    await legacyWalk(overStdioOwnPipe),
+    expected,
+    'a legacy stdio client gets the legacy face of a child of its own, log lines and all',
+  );
 });
 
 t.test('a 2026-07-28 client sees the modern face through the host, as it does directly', async (t) => {
