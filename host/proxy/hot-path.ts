@@ -267,17 +267,17 @@ function callContext(
         });
       },
     },
-    ...(extra && httpContextOf(extra)),
+    // Over HTTP: the request, its credentials and its stream controls, as the SDK's `Server` gives them (none over stdio).
+    ...(extra?.request && {
+      http: {
+        req: extra.request,
+        authInfo: extra.authInfo,
+        closeSSE: extra.closeSSEStream,
+        closeStandaloneSSE: extra.closeStandaloneSSEStream,
+      },
+    }),
   };
   return { ctx: ctx as unknown as ServerContext, sent };
-}
-
-/** The HTTP part of a request's context, as the SDK's `Server` gives it to its handlers (none over stdio). */
-function httpContextOf({ request, authInfo, closeSSEStream, closeStandaloneSSEStream }: MessageExtraInfo) {
-  if (!request && !authInfo && !closeSSEStream && !closeStandaloneSSEStream) return undefined;
-  return {
-    http: { req: request, authInfo, closeSSE: closeSSEStream, closeStandaloneSSE: closeStandaloneSSEStream },
-  };
 }
 
 /** A tool result without `content`, as the SDK's `tools/call` wrapper sends it: with an empty one. */
