@@ -111,6 +111,13 @@ t.test('calls, prompts and reads over a 2025-era HTTP session keep every guarant
       'the call\'s stream carries its progress, its log message at "error" and then its answer',
     );
     t.equal(events.length, 3, 'the "info" message is below the level set, and not sent');
+
+    // A level MCP does not have is the SDK's to refuse, and leaves the level set as it was.
+    const refused = await post(104, 'logging/setLevel', { level: 'loudest' });
+    t.match(refused.body, /"id":104,"error":\{"code":-32603,"message":".*invalid_value.*emergency/);
+    const again = await post(105, 'tools/call', { name: 'kit.chatty' });
+    t.notMatch(again.body, /"data":"quiet"/, 'still at "error"');
+    t.match(again.body, /"data":"loud"/);
   });
 
   await t.test('the SDK client gets the log messages the level admits', async (t) => {
