@@ -12,25 +12,37 @@
  * (client + host) / (client + direct). The SDK-only proxy (sdk-proxy.ts)
  * is measured beside them: the floor of a second SDK dispatch.
  *
+ * Over Streamable HTTP (2025-era sessions) the direct server is
+ * `createMcpHandler` (serve-handler-http.ts), the goal's baseline, and the
+ * SDK-only proxy is served on the sessionful wiring (streamable-http.ts);
+ * the implied ratio is judged against the same 1.15x.
+ *
  * BENCH_CPU_CALLS (10,000) sets the number of calls measured;
+ * BENCH_TRANSPORTS (`stdio,http`) narrows the transports;
  * BENCH_OTHER_CLI names another build's `dist/host/cli.js` to measure
  * beside this one (e.g. the commit before a change).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI } from '../test/helpers/host.js';
 import { REPO_ROOT } from '../test/helpers/packages.js';
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 10_000);
+const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'stdio,http').split(',') as Transport[];
 const WARMUP = 3_000;
 /** Issue #31's sequential goal over stdio, held to the ratio the CPU times imply. */
 const GOAL = 1.15;
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const TICKS_PER_SECOND = 100;
+
+type Transport = 'stdio' | 'http';
 
 interface Served {
   name: string;
@@ -48,12 +60,14 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-async function serve(line: 'v1' | 'v2', name: string, args: string[], tool: string): Promise<Served> {
-  const info = { name: 'mcp-host-bench', version: '1.0.0' };
-  const call =
-    (client: { callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown> }) =>
-    (n: string) =>
-      client.callTool({ name: n, arguments: { text: 'x' } });
+const info = { name: 'mcp-host-bench', version: '1.0.0' };
+const call =
+  (client: { callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown> }) =>
+  (n: string) =>
+    client.callTool({ name: n, arguments: { text: 'x' } });
+
+async function serve(over: Transport, line: 'v1' | 'v2', name: string, args: string[], tool: string): Promise<Served> {
+  if (over === 'http') return serveHttp(line, name, args, tool);
   if (line === 'v1') {
     const client = new ClientV1(info);
     const transport = new StdioClientTransportV1({ command: process.execPath, args, stderr: 'ignore' });
@@ -64,6 +78,43 @@ async function serve(line: 'v1' | 'v2', name: string, args: string[], tool: stri
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
   await client.connect(transport);
   return { name, tool, call: call(client), pid: transport.pid!, close: () => client.close() };
+}
+
+/** `args` serve over HTTP on a free port of 127.0.0.1 and print the URL they listen on (the host logs it at info). */
+async function serveHttp(line: 'v1' | 'v2', name: string, args: string[], tool: string): Promise<Served> {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info' },
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on (http:\/\/\S+\/mcp)/.exec(seen);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening:\n${seen}`)));
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await once(child, 'exit');
+  };
+  const client = line === 'v1' ? new ClientV1(info) : new Client(info);
+  await client.connect(
+    line === 'v1' ? new StreamableHTTPClientTransportV1(new URL(url)) : new StreamableHTTPClientTransport(new URL(url)),
+  );
+  return {
+    name,
+    tool,
+    call: call(client),
+    pid: child.pid!,
+    close: async () => {
+      await client.close();
+      await stop();
+    },
+  };
 }
 
 /** CPU ms per call of the server and of this (the client's) process, over CALLS sequential calls; then it is closed. */
@@ -92,36 +143,43 @@ const hosts = [
   ...(process.env.BENCH_OTHER_CLI ? [{ name: 'other host', cli: process.env.BENCH_OTHER_CLI }] : []),
 ];
 
-for (const line of ['v1', 'v2'] as const) {
-  console.log(`\nCPU time per tools/call, stdio, ${line} client, ${CALLS} sequential calls after ${WARMUP}`);
-  for (const tool of ['noop_0', 'echo']) {
-    const direct = await measure(
-      await serve(
-        line,
-        'direct',
-        [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')],
-        tool,
-      ),
+/** What each transport serves the plugin with: directly, and behind the SDK-only proxy. */
+const SERVERS: Record<Transport, { direct: string[]; floor: string[]; host: string[] }> = {
+  stdio: {
+    direct: [join(REPO_ROOT, 'dist/bench/serve-direct-stdio.js'), join(plugin, 'index.js')],
+    floor: [join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js'), join(plugin, 'index.js')],
+    host: [],
+  },
+  http: {
+    direct: [join(REPO_ROOT, 'dist/bench/serve-handler-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
+    floor: [join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-http.js'), join(plugin, 'index.js'), '127.0.0.1:0'],
+    host: ['--http', '127.0.0.1:0'],
+  },
+};
+
+for (const transport of TRANSPORTS) {
+  const servers = SERVERS[transport];
+  for (const line of ['v1', 'v2'] as const) {
+    console.log(
+      `\nCPU time per tools/call, ${transport}, ${line} client, ${CALLS} sequential calls after ${WARMUP}${transport === 'http' ? ' (direct: createMcpHandler)' : ''}`,
     );
-    for (const { name, cli } of hosts) {
-      const host = await measure(await serve(line, name, [cli, 'start', '--config', config], `bench.${tool}`));
-      const implied = (direct.client + host.server) / (direct.client + direct.server);
+    for (const tool of ['noop_0', 'echo']) {
+      const direct = await measure(await serve(transport, line, 'direct', servers.direct, tool));
+      for (const { name, cli } of hosts) {
+        const host = await measure(
+          await serve(transport, line, name, [cli, 'start', '--config', config, ...servers.host], `bench.${tool}`),
+        );
+        const implied = (direct.client + host.server) / (direct.client + direct.server);
+        console.log(
+          `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
+        );
+      }
+      // The floor of any SDK-built proxy (a second SDK dispatch), beside it: the host is to be under it.
+      const floor = await measure(await serve(transport, line, 'sdk-proxy', servers.floor, tool));
       console.log(
-        `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
+        `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, sdk-proxy`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   sdk-proxy ${floor.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
       );
     }
-    // The floor of any SDK-built proxy (a second SDK dispatch), beside it: the host is to be under it.
-    const floor = await measure(
-      await serve(
-        line,
-        'sdk-proxy',
-        [join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-stdio.js'), join(plugin, 'index.js')],
-        tool,
-      ),
-    );
-    console.log(
-      `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, sdk-proxy`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   sdk-proxy ${floor.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
-    );
   }
 }
 process.exit();

@@ -3,6 +3,7 @@ import type {
   JSONRPCMessage,
   JSONRPCRequest,
   LoggingLevel,
+  MessageExtraInfo,
   RequestId,
   Server,
   ServerCapabilities,
@@ -19,6 +20,7 @@ import { telemetryOn } from '../sinks/telemetry.js';
 import { callHooksFor } from './call-hooks.js';
 import { asProtocolError } from './front-server.js';
 import { servesModernEra } from './protocol-era.js';
+import { SessionLogLevel } from './session-log-level.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -105,9 +107,11 @@ export class HotPathTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   /** The SDK's handler, given every message the hot path does not take. */
-  private passOn?: (message: JSONRPCMessage, extra?: unknown) => void;
+  private passOn?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** Calls served here and not answered yet, by request id: what a cancellation aborts. */
   private readonly inFlight = new Map<RequestId, AbortController>();
+  /** The level the client set, as the SDK's `Server` keeps it for its own handlers' log messages. */
+  private readonly logLevel = new SessionLogLevel();
 
   constructor(
     private readonly inner: Transport,
@@ -118,7 +122,7 @@ export class HotPathTransport implements Transport {
     private readonly scopeOf: () => ClientScope | undefined,
   ) {
     inner.onmessage = (message, extra) => {
-      if (!this.served(message)) this.passOn?.(message, extra);
+      if (!this.served(message, extra)) this.passOn?.(message, extra);
     };
     inner.onclose = () => {
       for (const controller of this.inFlight.values()) controller.abort(new Error('the connection closed'));
@@ -128,11 +132,11 @@ export class HotPathTransport implements Transport {
     inner.onerror = (error) => this.onerror?.(error);
   }
 
-  get onmessage(): ((message: JSONRPCMessage, extra?: unknown) => void) | undefined {
+  get onmessage(): ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined {
     return this.passOn;
   }
 
-  set onmessage(handler: ((message: JSONRPCMessage, extra?: unknown) => void) | undefined) {
+  set onmessage(handler: ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined) {
     this.passOn = handler;
   }
 
@@ -148,17 +152,33 @@ export class HotPathTransport implements Transport {
     return this.inner.close();
   }
 
+  // What the SDK's `Server` reads of and tells its transport passes through: the HTTP transport checks each
+  // request's MCP-Protocol-Version against the versions the server supports, and names its session.
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
   /** Whether the hot path took `message`: a request it serves, or a cancellation of one. */
-  private served(message: JSONRPCMessage): boolean {
+  private served(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): boolean {
     if (!('method' in message)) return false;
     if (!('id' in message)) {
       if (message.method === 'notifications/cancelled') this.cancel(message.params);
       return false;
     }
+    // Seen on its way to the SDK, which answers it: the level this session's log messages are sent at.
+    if (message.method === 'logging/setLevel') this.logLevel.set(message.params?.level);
     const route = ROUTES[message.method];
     const server = this.serverOf();
     if (!route || !server || !this.takes(server, route, message.params)) return false;
-    this.serve(server, message, route.route);
+    this.serve(server, message, route.route, extra);
     return true;
   }
 
@@ -182,12 +202,19 @@ export class HotPathTransport implements Transport {
     server: Server,
     request: JSONRPCRequest,
     route: (generation: Generation, params: Params, hooks: CallHooks) => Promise<Result>,
+    extra: MessageExtraInfo | undefined,
   ): void {
     const { id, method } = request;
     const params = request.params as Params;
     const controller = new AbortController();
     this.inFlight.set(id, controller);
-    const context = callContext(server, id, controller.signal);
+    // Over HTTP, a client that drops the POST carrying the call cancels it, as legacy-sessions.ts has the SDK path do.
+    extra?.request?.signal.addEventListener(
+      'abort',
+      () => this.cancel({ requestId: id, reason: 'the client disconnected' }),
+      { once: true },
+    );
+    const context = callContext(server, id, controller.signal, extra, this.logLevel, this.inner.sessionId);
     const answer = async (message: JSONRPCMessage) => {
       // The SDK sends a notification a few turns after it is asked to: the answer waits for the call's, or it would overtake its last progress.
       await Promise.allSettled(context.sent);
@@ -211,32 +238,51 @@ export class HotPathTransport implements Transport {
 
 /**
  * What callHooksFor reads of a request's context, as the SDK's `Server`
- * builds it for a 2025-era request on a connection without sessions: the
- * call's signal, its notifications and requests tied to it, and log
- * messages sent at the level the client set; and the notifications sent
- * for it so far, which its answer must not overtake.
+ * builds it for a 2025-era request: the call's signal, its notifications
+ * and requests tied to it (over HTTP, they travel on the call's own
+ * stream), log messages sent at the level the client set, and over HTTP
+ * the request, its credentials and its stream controls; and the
+ * notifications sent for it so far, which its answer must not overtake.
  */
 function callContext(
   server: Server,
   id: RequestId,
   signal: AbortSignal,
+  extra: MessageExtraInfo | undefined,
+  logLevel: SessionLogLevel,
+  sessionId: string | undefined,
 ): { ctx: ServerContext; sent: Promise<void>[] } {
   const sent: Promise<void>[] = [];
-  const sending = (notification: Promise<void>) => {
-    sent.push(notification);
-    return notification;
+  const notify = (notification: { method: string; params?: Params }) => {
+    const sending = server.notification(notification as never, { relatedRequestId: id });
+    sent.push(sending);
+    return sending;
   };
   const ctx = {
+    sessionId,
     mcpReq: {
       id,
       signal,
-      notify: (notification: { method: string; params?: Params }) =>
-        sending(server.notification(notification as never, { relatedRequestId: id })),
+      notify,
       send: (request: { method: string; params?: Params }, options?: { signal?: AbortSignal }) =>
         server.request(request as never, { ...options, relatedRequestId: id }),
-      log: (level: LoggingLevel, data: unknown, logger?: string) =>
-        sending(server.sendLoggingMessage({ level, data, ...(logger === undefined ? {} : { logger }) })),
+      log: async (level: LoggingLevel, data: unknown, logger?: string) => {
+        if (server.getCapabilities().logging === undefined || !logLevel.admits(level)) return;
+        await notify({
+          method: 'notifications/message',
+          params: { level, data, ...(logger !== undefined && { logger }) },
+        });
+      },
     },
+    // Over HTTP: the request, its credentials and its stream controls, as the SDK's `Server` gives them (none over stdio).
+    ...(extra?.request && {
+      http: {
+        req: extra.request,
+        authInfo: extra.authInfo,
+        closeSSE: extra.closeSSEStream,
+        closeStandaloneSSE: extra.closeStandaloneSSEStream,
+      },
+    }),
   };
   return { ctx: ctx as unknown as ServerContext, sent };
 }

@@ -4,6 +4,7 @@ import {
   isJSONRPCRequest,
   type JSONRPCMessage,
   type MessageExtraInfo,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
@@ -13,6 +14,7 @@ import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
 import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
+import { HotPathTransport } from '../proxy/hot-path.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -202,15 +204,17 @@ export class LegacySessions {
         },
       });
       const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
+      // Calls, prompts and reads skip the front server's second dispatch (hot-path.ts); it takes the transport's callbacks.
+      const served = new HotPathTransport(transport, this.runtime, () => front.server);
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
-      transport.onclose = () => {
+      served.onclose = () => {
         if (transport.sessionId === undefined || !this.sessions.delete(transport.sessionId)) return;
         uncount();
         this.options.cluster?.forgetSession(transport.sessionId);
       };
-      transport.onmessage = cancelOnDisconnect(transport);
-      await front.server.connect(transport);
+      served.onmessage = cancelOnDisconnect(served);
+      await front.server.connect(served);
       const response = await transport.handleRequest(request, parsed(json));
       if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
         uncount();
@@ -377,11 +381,10 @@ function refusedBatch(session: LegacySession, { request, json, text }: ReadReque
  * plugin is told to cancel too.
  *
  * Installed as the transport's `onmessage` before the server connects: the
- * server keeps it and calls it ahead of its own dispatch.
+ * server keeps it and calls it ahead of its own dispatch. (The hot path
+ * cancels the calls it serves itself the same way.)
  */
-function cancelOnDisconnect(
-  transport: WebStandardStreamableHTTPServerTransport,
-): (message: JSONRPCMessage, extra?: MessageExtraInfo) => void {
+function cancelOnDisconnect(transport: Transport): (message: JSONRPCMessage, extra?: MessageExtraInfo) => void {
   return (message, extra) => {
     const signal = extra?.request?.signal;
     if (!isJSONRPCRequest(message) || !signal) return;
