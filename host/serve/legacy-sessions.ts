@@ -205,7 +205,12 @@ export class LegacySessions {
       });
       const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
       // Calls, prompts and reads skip the front server's second dispatch (hot-path.ts); it takes the transport's callbacks.
-      const served = new HotPathTransport(transport, this.runtime, () => front.server);
+      const served = new HotPathTransport(
+        transport,
+        this.runtime,
+        () => front.server,
+        () => front.scope,
+      );
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
       served.onclose = () => {
