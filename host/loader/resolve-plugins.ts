@@ -15,6 +15,7 @@ import type { PackagePluginEntry, PluginEntry, ResolvedConfig } from '../config/
 import { checkPackage } from './manifest.js';
 import { grantsOf } from './grants.js';
 import { sandboxProblem } from './sandbox-available.js';
+import { resolveUpstreamCredentials } from './upstream-credentials.js';
 import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolve.js';
 import type { CurationConfig, InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
 import { stableJson } from '../stable-json.js';
@@ -128,7 +129,11 @@ async function resolveEntry(entry: PluginEntry, path: string, config: ResolvedCo
     const kindFields = { kind: 'stdio' as const, command, args, env, cwd: resolve(config.dir, cwd), ...sandbox };
     return { resolved: { label, kindFields } };
   }
-  return { resolved: { label, kindFields: { kind: 'remote', url: entry.url, headers: entry.headers ?? {} } } };
+  const remote = { kind: 'remote' as const, url: entry.url, headers: entry.headers ?? {} };
+  if (!entry.auth) return { resolved: { label, kindFields: remote } };
+  const read = resolveUpstreamCredentials(entry.auth, `${path}.auth`, config);
+  if ('problems' in read) return read;
+  return { resolved: { label, kindFields: { ...remote, auth: read.credentials } } };
 }
 
 async function resolvePackageEntry(entry: PackagePluginEntry, path: string, config: ResolvedConfig): Promise<Outcome> {

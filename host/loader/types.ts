@@ -97,6 +97,21 @@ export interface RemoteSpec extends SpecBase {
   kind: 'remote';
   url: string;
   headers: Record<string, string>;
+  /** The entry's `auth`, its credential read: how the host gets its tokens for this server. */
+  auth?: UpstreamCredentials;
+}
+
+/** A url entry's OAuth client, as the mount uses it (config/upstream-auth.ts checked the entry). */
+export interface UpstreamCredentials {
+  /** The host's own token for every request, or each caller's token exchanged (RFC 8693) for its calls. */
+  mode: 'clientCredentials' | 'tokenExchange';
+  clientId: string;
+  /** A client secret, or a private key that signs a private_key_jwt assertion. */
+  secret: { kind: 'clientSecret'; value: string } | { kind: 'privateKey'; pem: string; algorithm: string };
+  scopes?: string[];
+  tokenUrl?: string;
+  resource?: string;
+  audience?: string;
 }
 
 export type PluginSpec = InProcessSpec | StdioSpec | RemoteSpec;

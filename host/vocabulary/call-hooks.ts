@@ -1,4 +1,5 @@
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
+import type { Identity } from './identity.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -24,6 +25,8 @@ export interface CallHooks {
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */
   clientHeaders?: Headers;
+  /** The client the request is made for (a remote mount with token exchange calls the upstream as it). */
+  identity?: Identity;
   /**
    * Closes the client's SSE stream of this call (a resumable 2025-era HTTP
    * session's): the client reconnects with `Last-Event-ID` and gets the
