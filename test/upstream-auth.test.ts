@@ -1,0 +1,329 @@
+// Remote mounts that require OAuth (docs/upstream-auth.md), end to end: a real
+// OpenID provider on loopback (oidc-provider) and a real MCP server behind it
+// that verifies every token (signature against the provider's JWKS, audience,
+// scope) and records the Authorization headers it was sent. The host runs as
+// a child process; `check` and `status` are run as a user runs them.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { decodeJwt } from 'jose';
+import { createLogger } from '../host/log.js';
+import type { RemoteSpec } from '../host/loader/types.js';
+import { RemoteChannel } from '../host/mounts/remote.js';
+import { eventually, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
+import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
+import { makeWorkspace } from './helpers/packages.js';
+import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
+import { firstText } from './helpers/results.js';
+
+const SECRET = 'host-client-secret';
+
+async function protectedUpstream(t: Teardown, accessTokenTtl?: number) {
+  const op = await startOpenIdProvider(t, {
+    clients: [{ clientId: 'mcp-host', clientSecret: SECRET }],
+    ...(accessTokenTtl && { accessTokenTtl }),
+  });
+  const upstream = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
+  return { op, upstream };
+}
+
+t.test('check names what a protected mount without auth needs, found from its 401', async (t) => {
+  const { op, upstream } = await protectedUpstream(t);
+  const ws = makeWorkspace(t);
+  const config = ws.writeConfig({ reload: { watch: false }, plugins: [{ url: upstream.url, prefix: 'p' }] });
+  const run = await runCli(['check', '--config', config]);
+  t.equal(run.code, 1, 'check fails');
+  t.match(
+    run.stdout,
+    `requires an OAuth token (HTTP 401) from the authorization server ${op.issuer} (token endpoint ${op.issuer}/token; resource ${upstream.url}; scopes mcp;`,
+  );
+  t.match(run.stdout, 'and the entry gives the host no way to get one.');
+  t.match(
+    run.stdout,
+    `Fix: register a client for mcp-host at ${op.issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…" } }`,
+  );
+});
+
+t.test('a secret in the config text, or one that cannot be read, is refused at check', async (t) => {
+  const ws = makeWorkspace(t);
+  const url = 'http://127.0.0.1:9/mcp';
+  const inline = ws.writeConfig({
+    plugins: [{ url, prefix: 'p', auth: { clientCredentials: { clientId: 'mcp-host', clientSecret: 'hunter2' } } }],
+  });
+  const refused = await runCli(['check', '--config', inline]);
+  t.equal(refused.code, 1);
+  t.match(
+    refused.stdout,
+    "mcp-host.config.js: plugins[0].auth.clientCredentials.clientSecret: holds the client's credential in the config text",
+  );
+  t.match(refused.stdout, 'Fix: remove clientSecret and write clientSecretEnv: "UPSTREAM_CLIENT_SECRET"');
+
+  const malformed = ws.writeConfig(
+    {
+      plugins: [
+        { url, prefix: 'a', auth: {} },
+        { url, prefix: 'b', auth: { clientCredentials: {}, tokenExchange: 'x' } },
+        {
+          url,
+          prefix: 'c',
+          auth: {
+            clientCredentials: {
+              clientId: '',
+              clientSecretEnv: '1X',
+              privateKeyFile: 'k.pem',
+              algorithm: 'none',
+              scopes: ['a b'],
+              tokenUrl: 'ftp://x',
+              colour: 1,
+            },
+          },
+        },
+        { url, prefix: 'd', auth: 'on' },
+        { url, prefix: 'e', auth: { clientCredentials: 'x', oauth: true } },
+        { url, prefix: 'f', auth: { clientCredentials: { clientId: 'h', clientSecretFile: 's', algorithm: 'RS256' } } },
+      ],
+    },
+    'malformed.config.js',
+  );
+  const problems = (await runCli(['check', '--config', malformed])).stdout;
+  for (const expected of [
+    'plugins[0].auth: names no mode: expected exactly one of "clientCredentials" or "tokenExchange".',
+    'plugins[1].auth: names "clientCredentials" and "tokenExchange": expected exactly one',
+    'plugins[1].auth.clientCredentials.clientId: is missing',
+    'plugins[1].auth.clientCredentials: names no credential: expected exactly one of "clientSecretEnv", "clientSecretFile" or "privateKeyFile".',
+    'plugins[1].auth.tokenExchange: expected an object, got "x".',
+    'plugins[2].auth.clientCredentials.clientId: expected a non-empty string',
+    'plugins[2].auth.clientCredentials.clientSecretEnv: expected an environment variable name',
+    'plugins[2].auth.clientCredentials: names "clientSecretEnv" and "privateKeyFile"',
+    'plugins[2].auth.clientCredentials.algorithm: expected one of "RS256"',
+    'plugins[2].auth.clientCredentials.scopes: expected an array of scopes',
+    'plugins[2].auth.clientCredentials.tokenUrl: expected an http:// or https:// URL',
+    'plugins[2].auth.clientCredentials.colour: unknown key "colour".',
+    'plugins[3].auth: expected an object, got "on".',
+    'plugins[4].auth.oauth: unknown key "oauth".',
+    'plugins[5].auth.clientCredentials.algorithm: signs a private_key_jwt assertion, but the entry names no privateKeyFile.',
+  ]) {
+    t.match(problems, expected);
+  }
+
+  const unreadable = ws.writeConfig(
+    {
+      plugins: [
+        {
+          url,
+          prefix: 'a',
+          auth: { clientCredentials: { clientId: 'h', clientSecretEnv: 'UPSTREAM_AUTH_TEST_UNSET' } },
+        },
+        { url, prefix: 'b', auth: { tokenExchange: { clientId: 'h', clientSecretFile: 'no-such-secret' } } },
+        { url, prefix: 'c', auth: { clientCredentials: { clientId: 'h', privateKeyFile: 'no-such.pem' } } },
+      ],
+    },
+    'unreadable.config.js',
+  );
+  const missing = (
+    await runCli(['check', '--config', unreadable], { env: { ...process.env, UPSTREAM_AUTH_TEST_UNSET: '' } })
+  ).stdout;
+  t.match(
+    missing,
+    'plugins[0].auth.clientCredentials.clientSecretEnv: the environment variable UPSTREAM_AUTH_TEST_UNSET is empty: it should hold the secret of client "h". Fix: start mcp-host with UPSTREAM_AUTH_TEST_UNSET set',
+  );
+  t.match(missing, 'plugins[1].auth.tokenExchange.clientSecretFile: cannot read the client secret from');
+  t.match(missing, 'plugins[2].auth.clientCredentials.privateKeyFile: cannot read the private key from');
+});
+
+t.test(
+  'client credentials: the host gets its own token, renews it before it expires, and no client token reaches the upstream',
+  async (t) => {
+    const ttlSeconds = 3;
+    const { op, upstream } = await protectedUpstream(t, ttlSeconds);
+    const ws = makeWorkspace(t);
+    const config = ws.writeConfig({
+      reload: { watch: false },
+      upstreams: { pingIntervalMs: 0 },
+      plugins: [
+        {
+          url: upstream.url,
+          prefix: 'p',
+          auth: { clientCredentials: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
+        },
+      ],
+    });
+    const clientToken = 'the-client-token-of-the-host-itself';
+    const host = await startHttpHost(t, config, {
+      env: { MCP_HOST_HTTP_TOKENS: clientToken, UPSTREAM_SECRET: SECRET },
+    });
+    const client = new Client({ name: 'upstream-auth-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(host.url), {
+        requestInit: { headers: { Authorization: `Bearer ${clientToken}` } },
+      }),
+    );
+    t.teardown(() => client.close());
+
+    const first = await client.callTool({ name: 'p.whoami', arguments: {} });
+  t.equal(firstText(first), 'mcp-host', 'the upstream saw the host as client mcp-host');
+  // Each connection's first request goes without a token (the host is linked at both protocol eras, so there may
+  // be two), and its 401 tells the host where to ask; no other request is refused.
+  t.ok(upstream.refusals.length >= 1, 'the first request was refused, which told the host where to ask');
+  t.same(new Set(upstream.refusals), new Set(['no bearer token']));
+  const refusedBefore = upstream.refusals.length;
+  const grantedBefore = op.granted.client_credentials ?? 0;
+
+  // The token's lifetime passes: the next call goes out with a fresh token, not with one the upstream would refuse.
+  await new Promise((resolve) => setTimeout(resolve, ttlSeconds * 1000));
+  const second = await client.callTool({ name: 'p.whoami', arguments: {} });
+  t.equal(firstText(second), 'mcp-host');
+  t.equal(upstream.refusals.length, refusedBefore, 'no request failed for an expired token');
+  t.equal(op.granted.client_credentials, grantedBefore + 1, 'the token was renewed before the call');
+
+  const tokens = new Set(upstream.authorizations.filter((header) => header !== undefined));
+    t.equal(tokens.size, grantedBefore + 1, 'every token granted reached the upstream, and nothing else did');
+    for (const header of tokens) {
+      t.notMatch(header!, clientToken, "the client's token never reaches the upstream");
+      const claims = decodeJwt(header!.slice('Bearer '.length));
+      t.equal(claims.aud, upstream.url, 'each token is issued for the upstream');
+      t.equal(claims.client_id, 'mcp-host');
+    }
+  },
+);
+
+t.test('a client revoked at the authorization server takes the mount down, and status says why', async (t) => {
+  const { op, upstream } = await protectedUpstream(t, 1);
+  const ws = makeWorkspace(t);
+  const runtimeDir = join(ws.dir, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  const env = { XDG_RUNTIME_DIR: runtimeDir, UPSTREAM_SECRET: SECRET };
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    upstreams: { pingIntervalMs: 200, reconnectDelayMs: 200, maxReconnectDelayMs: 500 },
+    plugins: [
+      {
+        url: upstream.url,
+        prefix: 'p',
+        auth: { clientCredentials: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
+      },
+    ],
+  });
+  const host = await startStdioHost(t, config, { env });
+  t.equal(firstText(await host.client.callTool({ name: 'p.whoami', arguments: {} })), 'mcp-host');
+
+  await op.revoke('mcp-host');
+  let status = '';
+  await eventually('status reports the mount down for the revoked client', async () => {
+    status = (await runCli(['status', '--config', config], { env: { ...process.env, ...env } })).stdout;
+    return status.includes('invalid_client');
+  });
+  t.match(
+    status,
+    `p (${upstream.url}): down: ${op.issuer} gave client "mcp-host" no token for ${upstream.url}: invalid_client`,
+  );
+  t.match(status, `Fix: check the client at ${op.issuer}: that it is registered, may use the client_credentials grant`);
+  const call = await host.client.callTool({ name: 'p.whoami', arguments: {} }).catch((error: unknown) => error);
+  t.match(
+    String(call instanceof Error ? call.message : JSON.stringify(call)),
+    /p\.whoami|not connected|down|unknown tool/i,
+  );
+});
+
+t.test(
+  'token exchange: each caller reaches the upstream with a token of its own; a stdio client is refused',
+  async (t) => {
+    const { op, upstream } = await protectedUpstream(t);
+    const ws = makeWorkspace(t);
+    const config = ws.writeConfig({
+      reload: { watch: false },
+      upstreams: { pingIntervalMs: 0 },
+      plugins: [
+        {
+          url: upstream.url,
+          prefix: 'p',
+          auth: { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
+        },
+      ],
+    });
+    const host = await startStdioHost(t, config, { env: { UPSTREAM_SECRET: SECRET } });
+    const refused = await host.client.callTool({ name: 'p.whoami', arguments: {} }).then(
+      (result) => JSON.stringify(result),
+      (error: unknown) => String(error),
+    );
+    t.match(
+      refused,
+      `mount \\"p\\" calls ${upstream.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is a stdio client: it has no OAuth token to exchange.`.replace(
+        /\\"/g,
+        '"',
+      ),
+    );
+    t.match(refused, 'Fix: connect over HTTP with an access token the host accepts (http.oauth)');
+
+    // The exchange itself, on the channel a remote mount speaks through, for two OAuth identities.
+    const spec: RemoteSpec = {
+      kind: 'remote',
+      url: upstream.url,
+      headers: {},
+      auth: { mode: 'tokenExchange', clientId: 'mcp-host', secret: { kind: 'clientSecret', value: SECRET } },
+      index: 0,
+      path: 'plugins[0]',
+      label: 'p',
+      prefix: 'p',
+      flat: false,
+      timeoutMs: 10_000,
+      maxResultBytes: 1 << 20,
+      maxListPages: 10,
+      forwardHeaders: [],
+      curation: {},
+      fingerprint: 'test',
+    };
+    const channel = new RemoteChannel(spec, createLogger('silent'));
+    const answers = new Map<unknown, unknown>();
+    channel.onmessage = (message) => {
+      if ('id' in message) answers.set(message.id, message);
+    };
+    t.teardown(() => channel.close());
+    await channel.start();
+    await channel.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    await until('the answer to initialize', () => answers.has(1));
+    await channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const callAs = async (id: number, sub: string, token = op.subjectToken(sub)) => {
+      const identity = { kind: 'oauth' as const, name: sub, claims: { sub }, scopes: ['mcp'], token };
+      await channel.send(
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        { identity },
+      );
+      await until(`the answer to request ${id}`, () => answers.has(id));
+      const answer = answers.get(id) as { result: { content: { text: string }[] } };
+      return answer.result.content[0]!.text;
+    };
+    const aliceToken = op.subjectToken('alice');
+    t.equal(await callAs(2, 'alice', aliceToken), 'alice');
+    t.equal(await callAs(3, 'bob'), 'bob');
+    t.equal(await callAs(4, 'alice', aliceToken), 'alice', 'alice again, with her cached exchanged token');
+    t.equal(op.granted[TOKEN_EXCHANGE_GRANT], 2, 'one exchange per caller');
+    const subjects = upstream.authorizations
+      .filter((header) => header !== undefined)
+      .map((header) => {
+        const claims = decodeJwt(header!.slice('Bearer '.length));
+        return claims.sub ?? claims.client_id;
+      });
+    t.same(new Set(subjects), new Set(['mcp-host', 'alice', 'bob']), 'the upstream saw the host and two subjects');
+    for (const header of upstream.authorizations) {
+      t.notMatch(String(header), aliceToken, "a caller's own token never reaches the upstream");
+    }
+    const stranger = {
+      kind: 'oauth' as const,
+      name: 'eve',
+      claims: {},
+      scopes: [],
+      token: 'not-a-token-the-provider-issued',
+    };
+    await t.rejects(
+      channel.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'whoami' } }, { identity: stranger }),
+      { message: /mount "p": .* would not exchange the token of "eve" .*invalid_grant/ },
+    );
+  },
+);
