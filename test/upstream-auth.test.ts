@@ -162,22 +162,22 @@ t.test(
     t.teardown(() => client.close());
 
     const first = await client.callTool({ name: 'p.whoami', arguments: {} });
-  t.equal(firstText(first), 'mcp-host', 'the upstream saw the host as client mcp-host');
-  // Each connection's first request goes without a token (the host is linked at both protocol eras, so there may
-  // be two), and its 401 tells the host where to ask; no other request is refused.
-  t.ok(upstream.refusals.length >= 1, 'the first request was refused, which told the host where to ask');
-  t.same(new Set(upstream.refusals), new Set(['no bearer token']));
-  const refusedBefore = upstream.refusals.length;
-  const grantedBefore = op.granted.client_credentials ?? 0;
+    t.equal(firstText(first), 'mcp-host', 'the upstream saw the host as client mcp-host');
+    // Each connection's first request goes without a token (the host is linked at both protocol eras, so there may
+    // be two), and its 401 tells the host where to ask; no other request is refused.
+    t.ok(upstream.refusals.length >= 1, 'the first request was refused, which told the host where to ask');
+    t.same(new Set(upstream.refusals), new Set(['no bearer token']));
+    const refusedBefore = upstream.refusals.length;
+    const grantedBefore = op.granted.client_credentials ?? 0;
 
-  // The token's lifetime passes: the next call goes out with a fresh token, not with one the upstream would refuse.
-  await new Promise((resolve) => setTimeout(resolve, ttlSeconds * 1000));
-  const second = await client.callTool({ name: 'p.whoami', arguments: {} });
-  t.equal(firstText(second), 'mcp-host');
-  t.equal(upstream.refusals.length, refusedBefore, 'no request failed for an expired token');
-  t.equal(op.granted.client_credentials, grantedBefore + 1, 'the token was renewed before the call');
+    // The token's lifetime passes: the next call goes out with a fresh token, not with one the upstream would refuse.
+    await new Promise((resolve) => setTimeout(resolve, ttlSeconds * 1000));
+    const second = await client.callTool({ name: 'p.whoami', arguments: {} });
+    t.equal(firstText(second), 'mcp-host');
+    t.equal(upstream.refusals.length, refusedBefore, 'no request failed for an expired token');
+    t.equal(op.granted.client_credentials, grantedBefore + 1, 'the token was renewed before the call');
 
-  const tokens = new Set(upstream.authorizations.filter((header) => header !== undefined));
+    const tokens = new Set(upstream.authorizations.filter((header) => header !== undefined));
     t.equal(tokens.size, grantedBefore + 1, 'every token granted reached the upstream, and nothing else did');
     for (const header of tokens) {
       t.notMatch(header!, clientToken, "the client's token never reaches the upstream");
@@ -249,10 +249,7 @@ t.test(
     );
     t.match(
       refused,
-      `mount \\"p\\" calls ${upstream.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is a stdio client: it has no OAuth token to exchange.`.replace(
-        /\\"/g,
-        '"',
-      ),
+      `mount "p" calls ${upstream.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is a stdio client: it has no OAuth token to exchange.`,
     );
     t.match(refused, 'Fix: connect over HTTP with an access token the host accepts (http.oauth)');
 
@@ -311,9 +308,10 @@ t.test(
         return claims.sub ?? claims.client_id;
       });
     t.same(new Set(subjects), new Set(['mcp-host', 'alice', 'bob']), 'the upstream saw the host and two subjects');
-    for (const header of upstream.authorizations) {
-      t.notMatch(String(header), aliceToken, "a caller's own token never reaches the upstream");
-    }
+    t.notOk(
+      upstream.authorizations.some((header) => header?.includes(aliceToken)),
+      "a caller's own token never reaches the upstream",
+    );
     const stranger = {
       kind: 'oauth' as const,
       name: 'eve',

@@ -14,6 +14,7 @@ import {
 import { describeThrown } from '../errors.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
 import type { Identity } from '../vocabulary/identity.js';
+import { mountName } from './mount.js';
 import type { Outage } from './supervisor.js';
 
 /** The upstream's authorization server, as its 401 led to it (RFC 9728, then RFC 8414) or as `tokenUrl` names it. */
@@ -184,7 +185,7 @@ export class UpstreamAuthorization implements AuthProvider {
       token = await this.request(grant, server);
     } catch (error) {
       throw new CallerAuthRefused(
-        `mount "${this.spec.label}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
+        `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
       );
     }
     this.exchanged.delete(key);
@@ -271,7 +272,7 @@ export class UpstreamAuthorization implements AuthProvider {
         : identity.kind === 'token'
           ? `a client of the static token "${identity.tokenName ?? identity.name}"`
           : 'a client that sent no token';
-    return `mount "${this.spec.label}" calls ${this.spec.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is ${who}: it has no OAuth token to exchange. Fix: connect over HTTP with an access token the host accepts (http.oauth), or mount the server with auth.clientCredentials to call it as the host.`;
+    return `mount "${mountName(this.spec)}" calls ${this.spec.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is ${who}: it has no OAuth token to exchange. Fix: connect over HTTP with an access token the host accepts (http.oauth), or mount the server with auth.clientCredentials to call it as the host.`;
   }
 }
 
