@@ -4,6 +4,8 @@
 // scope) and records the Authorization headers it was sent. The host runs as
 // a child process; `check` and `status` are run as a user runs them.
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -322,6 +324,46 @@ t.test(
     await t.rejects(
       channel.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'whoami' } }, { identity: stranger }),
       { message: /mount "p": .* would not exchange the token of "eve" .*invalid_grant/ },
+    );
+  },
+);
+
+t.test(
+  'tokenUrl: a token endpoint named in the entry needs no discovery; without one, a server with no metadata is named',
+  async (t) => {
+    const { op, upstream } = await protectedUpstream(t);
+    const bare = createServer((_req, res) => res.writeHead(401).end('a token is required'));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => (bare.closeAllConnections(), bare.close(() => resolve()))));
+    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;
+    const client = { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' };
+    const ws = makeWorkspace(t);
+    const env = { ...process.env, UPSTREAM_SECRET: SECRET };
+    const named = ws.writeConfig({
+      reload: { watch: false },
+      plugins: [
+        {
+          url: upstream.url,
+          prefix: 'p',
+          auth: {
+            clientCredentials: { ...client, tokenUrl: `${op.issuer}/token`, resource: upstream.url, scopes: ['mcp'] },
+          },
+        },
+      ],
+    });
+    const ok = await runCli(['check', '--config', named], { env });
+    t.equal(ok.code, 0, ok.stdout);
+    t.same(upstream.refusals, [], 'the first request already carried a token');
+
+    const unnamed = ws.writeConfig(
+      { reload: { watch: false }, plugins: [{ url: bareUrl, prefix: 'b', auth: { clientCredentials: client } }] },
+      'unnamed.config.js',
+    );
+    const refused = await runCli(['check', '--config', unnamed], { env });
+    t.equal(refused.code, 1);
+    t.match(
+      refused.stdout,
+      `${bareUrl} refused the host with HTTP 401 and publishes no OAuth metadata: the host cannot tell where to get a token. Fix: name the token endpoint in the entry: auth.clientCredentials.tokenUrl`,
     );
   },
 );

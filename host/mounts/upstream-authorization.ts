@@ -223,22 +223,34 @@ export class UpstreamAuthorization implements AuthProvider {
         });
   }
 
-  /** What the upstream's metadata says of its authorization server (plain fetch: the entry's headers stay its own). */
+  /**
+   * What the upstream's metadata says of its authorization server (read with plain fetch: the entry's headers
+   * stay its own). A server that publishes none refuses the host as any 401 does, in the words used before OAuth.
+   */
   private async discover(resourceMetadataUrl: URL | undefined): Promise<AuthorizationServer> {
-    let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
+    let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>> | undefined;
+    let unreadable: unknown;
     try {
       info = await discoverOAuthServerInfo(this.spec.url, { ...(resourceMetadataUrl && { resourceMetadataUrl }) });
     } catch (error) {
-      throw new UpstreamAuthRefused({
-        cause: `${this.spec.url} requires authorization (HTTP 401), and its OAuth metadata could not be read: ${describeThrown(error)}.`,
-        fix: 'check the server\'s /.well-known/oauth-protected-resource document and its authorization server\'s metadata; or give the entry the credentials it expects, e.g. headers: { Authorization: "Bearer …" }.',
-      });
+      unreadable = error;
     }
-    if (!info.resourceMetadata && !info.authorizationServerMetadata) {
-      throw new UpstreamAuthRefused({
-        cause: `${this.spec.url} refused the host with HTTP 401 and publishes no OAuth metadata (RFC 9728) saying where to get a token.`,
-        fix: 'give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }; or auth: { clientCredentials: { clientId, clientSecretEnv, tokenUrl } } naming its token endpoint.',
-      });
+    if (!info?.resourceMetadata && !info?.authorizationServerMetadata) {
+      const why =
+        unreadable === undefined
+          ? 'publishes no OAuth metadata'
+          : `has OAuth metadata that could not be read (${describeThrown(unreadable)})`;
+      throw new UpstreamAuthRefused(
+        this.spec.auth
+          ? {
+              cause: `${this.spec.url} refused the host with HTTP 401 and ${why}: the host cannot tell where to get a token.`,
+              fix: `name the token endpoint in the entry: auth.${this.spec.auth.mode}.tokenUrl (and resource, if the server wants one).`,
+            }
+          : {
+              cause: `${this.spec.url} refused the host with HTTP 401.`,
+              fix: 'give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.',
+            },
+      );
     }
     const resource = this.spec.auth?.resource ?? info.resourceMetadata?.resource;
     const scopes = info.resourceMetadata?.scopes_supported;
