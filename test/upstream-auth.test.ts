@@ -3,13 +3,13 @@
 // that verifies every token (signature against the provider's JWKS, audience,
 // scope) and records the Authorization headers it was sent. The host runs as
 // a child process; `check` and `status` are run as a user runs them.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { createLogger } from '../host/log.js';
 import type { RemoteSpec } from '../host/loader/types.js';
 import { RemoteChannel } from '../host/mounts/remote.js';
@@ -367,3 +367,27 @@ t.test(
     );
   },
 );
+
+t.test('private_key_jwt: the client proves itself with a key, not a secret', async (t) => {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const op = await startOpenIdProvider(t, {
+    clients: [{ clientId: 'mcp-host-key', jwks: { keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256' }] } }],
+  });
+  const upstream = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
+  const ws = makeWorkspace(t);
+  writeFileSync(join(ws.dir, 'client.pem'), await exportPKCS8(privateKey));
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [
+      {
+        url: upstream.url,
+        prefix: 'p',
+        auth: { clientCredentials: { clientId: 'mcp-host-key', privateKeyFile: 'client.pem', algorithm: 'ES256' } },
+      },
+    ],
+  });
+  const run = await runCli(['check', '--config', config]);
+  t.equal(run.code, 0, run.stdout);
+  t.match(run.stdout, 'p.whoami');
+  t.ok((op.granted.client_credentials ?? 0) >= 1, 'the token was granted to the key');
+});
