@@ -54,15 +54,15 @@ export class RemoteChannel implements ExplainedChannel {
   /** The handshake is done: from now on a server that is gone ends the channel. */
   private connected = false;
   private ended = false;
-  /** The token each request carries, and what a 401 says the server needs (upstream-authorization.ts). */
-  private readonly authorization: UpstreamAuthorization;
-
   constructor(
     private readonly spec: RemoteSpec,
     private readonly logger: Logger,
-  ) {
-    this.authorization = new UpstreamAuthorization(spec);
-  }
+    /**
+     * The token each request carries, and what a 401 says the server needs (upstream-authorization.ts): one
+     * per mount, shared by its connections (both eras' links, each reconnection), so its tokens are asked once.
+     */
+    private readonly authorization = new UpstreamAuthorization(spec),
+  ) {}
 
   explain(): Outage | undefined {
     return this.failure;

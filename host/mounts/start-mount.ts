@@ -43,8 +43,13 @@ export async function startMount(
       return startWithFaces(spec, () => new ChildChannel(spec, mountLogger), config, mountLogger, events);
     }
     case 'remote': {
-      const { RemoteChannel } = await import('./remote.js');
-      return startWithFaces(spec, () => new RemoteChannel(spec, mountLogger), config, mountLogger, events);
+      const [{ RemoteChannel }, { UpstreamAuthorization }] = await Promise.all([
+        import('./remote.js'),
+        import('./upstream-authorization.js'),
+      ]);
+      const authorization = new UpstreamAuthorization(spec);
+      const open = () => new RemoteChannel(spec, mountLogger, authorization);
+      return startWithFaces(spec, open, config, mountLogger, events);
     }
   }
 }

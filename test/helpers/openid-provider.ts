@@ -2,10 +2,10 @@
  * A real OpenID provider on loopback for the tests: `oidc-provider` from npm,
  * with clients of the client-credentials grant, resource indicators (RFC
  * 8707) so that a token asked for a resource is a JWT for that audience, and
- * a way to revoke a client while it runs.
+ * ways to revoke a client and to rotate its signing keys while it runs.
  *
  *   const op = await startOpenIdProvider(t, { clients: [{ clientId: 'host', clientSecret: 's3cret' }] });
- *   op.issuer; op.jwksUri; op.revoke('host'); op.subjectToken('alice');
+ *   op.issuer; op.jwksUri; op.revoke('host'); op.rotateKeys(); op.subjectToken('alice');
  *
  * oidc-provider has no RFC 8693 token exchange of its own; its documented
  * extension point (`registerGrantType`) adds one here: the client is
@@ -42,6 +42,8 @@ export interface OpenIdProvider {
   jwksUri: string;
   /** Remove a registered client: its next token request is refused (invalid_client). */
   revoke(clientId: string): Promise<void>;
+  /** Sign with a new key from now on; the JWKS publishes only it (the old key is retired at once). */
+  rotateKeys(): Promise<void>;
   /** An access token for `sub` that the token-exchange grant accepts as its subject token. */
   subjectToken(sub: string): string;
   /** Token requests answered, by grant type. */
@@ -70,11 +72,10 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
     default: ProviderClass;
     errors: { InvalidGrant: new (detail: string) => Error };
   };
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const signingKey: JWK = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const ttl = options.accessTokenTtl ?? 300;
   const scopes = options.scopes ?? ['mcp'];
 
+  let rotations = 0;
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -114,67 +115,79 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
     });
   }
 
-  const provider = new Provider(issuer, {
-    adapter: Adapter,
-    jwks: { keys: [signingKey] },
-    scopes,
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => undefined,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
-          scope: scopes.join(' '),
-          audience: resource,
-          accessTokenTTL: ttl,
-          accessTokenFormat: 'jwt',
-          jwt: { sign: { alg: 'RS256' } },
-        }),
-      },
-    },
-  });
   const granted: Record<string, number> = {};
-  provider.on('grant.success', (ctx) => {
-    const grant = ctx.oidc.params.grant_type ?? 'unknown';
-    granted[grant] = (granted[grant] ?? 0) + 1;
-  });
-
   const subjects = new Map<string, string>();
-  const signer = await importJWK(signingKey, 'RS256');
-  provider.registerGrantType(
-    TOKEN_EXCHANGE_GRANT,
-    async (ctx) => {
-      const { subject_token, subject_token_type, resource, scope } = ctx.oidc.params;
-      const sub = subject_token && subjects.get(subject_token);
-      if (!sub || subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidGrant('unknown subject token');
-      const now = Math.floor(Date.now() / 1000);
-      const accessToken = await new SignJWT({ scope: scope ?? scopes.join(' '), client_id: ctx.oidc.client!.clientId })
-        .setProtectedHeader({ alg: 'RS256', kid: signingKey.kid!, typ: 'at+jwt' })
-        .setIssuer(issuer)
-        .setSubject(sub)
-        .setAudience(resource ?? issuer)
-        .setIssuedAt(now)
-        .setExpirationTime(now + ttl)
-        .setJti(randomBytes(8).toString('hex'))
-        .sign(signer);
-      ctx.body = {
-        access_token: accessToken,
-        issued_token_type: ACCESS_TOKEN_TYPE,
-        token_type: 'Bearer',
-        expires_in: ttl,
-      };
-    },
-    ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope'],
-  );
-  server.on('request', provider.callback());
+
+  /** A provider signing with `key`; rotating the keys swaps in a new one over the same clients. */
+  const providerSigningWith = async (key: JWK) => {
+    const provider = new Provider(issuer, {
+      adapter: Adapter,
+      jwks: { keys: [key] },
+      scopes,
+      features: {
+        devInteractions: { enabled: false },
+        clientCredentials: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => undefined,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+            scope: scopes.join(' '),
+            audience: resource,
+            accessTokenTTL: ttl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          }),
+        },
+      },
+    });
+    provider.on('grant.success', (ctx) => {
+      const grant = ctx.oidc.params.grant_type ?? 'unknown';
+      granted[grant] = (granted[grant] ?? 0) + 1;
+    });
+    const signer = await importJWK(key, 'RS256');
+    provider.registerGrantType(
+      TOKEN_EXCHANGE_GRANT,
+      async (ctx) => {
+        const { subject_token, subject_token_type, resource, scope } = ctx.oidc.params;
+        const sub = subject_token && subjects.get(subject_token);
+        if (!sub || subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidGrant('unknown subject token');
+        const now = Math.floor(Date.now() / 1000);
+        const accessToken = await new SignJWT({
+          scope: scope ?? scopes.join(' '),
+          client_id: ctx.oidc.client!.clientId,
+        })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid!, typ: 'at+jwt' })
+          .setIssuer(issuer)
+          .setSubject(sub)
+          .setAudience(resource ?? issuer)
+          .setIssuedAt(now)
+          .setExpirationTime(now + ttl)
+          .setJti(randomBytes(8).toString('hex'))
+          .sign(signer);
+        ctx.body = {
+          access_token: accessToken,
+          issued_token_type: ACCESS_TOKEN_TYPE,
+          token_type: 'Bearer',
+          expires_in: ttl,
+        };
+      },
+      ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope'],
+    );
+    return provider.callback();
+  };
+  let handle = await providerSigningWith(await newSigningKey('k1'));
+  server.on('request', (req, res) => handle(req, res));
   t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
 
   return {
     issuer,
     jwksUri: `${issuer}/jwks`,
     revoke: (clientId) => new Adapter('Client').destroy(clientId),
+    rotateKeys: async () => {
+      rotations += 1;
+      handle = await providerSigningWith(await newSigningKey(`k${rotations + 1}`));
+    },
     subjectToken: (sub) => {
       const token = randomBytes(24).toString('base64url');
       subjects.set(token, sub);
@@ -182,4 +195,9 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
     },
     granted,
   };
+}
+
+async function newSigningKey(kid: string): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 }

@@ -21,15 +21,19 @@ export interface ProtectedMcpServer {
   url: string;
   /** Every Authorization header the MCP endpoint was sent (undefined for none), in order. */
   authorizations: (string | undefined)[];
-  /** How many requests it refused with 401, and why. */
+  /** Why each request it refused with 401 was refused. */
   refusals: string[];
+  /** Refuse every token seen so far from now on, as a server does with tokens revoked at its authorization server. */
+  revokeSeen(): void;
 }
 
 export async function startProtectedMcpServer(
   t: Teardown,
   { issuer, jwksUri, scope = 'mcp' }: { issuer: string; jwksUri: string; scope?: string },
 ): Promise<ProtectedMcpServer> {
-  const jwks = createRemoteJWKSet(new URL(jwksUri));
+  // No cooldown: a token signed with a key the issuer just rotated in is checked against its JWKS of now.
+  const jwks = createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 0 });
+  const revoked = new Set<string>();
   const authorizations: (string | undefined)[] = [];
   const refusals: string[] = [];
   const handler = toNodeHandler(
@@ -64,6 +68,7 @@ export async function startProtectedMcpServer(
       res.end(JSON.stringify({ error: 'invalid_token', error_description: why }));
     };
     if (!authorization?.startsWith('Bearer ')) return refuse('no bearer token');
+    if (revoked.has(authorization)) return refuse('revoked');
     jwtVerify(authorization.slice('Bearer '.length), jwks, { issuer, audience: url }).then(
       ({ payload }) => {
         if (
@@ -78,5 +83,10 @@ export async function startProtectedMcpServer(
     );
   });
   t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
-  return { url, authorizations, refusals };
+  return {
+    url,
+    authorizations,
+    refusals,
+    revokeSeen: () => authorizations.forEach((header) => header && revoked.add(header)),
+  };
 }
