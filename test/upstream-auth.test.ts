@@ -352,6 +352,15 @@ t.test(
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     t.teardown(() => new Promise<void>((resolve) => (bare.closeAllConnections(), bare.close(() => resolve()))));
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;
+    // A server whose challenge names metadata nobody serves.
+    const pointingAway = createServer((_req, res) =>
+      res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:9/metadata"' }).end(),
+    );
+    await new Promise<void>((resolve) => pointingAway.listen(0, '127.0.0.1', resolve));
+    t.teardown(
+      () => new Promise<void>((resolve) => (pointingAway.closeAllConnections(), pointingAway.close(() => resolve()))),
+    );
+    const pointingAwayUrl = `http://127.0.0.1:${(pointingAway.address() as AddressInfo).port}/mcp`;
     const client = { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' };
     const ws = makeWorkspace(t);
     const env = { ...process.env, UPSTREAM_SECRET: SECRET };
@@ -368,11 +377,22 @@ t.test(
       ],
     });
     const ok = await runCli(['check', '--config', named], { env });
-    t.equal(ok.code, 0, ok.stdout);
+    t.equal(ok.code, 0, 'check passes', { stdout: ok.stdout });
     t.same(upstream.refusals, [], 'the first request already carried a token');
 
     const unnamed = ws.writeConfig(
-      { reload: { watch: false }, plugins: [{ url: bareUrl, prefix: 'b', auth: { clientCredentials: client } }] },
+      {
+        reload: { watch: false },
+        plugins: [
+          { url: bareUrl, prefix: 'b', auth: { clientCredentials: client } },
+          { url: pointingAwayUrl, prefix: 'c', auth: { clientCredentials: client } },
+          {
+            url: upstream.url,
+            prefix: 'd',
+            auth: { clientCredentials: { ...client, tokenUrl: 'http://127.0.0.1:9/token' } },
+          },
+        ],
+      },
       'unnamed.config.js',
     );
     const refused = await runCli(['check', '--config', unnamed], { env });
@@ -381,6 +401,11 @@ t.test(
       refused.stdout,
       `${bareUrl} refused the host with HTTP 401 and publishes no OAuth metadata: the host cannot tell where to get a token. Fix: name the token endpoint in the entry: auth.clientCredentials.tokenUrl`,
     );
+    t.match(
+      refused.stdout,
+      `${pointingAwayUrl} refused the host with HTTP 401 and has OAuth metadata that could not be read (`,
+    );
+    t.match(refused.stdout, `http://127.0.0.1:9 gave client "mcp-host" no token for ${upstream.url}: fetch failed`);
   },
 );
 

@@ -47,8 +47,8 @@ export function resolveUpstreamCredentials(
       secret = { kind: 'clientSecret', value };
     }
   } catch (error) {
-    if (error instanceof HostError) return { problems: [error] };
-    throw error;
+    // readSecretFile's refusal, naming the file and the key.
+    return { problems: [error as HostError] };
   }
   return {
     credentials: {
