@@ -30,39 +30,100 @@ async function protectedUpstream(t: Teardown, accessTokenTtl?: number) {
   return { op, upstream };
 }
 
-t.test('check names what a protected mount without auth needs, found from its 401', async (t) => {
+t.test('check names what each protected mount lacks, from its 401 or its authorization server', async (t) => {
   const { op, upstream } = await protectedUpstream(t);
+  // A second server of the same authorization server, for the mounts that should come up.
+  const served = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  await op.register({ clientId: 'mcp-host-key', jwks: { keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256' }] } });
+  const bareUrl = await startRefusingServer(t, {});
+  // A server whose challenge names metadata nobody serves.
+  const pointingAwayUrl = await startRefusingServer(t, {
+    'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:9/metadata"',
+  });
   const ws = makeWorkspace(t);
-  const config = ws.writeConfig({ reload: { watch: false }, plugins: [{ url: upstream.url, prefix: 'p' }] });
-  const run = await runCli(['check', '--config', config]);
+  writeFileSync(join(ws.dir, 'client.pem'), await exportPKCS8(privateKey));
+  const client = { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' };
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [
+      { url: upstream.url, prefix: 'none' },
+      {
+        url: served.url,
+        prefix: 'named',
+        auth: {
+          clientCredentials: { ...client, tokenUrl: `${op.issuer}/token`, resource: served.url, scopes: ['mcp'] },
+        },
+      },
+      {
+        url: served.url,
+        prefix: 'keyed',
+        auth: { clientCredentials: { clientId: 'mcp-host-key', privateKeyFile: 'client.pem', algorithm: 'ES256' } },
+      },
+      { url: bareUrl, prefix: 'bare', auth: { clientCredentials: client } },
+      { url: pointingAwayUrl, prefix: 'away', auth: { clientCredentials: client } },
+      {
+        url: upstream.url,
+        prefix: 'dead',
+        auth: { clientCredentials: { ...client, tokenUrl: 'http://127.0.0.1:9/token' } },
+      },
+      {
+        url: upstream.url,
+        prefix: 'elsewhere',
+        auth: {
+          clientCredentials: {
+            ...client,
+            tokenUrl: `${op.issuer}/token`,
+            resource: 'http://127.0.0.1:9/another-server',
+          },
+        },
+      },
+    ],
+  });
+  const run = await runCli(['check', '--config', config], { env: { ...process.env, UPSTREAM_SECRET: SECRET } });
   t.equal(run.code, 1, 'check fails');
+  const problems = run.stdout;
+  t.match(problems, 'mcp-host check: 5 problems in');
   t.match(
-    run.stdout,
-    `requires an OAuth token (HTTP 401) from the authorization server ${op.issuer} (token endpoint ${op.issuer}/token; resource ${upstream.url}; scopes mcp;`,
+    problems,
+    `(plugins[0]): could not be reached: ${upstream.url} requires an OAuth token (HTTP 401) from the authorization server ${op.issuer} (token endpoint ${op.issuer}/token; resource ${upstream.url}; scopes mcp;`,
   );
-  t.match(run.stdout, 'and the entry gives the host no way to get one.');
+  t.match(problems, 'and the entry gives the host no way to get one.');
   t.match(
-    run.stdout,
+    problems,
     `Fix: register a client for mcp-host at ${op.issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…" } }`,
+  );
+  t.notMatch(problems, '(plugins[1])', 'a token endpoint named in the entry needs no discovery');
+  t.notMatch(problems, '(plugins[2])', 'a private_key_jwt client gets its token with its key');
+  // The key's mount finds its authorization server from one 401; the one naming its token endpoint asks first.
+  t.same(served.refusals, ['no bearer token'], 'one request went without a token: the first of the discovering mount');
+  t.same(
+    new Set(
+      served.authorizations.flatMap((header) => (header ? [decodeJwt(header.slice('Bearer '.length)).client_id] : [])),
+    ),
+    new Set(['mcp-host', 'mcp-host-key']),
+  );
+  t.match(
+    problems,
+    `${bareUrl} refused the host with HTTP 401 and publishes no OAuth metadata: the host cannot tell where to get a token. Fix: name the token endpoint in the entry: auth.clientCredentials.tokenUrl`,
+  );
+  t.match(
+    problems,
+    `${pointingAwayUrl} refused the host with HTTP 401 and has OAuth metadata that could not be read (`,
+  );
+  t.match(problems, `http://127.0.0.1:9 gave client "mcp-host" no token for ${upstream.url}: fetch failed`);
+  t.match(
+    problems,
+    `${upstream.url} refused the token client "mcp-host" was granted for it (HTTP 401). Fix: check what the server requires of a token`,
   );
 });
 
-t.test('a secret in the config text, or one that cannot be read, is refused at check', async (t) => {
-  const ws = makeWorkspace(t);
-  const url = 'http://127.0.0.1:9/mcp';
-  const inline = ws.writeConfig({
-    plugins: [{ url, prefix: 'p', auth: { clientCredentials: { clientId: 'mcp-host', clientSecret: 'hunter2' } } }],
-  });
-  const refused = await runCli(['check', '--config', inline]);
-  t.equal(refused.code, 1);
-  t.match(
-    refused.stdout,
-    "mcp-host.config.js: plugins[0].auth.clientCredentials.clientSecret: holds the client's credential in the config text",
-  );
-  t.match(refused.stdout, 'Fix: remove clientSecret and write clientSecretEnv: "UPSTREAM_CLIENT_SECRET"');
-
-  const malformed = ws.writeConfig(
-    {
+t.test(
+  'a secret in the config text, a malformed auth, or a secret that cannot be read, is refused at check',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const url = 'http://127.0.0.1:9/mcp';
+    const config = ws.writeConfig({
       plugins: [
         { url, prefix: 'a', auth: {} },
         { url, prefix: 'b', auth: { clientCredentials: {}, tokenExchange: 'x' } },
@@ -84,60 +145,50 @@ t.test('a secret in the config text, or one that cannot be read, is refused at c
         { url, prefix: 'd', auth: 'on' },
         { url, prefix: 'e', auth: { clientCredentials: 'x', oauth: true } },
         { url, prefix: 'f', auth: { clientCredentials: { clientId: 'h', clientSecretFile: 's', algorithm: 'RS256' } } },
-      ],
-    },
-    'malformed.config.js',
-  );
-  const problems = (await runCli(['check', '--config', malformed])).stdout;
-  for (const expected of [
-    'plugins[0].auth: names no mode: expected exactly one of "clientCredentials" or "tokenExchange".',
-    'plugins[1].auth: names "clientCredentials" and "tokenExchange": expected exactly one',
-    'plugins[1].auth.clientCredentials.clientId: is missing',
-    'plugins[1].auth.clientCredentials: names no credential: expected exactly one of "clientSecretEnv", "clientSecretFile" or "privateKeyFile".',
-    'plugins[1].auth.tokenExchange: expected an object, got "x".',
-    'plugins[2].auth.clientCredentials.clientId: expected a non-empty string',
-    'plugins[2].auth.clientCredentials.clientSecretEnv: expected an environment variable name',
-    'plugins[2].auth.clientCredentials: names "clientSecretEnv" and "privateKeyFile"',
-    'plugins[2].auth.clientCredentials.algorithm: expected one of "RS256"',
-    'plugins[2].auth.clientCredentials.scopes: expected an array of scopes',
-    'plugins[2].auth.clientCredentials.tokenUrl: expected an http:// or https:// URL',
-    'plugins[2].auth.clientCredentials.colour: unknown key "colour".',
-    'plugins[3].auth: expected an object, got "on".',
-    'plugins[4].auth.oauth: unknown key "oauth".',
-    'plugins[5].auth.clientCredentials.algorithm: signs a private_key_jwt assertion, but the entry names no privateKeyFile.',
-  ]) {
-    t.match(problems, expected);
-  }
-
-  const unreadable = ws.writeConfig(
-    {
-      plugins: [
+        { url, prefix: 'g', auth: { clientCredentials: { clientId: 'mcp-host', clientSecret: 'hunter2' } } },
+        // Valid, but their secrets cannot be read: refused when the entries are resolved, in the same run.
         {
           url,
-          prefix: 'a',
+          prefix: 'h',
           auth: { clientCredentials: { clientId: 'h', clientSecretEnv: 'UPSTREAM_AUTH_TEST_UNSET' } },
         },
-        { url, prefix: 'b', auth: { tokenExchange: { clientId: 'h', clientSecretFile: 'no-such-secret' } } },
-        { url, prefix: 'c', auth: { clientCredentials: { clientId: 'h', privateKeyFile: 'no-such.pem' } } },
+        { url, prefix: 'i', auth: { tokenExchange: { clientId: 'h', clientSecretFile: 'no-such-secret' } } },
+        { url, prefix: 'j', auth: { clientCredentials: { clientId: 'h', privateKeyFile: 'no-such.pem' } } },
       ],
-    },
-    'unreadable.config.js',
-  );
-  const missing = (
-    await runCli(['check', '--config', unreadable], { env: { ...process.env, UPSTREAM_AUTH_TEST_UNSET: '' } })
-  ).stdout;
-  t.match(
-    missing,
-    'plugins[0].auth.clientCredentials.clientSecretEnv: the environment variable UPSTREAM_AUTH_TEST_UNSET is empty: it should hold the secret of client "h". Fix: start mcp-host with UPSTREAM_AUTH_TEST_UNSET set',
-  );
-  t.match(missing, 'plugins[1].auth.tokenExchange.clientSecretFile: cannot read the client secret from');
-  t.match(missing, 'plugins[2].auth.clientCredentials.privateKeyFile: cannot read the private key from');
-});
+    });
+    const run = await runCli(['check', '--config', config], { env: { ...process.env, UPSTREAM_AUTH_TEST_UNSET: '' } });
+    t.equal(run.code, 1);
+    for (const expected of [
+      'plugins[0].auth: names no mode: expected exactly one of "clientCredentials" or "tokenExchange".',
+      'plugins[1].auth: names "clientCredentials" and "tokenExchange": expected exactly one',
+      'plugins[1].auth.clientCredentials.clientId: is missing',
+      'plugins[1].auth.clientCredentials: names no credential: expected exactly one of "clientSecretEnv", "clientSecretFile" or "privateKeyFile".',
+      'plugins[1].auth.tokenExchange: expected an object, got "x".',
+      'plugins[2].auth.clientCredentials.clientId: expected a non-empty string',
+      'plugins[2].auth.clientCredentials.clientSecretEnv: expected an environment variable name',
+      'plugins[2].auth.clientCredentials: names "clientSecretEnv" and "privateKeyFile"',
+      'plugins[2].auth.clientCredentials.algorithm: expected one of "RS256"',
+      'plugins[2].auth.clientCredentials.scopes: expected an array of scopes',
+      'plugins[2].auth.clientCredentials.tokenUrl: expected an http:// or https:// URL',
+      'plugins[2].auth.clientCredentials.colour: unknown key "colour".',
+      'plugins[3].auth: expected an object, got "on".',
+      'plugins[4].auth.oauth: unknown key "oauth".',
+      'plugins[5].auth.clientCredentials.algorithm: signs a private_key_jwt assertion, but the entry names no privateKeyFile.',
+      "mcp-host.config.js: plugins[6].auth.clientCredentials.clientSecret: holds the client's credential in the config text",
+      'Fix: remove clientSecret and write clientSecretEnv: "UPSTREAM_CLIENT_SECRET"',
+      'plugins[7].auth.clientCredentials.clientSecretEnv: the environment variable UPSTREAM_AUTH_TEST_UNSET is empty: it should hold the secret of client "h". Fix: start mcp-host with UPSTREAM_AUTH_TEST_UNSET set',
+      'plugins[8].auth.tokenExchange.clientSecretFile: cannot read the client secret from',
+      'plugins[9].auth.clientCredentials.privateKeyFile: cannot read the private key from',
+    ]) {
+      t.match(run.stdout, expected);
+    }
+  },
+);
 
 t.test(
   'client credentials: the host gets its own token, renews it before it expires, and no client token reaches the upstream',
   async (t) => {
-    const ttlSeconds = 3;
+    const ttlSeconds = 2;
     const { op, upstream } = await protectedUpstream(t, ttlSeconds);
     const ws = makeWorkspace(t);
     const config = ws.writeConfig({
@@ -345,95 +396,6 @@ t.test(
 );
 
 t.test(
-  'tokenUrl: a token endpoint named in the entry needs no discovery; without one, a server with no metadata is named',
-  async (t) => {
-    const { op, upstream } = await protectedUpstream(t);
-    const bare = createServer((_req, res) => res.writeHead(401).end('a token is required'));
-    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-    t.teardown(() => new Promise<void>((resolve) => (bare.closeAllConnections(), bare.close(() => resolve()))));
-    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/mcp`;
-    // A server whose challenge names metadata nobody serves.
-    const pointingAway = createServer((_req, res) =>
-      res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:9/metadata"' }).end(),
-    );
-    await new Promise<void>((resolve) => pointingAway.listen(0, '127.0.0.1', resolve));
-    t.teardown(
-      () => new Promise<void>((resolve) => (pointingAway.closeAllConnections(), pointingAway.close(() => resolve()))),
-    );
-    const pointingAwayUrl = `http://127.0.0.1:${(pointingAway.address() as AddressInfo).port}/mcp`;
-    const client = { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' };
-    const ws = makeWorkspace(t);
-    const env = { ...process.env, UPSTREAM_SECRET: SECRET };
-    const named = ws.writeConfig({
-      reload: { watch: false },
-      plugins: [
-        {
-          url: upstream.url,
-          prefix: 'p',
-          auth: {
-            clientCredentials: { ...client, tokenUrl: `${op.issuer}/token`, resource: upstream.url, scopes: ['mcp'] },
-          },
-        },
-      ],
-    });
-    const ok = await runCli(['check', '--config', named], { env });
-    t.equal(ok.code, 0, 'check passes', { stdout: ok.stdout });
-    t.same(upstream.refusals, [], 'the first request already carried a token');
-
-    const unnamed = ws.writeConfig(
-      {
-        reload: { watch: false },
-        plugins: [
-          { url: bareUrl, prefix: 'b', auth: { clientCredentials: client } },
-          { url: pointingAwayUrl, prefix: 'c', auth: { clientCredentials: client } },
-          {
-            url: upstream.url,
-            prefix: 'd',
-            auth: { clientCredentials: { ...client, tokenUrl: 'http://127.0.0.1:9/token' } },
-          },
-        ],
-      },
-      'unnamed.config.js',
-    );
-    const refused = await runCli(['check', '--config', unnamed], { env });
-    t.equal(refused.code, 1);
-    t.match(
-      refused.stdout,
-      `${bareUrl} refused the host with HTTP 401 and publishes no OAuth metadata: the host cannot tell where to get a token. Fix: name the token endpoint in the entry: auth.clientCredentials.tokenUrl`,
-    );
-    t.match(
-      refused.stdout,
-      `${pointingAwayUrl} refused the host with HTTP 401 and has OAuth metadata that could not be read (`,
-    );
-    t.match(refused.stdout, `http://127.0.0.1:9 gave client "mcp-host" no token for ${upstream.url}: fetch failed`);
-  },
-);
-
-t.test('private_key_jwt: the client proves itself with a key, not a secret', async (t) => {
-  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const op = await startOpenIdProvider(t, {
-    clients: [{ clientId: 'mcp-host-key', jwks: { keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256' }] } }],
-  });
-  const upstream = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
-  const ws = makeWorkspace(t);
-  writeFileSync(join(ws.dir, 'client.pem'), await exportPKCS8(privateKey));
-  const config = ws.writeConfig({
-    reload: { watch: false },
-    plugins: [
-      {
-        url: upstream.url,
-        prefix: 'p',
-        auth: { clientCredentials: { clientId: 'mcp-host-key', privateKeyFile: 'client.pem', algorithm: 'ES256' } },
-      },
-    ],
-  });
-  const run = await runCli(['check', '--config', config]);
-  t.equal(run.code, 0, run.stdout);
-  t.match(run.stdout, 'p.whoami');
-  t.ok((op.granted.client_credentials ?? 0) >= 1, 'the token was granted to the key');
-});
-
-t.test(
   'a token the upstream stops accepting is replaced and the request retried once, after the keys rotated',
   async (t) => {
     const { op, upstream } = await protectedUpstream(t);
@@ -466,30 +428,10 @@ t.test(
   },
 );
 
-t.test("a token the server was granted but refuses is named as the server's refusal, not the host's", async (t) => {
-  const { op, upstream } = await protectedUpstream(t);
-  const ws = makeWorkspace(t);
-  const config = ws.writeConfig({
-    reload: { watch: false },
-    plugins: [
-      {
-        url: upstream.url,
-        prefix: 'p',
-        auth: {
-          clientCredentials: {
-            clientId: 'mcp-host',
-            clientSecretEnv: 'UPSTREAM_SECRET',
-            tokenUrl: `${op.issuer}/token`,
-            resource: 'http://127.0.0.1:9/another-server',
-          },
-        },
-      },
-    ],
-  });
-  const run = await runCli(['check', '--config', config], { env: { ...process.env, UPSTREAM_SECRET: SECRET } });
-  t.equal(run.code, 1);
-  t.match(
-    run.stdout,
-    `${upstream.url} refused the token client "mcp-host" was granted for it (HTTP 401). Fix: check what the server requires of a token`,
-  );
-});
+/** A server that answers every request 401 with `headers`, and no OAuth metadata. */
+async function startRefusingServer(t: Teardown, headers: Record<string, string>): Promise<string> {
+  const server = createServer((_req, res) => res.writeHead(401, headers).end('a token is required'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}

@@ -40,6 +40,8 @@ export interface OpenIdProviderOptions {
 export interface OpenIdProvider {
   issuer: string;
   jwksUri: string;
+  /** Register one more client while the provider runs. */
+  register(client: OpenIdClient): Promise<void>;
   /** Remove a registered client: its next token request is refused (invalid_client). */
   revoke(clientId: string): Promise<void>;
   /** Sign with a new key from now on; the JWKS publishes only it (the old key is retired at once). */
@@ -102,8 +104,8 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
     }
     async revokeByGrantId() {}
   }
-  for (const client of options.clients) {
-    await new Adapter('Client').upsert(client.clientId, {
+  const register = (client: OpenIdClient) =>
+    new Adapter('Client').upsert(client.clientId, {
       client_id: client.clientId,
       ...(client.clientSecret
         ? { client_secret: client.clientSecret, token_endpoint_auth_method: 'client_secret_basic' }
@@ -113,7 +115,7 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
       response_types: [],
       scope: scopes.join(' '),
     });
-  }
+  for (const client of options.clients) await register(client);
 
   const granted: Record<string, number> = {};
   const subjects = new Map<string, string>();
@@ -183,6 +185,7 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
   return {
     issuer,
     jwksUri: `${issuer}/jwks`,
+    register,
     revoke: (clientId) => new Adapter('Client').destroy(clientId),
     rotateKeys: async () => {
       rotations += 1;
