@@ -67,6 +67,7 @@ t.test('check names what each protected mount lacks, from its 401 or its authori
         prefix: 'dead',
         auth: { clientCredentials: { ...client, tokenUrl: 'http://127.0.0.1:9/token' } },
       },
+      { url: upstream.url, prefix: 'pinned', auth: { clientCredentials: { ...client, issuer: 'http://127.0.0.1:9' } } },
       {
         url: upstream.url,
         prefix: 'elsewhere',
@@ -83,7 +84,7 @@ t.test('check names what each protected mount lacks, from its 401 or its authori
   const run = await runCli(['check', '--config', config], { env: { ...process.env, UPSTREAM_SECRET: SECRET } });
   t.equal(run.code, 1, 'check fails');
   const problems = run.stdout;
-  t.match(problems, 'mcp-host check: 5 problems in');
+  t.match(problems, 'mcp-host check: 6 problems in');
   t.match(
     problems,
     `(plugins[0]): could not be reached: ${upstream.url} requires an OAuth token (HTTP 401) from the authorization server ${op.issuer} (token endpoint ${op.issuer}/token; resource ${upstream.url}; scopes mcp;`,
@@ -114,6 +115,10 @@ t.test('check names what each protected mount lacks, from its 401 or its authori
   t.match(problems, `http://127.0.0.1:9 gave client "mcp-host" no token for ${upstream.url}: fetch failed`);
   t.match(
     problems,
+    `${upstream.url} names the authorization server ${op.issuer}, but client "mcp-host" is registered at http://127.0.0.1:9 (the entry's auth.clientCredentials.issuer): its credential is sent nowhere else. Fix: if the server has moved to ${op.issuer}, register the client there and change issuer;`,
+  );
+  t.match(
+    problems,
     `${upstream.url} refused the token client "mcp-host" was granted for it (HTTP 401). Fix: check what the server requires of a token`,
   );
 });
@@ -138,6 +143,7 @@ t.test(
               algorithm: 'none',
               scopes: ['a b'],
               tokenUrl: 'ftp://x',
+              issuer: 'auth.example.com',
               colour: 1,
             },
           },
@@ -170,6 +176,7 @@ t.test(
       'plugins[2].auth.clientCredentials.algorithm: expected one of "RS256"',
       'plugins[2].auth.clientCredentials.scopes: expected an array of scopes',
       'plugins[2].auth.clientCredentials.tokenUrl: expected an http:// or https:// URL',
+      'plugins[2].auth.clientCredentials.issuer: expected an http:// or https:// URL, got "auth.example.com".',
       'plugins[2].auth.clientCredentials.colour: unknown key "colour".',
       'plugins[3].auth: expected an object, got "on".',
       'plugins[4].auth.oauth: unknown key "oauth".',
@@ -381,6 +388,14 @@ t.test(
         { message: `and this is ${who}: it has no OAuth token to exchange.` },
       );
     }
+    // A caller whose own token the authorization server no longer accepts, once its exchanged one is refused too:
+    // that call is refused, naming why; the mount serves the others on.
+    upstream.revokeSeen();
+    op.revokeSubjectToken(aliceToken);
+    await t.rejects(callAs(8, 'alice', aliceToken), {
+      message: /mount "p": .* would not exchange the token of "alice" .*invalid_grant/,
+    });
+    t.equal(await callAs(9, 'bob'), 'bob', 'another caller is served');
     const stranger = {
       kind: 'oauth' as const,
       name: 'eve',

@@ -142,6 +142,11 @@ export interface UpstreamClientConfig {
   scopes?: string[];
   /** The token endpoint. Default: found from the server's 401 (RFC 9728, then RFC 8414 metadata). */
   tokenUrl?: string;
+  /**
+   * The authorization server the client is registered at: its credential is sent to no other, whatever the
+   * server's metadata names. Default: the one the metadata names (or tokenUrl's origin).
+   */
+  issuer?: string;
   /** The resource indicator (RFC 8707) the token is asked for. Default: the server's protected-resource metadata's. */
   resource?: string;
 }

@@ -75,10 +75,11 @@ function clientProblems(value: unknown, path: string, mode: string, where: Where
   };
   const urls: Record<string, string> = {
     tokenUrl: '"https://auth.example.com/oauth/token"',
+    issuer: '"https://auth.example.com"',
     resource: '"https://mcp.example.com/mcp"',
     audience: '"https://mcp.example.com"',
   };
-  const known = ['clientId', ...CREDENTIAL_SOURCES, 'algorithm', 'scopes', 'tokenUrl', 'resource'];
+  const known = ['clientId', ...CREDENTIAL_SOURCES, 'algorithm', 'scopes', 'tokenUrl', 'issuer', 'resource'];
   if (mode === 'tokenExchange') known.push('audience' satisfies keyof TokenExchangeConfig);
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue;

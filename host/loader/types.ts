@@ -110,6 +110,8 @@ export interface UpstreamCredentials {
   secret: { kind: 'clientSecret'; value: string } | { kind: 'privateKey'; pem: string; algorithm: string };
   scopes?: string[];
   tokenUrl?: string;
+  /** The only authorization server the credential may be sent to. */
+  issuer?: string;
   resource?: string;
   audience?: string;
 }

@@ -57,6 +57,7 @@ export function resolveUpstreamCredentials(
       secret,
       ...(client.scopes && { scopes: client.scopes }),
       ...(client.tokenUrl && { tokenUrl: client.tokenUrl }),
+      ...(client.issuer && { issuer: client.issuer }),
       ...(client.resource && { resource: client.resource }),
       ...(auth.tokenExchange?.audience && { audience: auth.tokenExchange.audience }),
     },

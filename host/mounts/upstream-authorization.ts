@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import {
+  AuthorizationServerMismatchError,
   ClientCredentialsProvider,
   OAuthError,
   PrivateKeyJwtProvider,
@@ -93,7 +94,7 @@ export class UpstreamAuthorization implements AuthProvider {
     const tokenUrl = spec.auth?.tokenUrl;
     if (tokenUrl) {
       // A token endpoint named in the config needs no discovery: it is its own authorization server.
-      const issuer = new URL(tokenUrl).origin;
+      const issuer = spec.auth?.issuer ?? new URL(tokenUrl).origin;
       this.server = {
         issuer,
         metadata: { issuer, token_endpoint: tokenUrl } as AuthorizationServerMetadata,
@@ -141,9 +142,15 @@ export class UpstreamAuthorization implements AuthProvider {
     const credentials = this.spec.auth!;
     const server = this.server!;
     try {
-      this.own = await this.request(this.clientOf(credentials, server.issuer), server);
+      this.own = await this.request(this.clientOf(credentials, server), server);
       return this.own.token;
     } catch (error) {
+      if (error instanceof AuthorizationServerMismatchError) {
+        throw new UpstreamAuthRefused({
+          cause: `${this.spec.url} names the authorization server ${server.issuer}, but client "${credentials.clientId}" is registered at ${credentials.issuer} (the entry's auth.${credentials.mode}.issuer): its credential is sent nowhere else.`,
+          fix: `if the server has moved to ${server.issuer}, register the client there and change issuer; otherwise check the entry's url: a server that names another authorization server may be collecting credentials.`,
+        });
+      }
       throw new UpstreamAuthRefused({
         cause: `${server.issuer} gave client "${credentials.clientId}" no token for ${this.spec.url}: ${describeRefusal(error)}.`,
         fix: `check the client at ${server.issuer}: that it is registered, may use the client_credentials grant${server.resource ? ` for the resource ${server.resource}` : ''}${credentials.scopes ? ` with the scopes ${credentials.scopes.join(' ')}` : ''}, and that its ${credentials.secret.kind === 'clientSecret' ? 'secret' : 'public key'} matches the one the entry's auth reads.`,
@@ -161,7 +168,7 @@ export class UpstreamAuthorization implements AuthProvider {
     // The host's own token came first (the handshake), so the server is known unless the upstream asked nothing.
     const server = this.server ?? (await this.discover(undefined));
     this.server = server;
-    const client = this.clientOf(credentials, server.issuer);
+    const client = this.clientOf(credentials, server);
     const subjectToken = identity.token;
     // The SDK's token request with the provider's client authentication, for the RFC 8693 grant.
     const grant: OAuthClientProvider = Object.create(client, {
@@ -210,9 +217,14 @@ export class UpstreamAuthorization implements AuthProvider {
     return (this.spec.auth?.scopes ?? server.scopes)?.join(' ') || undefined;
   }
 
-  /** The SDK's provider for the configured client, bound to the issuer its credential may be sent to. */
-  private clientOf(credentials: UpstreamCredentials, issuer: string): OAuthClientProvider {
+  /**
+   * The SDK's provider for the configured client, bound to the issuer its credential may be sent to: the one the
+   * entry names, else the one the server's metadata names. A server naming another issuer than the entry's is
+   * refused by the SDK before the credential leaves the host.
+   */
+  private clientOf(credentials: UpstreamCredentials, server: AuthorizationServer): OAuthClientProvider {
     const { clientId, secret } = credentials;
+    const issuer = credentials.issuer ?? server.issuer;
     return secret.kind === 'clientSecret'
       ? new ClientCredentialsProvider({ clientId, clientSecret: secret.value, expectedIssuer: issuer })
       : new PrivateKeyJwtProvider({

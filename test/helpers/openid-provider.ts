@@ -46,6 +46,8 @@ export interface OpenIdProvider {
   revoke(clientId: string): Promise<void>;
   /** Sign with a new key from now on; the JWKS publishes only it (the old key is retired at once). */
   rotateKeys(): Promise<void>;
+  /** Stop accepting a token `subjectToken` gave as a subject token (it was revoked). */
+  revokeSubjectToken(token: string): void;
   /** An access token for `sub` that the token-exchange grant accepts as its subject token. */
   subjectToken(sub: string): string;
   /** Token requests answered, by grant type. */
@@ -191,6 +193,7 @@ export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOp
       rotations += 1;
       handle = await providerSigningWith(await newSigningKey(`k${rotations + 1}`));
     },
+    revokeSubjectToken: (token) => void subjects.delete(token),
     subjectToken: (sub) => {
       const token = randomBytes(24).toString('base64url');
       subjects.set(token, sub);
