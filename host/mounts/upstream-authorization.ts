@@ -120,8 +120,12 @@ export class UpstreamAuthorization implements AuthProvider {
       caller.token = await this.exchange(caller.identity, true);
       return;
     }
+    // Read afresh on every 401 that points at metadata (the server may have moved), unless the entry names its
+    // token endpoint: then the entry, not the server, says where the credential goes.
     const challenge = extractWWWAuthenticateParams(context.response);
-    if (!this.server || challenge.resourceMetadataUrl) this.server = await this.discover(challenge.resourceMetadataUrl);
+    if (this.server === undefined || (challenge.resourceMetadataUrl && !this.spec.auth?.tokenUrl)) {
+      this.server = await this.discover(challenge.resourceMetadataUrl);
+    }
     this.own = undefined;
     if (!this.spec.auth) throw new UpstreamAuthRefused(this.needs(this.server));
     await this.renewOwn();
