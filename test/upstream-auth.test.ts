@@ -263,6 +263,7 @@ t.test('a client revoked at the authorization server takes the mount down, and s
         prefix: 'p',
         auth: { clientCredentials: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
       },
+      { url: upstream.url, prefix: 'q' },
     ],
   });
   const host = await startStdioHost(t, config, { env });
@@ -279,10 +280,16 @@ t.test('a client revoked at the authorization server takes the mount down, and s
     `p (${upstream.url}): down: ${op.issuer} gave client "mcp-host" no token for ${upstream.url}: invalid_client`,
   );
   t.match(status, `Fix: check the client at ${op.issuer}: that it is registered, may use the client_credentials grant`);
+  t.match(
+    status,
+    `q (${upstream.url}): down: ${upstream.url} requires an OAuth token (HTTP 401) from the authorization server ${op.issuer}`,
+    'a mount without auth says what it needs',
+  );
   const call = await host.client.callTool({ name: 'p.whoami', arguments: {} }).catch((error: unknown) => error);
   t.match(
     String(call instanceof Error ? call.message : JSON.stringify(call)),
-    /p\.whoami|not connected|down|unknown tool/i,
+    `plugin "p" (${upstream.url}): is down: ${op.issuer} gave client "mcp-host" no token`,
+    "a call to the mount is refused with the mount's cause",
   );
 });
 
