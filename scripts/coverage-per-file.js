@@ -30,6 +30,9 @@ const FLOORS = {
   'host/serve/http-auth.ts': { lines: 99, branches: 96 }, // [100, 97.8]
   'host/catalogue/curation.ts': { lines: 99, branches: 95 }, // [100, 96.8]
   'host/catalogue/mount-view.ts': { lines: 99, branches: 98 }, // [100, 100]
+  // An upstream's OAuth: where its client's credential may go, and that a caller's token never goes upstream.
+  'host/mounts/upstream-authorization.ts': { lines: 97, branches: 87 }, // [99.0, 89.5] by its own test file
+  'host/config/upstream-auth.ts': { lines: 99, branches: 96 }, // [100, 98.1] by its own test file
 };
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');

@@ -118,6 +118,47 @@ export interface UrlPluginEntry extends MountOptions {
   forwardHeaders?: ForwardHeaders;
   /** One upstream session for every client, or one more per client session for its requests (docs/isolation.md). Default 'shared'. */
   sessions?: UpstreamSessions;
+  /** How the host gets its own OAuth token for the server (docs/upstream-auth.md): exactly one mode. */
+  auth?: UpstreamAuthConfig;
+}
+
+/** An OAuth-protected remote's token: the host's own (client credentials), or one per caller (token exchange). */
+export interface UpstreamAuthConfig {
+  clientCredentials?: UpstreamClientConfig;
+  tokenExchange?: TokenExchangeConfig;
+}
+
+/**
+ * The host as an OAuth client of the upstream's authorization server. Its secret is never in the config text:
+ * `clientSecretEnv` or `clientSecretFile` (client_secret_basic / _post), or `privateKeyFile` (private_key_jwt).
+ */
+export interface UpstreamClientConfig {
+  clientId: string;
+  /** The environment variable holding the client secret. */
+  clientSecretEnv?: string;
+  /** A file holding the client secret (relative to the config's directory). */
+  clientSecretFile?: string;
+  /** A PKCS#8 PEM private key file: the client authenticates with a signed JWT (private_key_jwt) instead of a secret. */
+  privateKeyFile?: string;
+  /** The private key's JWS algorithm. Default "RS256". */
+  algorithm?: string;
+  /** The scopes asked for. Default: those the server's protected-resource metadata lists. */
+  scopes?: string[];
+  /** The token endpoint. Default: found from the server's 401 (RFC 9728, then RFC 8414 metadata). */
+  tokenUrl?: string;
+  /**
+   * The authorization server the client is registered at: its credential is sent to no other, whatever the
+   * server's metadata names. Default: the one the metadata names (or tokenUrl's origin).
+   */
+  issuer?: string;
+  /** The resource indicator (RFC 8707) the token is asked for. Default: the server's protected-resource metadata's. */
+  resource?: string;
+}
+
+/** RFC 8693: each caller's token is exchanged for one issued for the upstream; the host's own requests use client credentials. */
+export interface TokenExchangeConfig extends UpstreamClientConfig {
+  /** The `audience` asked for in the exchange, where the authorization server wants one beside `resource`. */
+  audience?: string;
 }
 
 /**

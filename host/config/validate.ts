@@ -18,6 +18,7 @@ import { ENTRY_KINDS, entryLabel, kindsNamedBy, prefixHint, type EntryKind } fro
 import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
 import { revisionListProblems } from './revisions.js';
+import { upstreamAuthProblems } from './upstream-auth.js';
 import type {
   AllowConfig,
   ClusterConfig,
@@ -510,6 +511,8 @@ const ENTRY_FIELDS: {
     url: field(anHttpUrl, '"http://127.0.0.1:4000/mcp"'),
     headers: field(anObjectOfStrings, '{ Authorization: "Bearer …" }'),
     sessions: anUpstreamSessions,
+    auth: (findings, value, path) =>
+      findings.problems.push(...upstreamAuthProblems(value, path, (at) => findings.where(at))),
     ...MOUNT_FIELDS,
   },
 };

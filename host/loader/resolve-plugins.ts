@@ -21,6 +21,7 @@ import type {
 import { checkPackage } from './manifest.js';
 import { grantsOf } from './grants.js';
 import { sandboxProblem } from './sandbox-available.js';
+import { resolveUpstreamCredentials } from './upstream-credentials.js';
 import { resolveEntryFile, resolvePackage, type ResolvedPackage } from './resolve.js';
 import type { CurationConfig, InProcessSpec, PluginSpec, RemoteSpec, StdioSpec } from './types.js';
 import { stableJson } from '../stable-json.js';
@@ -142,8 +143,11 @@ async function resolveEntry(entry: PluginEntry, path: string, config: ResolvedCo
     };
     return { resolved: { label, kindFields } };
   }
-  const kindFields = { kind: 'remote' as const, url: entry.url, headers: entry.headers ?? {}, ...perClientOf(entry) };
-  return { resolved: { label, kindFields } };
+  const remote = { kind: 'remote' as const, url: entry.url, headers: entry.headers ?? {}, ...perClientOf(entry) };
+  if (!entry.auth) return { resolved: { label, kindFields: remote } };
+  const read = resolveUpstreamCredentials(entry.auth, `${path}.auth`, config);
+  if ('problems' in read) return read;
+  return { resolved: { label, kindFields: { ...remote, auth: read.credentials } } };
 }
 
 /** `sessions: 'per-client'` as a spec carries it; 'shared', the default, is its absence. */

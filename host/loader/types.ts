@@ -101,6 +101,23 @@ export interface RemoteSpec extends SpecBase {
   headers: Record<string, string>;
   /** Set when each client session gets an upstream session of its own for its requests (mounts/per-client-upstreams.ts). */
   perClient?: true;
+  /** The entry's `auth`, its credential read: how the host gets its tokens for this server. */
+  auth?: UpstreamCredentials;
+}
+
+/** A url entry's OAuth client, as the mount uses it (config/upstream-auth.ts checked the entry). */
+export interface UpstreamCredentials {
+  /** The host's own token for every request, or each caller's token exchanged (RFC 8693) for its calls. */
+  mode: 'clientCredentials' | 'tokenExchange';
+  clientId: string;
+  /** A client secret, or a private key that signs a private_key_jwt assertion. */
+  secret: { kind: 'clientSecret'; value: string } | { kind: 'privateKey'; pem: string; algorithm: string };
+  scopes?: string[];
+  tokenUrl?: string;
+  /** The only authorization server the credential may be sent to. */
+  issuer?: string;
+  resource?: string;
+  audience?: string;
 }
 
 export type PluginSpec = InProcessSpec | StdioSpec | RemoteSpec;

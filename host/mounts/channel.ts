@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import type { Identity } from '../vocabulary/identity.js';
 
 /**
  * The host's side of a connection to one upstream MCP server, whatever
@@ -45,4 +46,6 @@ export interface SendOptions {
   /** Closes the client's SSE stream of this request (see `CallHooks.closeSSE`); only in process can a plugin ask. */
   closeSSE?: () => void;
   closeStandaloneSSE?: () => void;
+  /** Who the request is made for, when a client made it: a remote mount with token exchange calls as that caller. */
+  identity?: Identity;
 }

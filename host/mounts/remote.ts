@@ -16,6 +16,7 @@ import { ErrorCode } from '../rpc-error.js';
 import { MODERN_REVISION } from '../protocol-versions.js';
 import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
+import { CallerAuthRefused, UpstreamAuthorization, UpstreamAuthRefused } from './upstream-authorization.js';
 
 /** The request whose POST's response stream is being read, in the context the SDK reads it in. */
 const answering = new AsyncLocalStorage<RequestId | undefined>();
@@ -55,10 +56,14 @@ export class RemoteChannel implements ExplainedChannel {
   /** The handshake is done: from now on a server that is gone ends the channel. */
   private connected = false;
   private ended = false;
-
   constructor(
     private readonly spec: RemoteSpec,
     private readonly logger: Logger,
+    /**
+     * The token each request carries, and what a 401 says the server needs (upstream-authorization.ts): one
+     * per mount, shared by its connections (both eras' links, each reconnection), so its tokens are asked once.
+     */
+    private readonly authorization = new UpstreamAuthorization(spec),
   ) {}
 
   explain(): Outage | undefined {
@@ -70,6 +75,10 @@ export class RemoteChannel implements ExplainedChannel {
   }
 
   async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (options?.identity && this.spec.auth?.mode === 'tokenExchange') {
+      const { identity, ...rest } = options;
+      return this.authorization.asCaller(identity, () => this.send(message, rest));
+    }
     if (options?.headers) return withForwardedHeaders.run(options.headers, () => this.send(message));
     const transport = this.transport;
     if (!transport || this.ended) throw new Error(`the connection to ${this.spec.url} is closed.`);
@@ -81,6 +90,8 @@ export class RemoteChannel implements ExplainedChannel {
       const request = method === undefined ? undefined : (message as { id: RequestId }).id;
       await answering.run(request, () => transport.send(message));
     } catch (error) {
+      // A caller's token that could not be exchanged is that call's answer; the mount serves on.
+      if (error instanceof CallerAuthRefused) throw error;
       const status = httpStatus(error);
       const legacy = transport instanceof SSEClientTransport;
       // A JSON-RPC error in an HTTP 4xx body is an answer, not an outage, where no session can be lost:
@@ -125,8 +136,12 @@ export class RemoteChannel implements ExplainedChannel {
     this.end();
   }
 
-  private options(): { requestInit: RequestInit; fetch: typeof fetch } {
-    return { requestInit: { headers: this.spec.headers }, fetch: fetchWithForwardedHeaders };
+  private options(): { requestInit: RequestInit; fetch: typeof fetch; authProvider: UpstreamAuthorization } {
+    return {
+      requestInit: { headers: this.spec.headers },
+      fetch: fetchWithForwardedHeaders,
+      authProvider: this.authorization,
+    };
   }
 
   /** Make `next` the transport carrying this channel, closing the one it replaces. */
@@ -174,15 +189,24 @@ export class RemoteChannel implements ExplainedChannel {
    */
   private failed(error: unknown, status: number | undefined, refusedOne = false): void {
     this.failure = this.outageOf(error, status);
+    // A server the host can no longer get a token for cannot serve anyone: it is down until one is granted.
     const gone =
       this.transport instanceof SSEClientTransport ||
       (status === 404 && !refusedOne) ||
+      error instanceof UpstreamAuthRefused ||
       (status === undefined && isNetworkError(error));
     if (gone && this.connected && !this.ended) void this.close();
   }
 
   private outageOf(error: unknown, status: number | undefined): Outage {
     const url = this.spec.url;
+    if (error instanceof UpstreamAuthRefused) return error.outage;
+    if (status !== undefined && AUTH.has(status) && this.spec.auth) {
+      return {
+        cause: `${url} refused the token client "${this.spec.auth.clientId}" was granted for it (HTTP ${status}).`,
+        fix: "check what the server requires of a token (its audience, the scopes) against the client's grant at the authorization server, and the entry's auth.resource and auth.scopes.",
+      };
+    }
     if (status !== undefined && AUTH.has(status)) {
       return {
         cause: `${url} refused the host with HTTP ${status}.`,

@@ -46,8 +46,13 @@ export async function startMount(
       return spec.perClient ? withSessionPeers(mount, open, config) : mount;
     }
     case 'remote': {
-      const { RemoteChannel } = await import('./remote.js');
-      const open = (logger: Logger) => new RemoteChannel(spec, logger);
+      const [{ RemoteChannel }, { UpstreamAuthorization }] = await Promise.all([
+        import('./remote.js'),
+        import('./upstream-authorization.js'),
+      ]);
+      // One authorization per mount: its two faces, its reconnections and its per-client sessions share one token.
+      const authorization = new UpstreamAuthorization(spec);
+      const open = (logger: Logger) => new RemoteChannel(spec, logger, authorization);
       const mount = await startWithFaces(spec, () => open(mountLogger), config, mountLogger, events);
       return spec.perClient ? withSessionPeers(mount, open, config) : mount;
     }

@@ -248,8 +248,8 @@ export class UpstreamPeer {
     if (this.modern) sentParams = enveloped(sentParams, hooks.modernClient);
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
     const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
-    const { closeSSE, closeStandaloneSSE } = hooks;
-    const options = { ...(headers && { headers }), closeSSE, closeStandaloneSSE };
+    const { closeSSE, closeStandaloneSSE, identity } = hooks;
+    const options = { ...(headers && { headers }), closeSSE, closeStandaloneSSE, ...(identity && { identity }) };
     this.channel.send(message, options).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });

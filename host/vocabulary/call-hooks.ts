@@ -1,5 +1,6 @@
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 import type { ClientScope } from './client-scope.js';
+import type { Identity } from './identity.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -25,6 +26,8 @@ export interface CallHooks {
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */
   clientHeaders?: Headers;
+  /** The client the request is made for (a remote mount with token exchange calls the upstream as it). */
+  identity?: Identity;
   /**
    * Closes the client's SSE stream of this call (a resumable 2025-era HTTP
    * session's): the client reconnects with `Last-Event-ID` and gets the

@@ -1,0 +1,311 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import {
+  AuthorizationServerMismatchError,
+  ClientCredentialsProvider,
+  OAuthError,
+  PrivateKeyJwtProvider,
+  discoverOAuthServerInfo,
+  extractWWWAuthenticateParams,
+  fetchToken,
+  type AuthProvider,
+  type AuthorizationServerMetadata,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
+import { describeThrown } from '../errors.js';
+import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
+import type { Identity } from '../vocabulary/identity.js';
+import { mountName } from './mount.js';
+import type { Outage } from './supervisor.js';
+
+/** The upstream's authorization server, as its 401 led to it (RFC 9728, then RFC 8414) or as `tokenUrl` names it. */
+interface AuthorizationServer {
+  issuer: string;
+  metadata?: AuthorizationServerMetadata;
+  /** The resource indicator (RFC 8707) tokens are asked for. */
+  resource?: string;
+  /** The scopes the upstream's protected-resource metadata lists. */
+  scopes?: string[];
+}
+
+/** A token and when to stop using it: shortly before it expires, so no request carries an expired one. */
+interface CachedToken {
+  token: string;
+  renewAt: number;
+}
+
+/** A token is renewed this long before it expires (at most a tenth of its lifetime, for short-lived tokens). */
+const RENEW_BEFORE_MS = 30_000;
+/** Exchanged tokens kept per mount, one per caller; past this the oldest are dropped. */
+const MAX_EXCHANGED = 1000;
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+/** What the transport passes `onUnauthorized` (the SDK names the type but does not export it). */
+type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
+
+/** The host cannot get a token for the upstream: the mount cannot serve, and its outage says why. */
+export class UpstreamAuthRefused extends Error {
+  constructor(readonly outage: Outage) {
+    super(`${outage.cause} Fix: ${outage.fix}`);
+    this.name = 'UpstreamAuthRefused';
+  }
+}
+
+/** One caller's request cannot be made as that caller: an answer to that request alone, never an outage. */
+export class CallerAuthRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CallerAuthRefused';
+  }
+}
+
+/**
+ * How a remote mount authenticates, as the SDK transport's `authProvider`:
+ * the transport asks `token()` before every request and calls
+ * `onUnauthorized()` on a 401, then retries the request once.
+ *
+ * Without `auth` in the entry, a 401 is read for what the upstream needs:
+ * its protected-resource metadata (RFC 9728, from `WWW-Authenticate:
+ * resource_metadata=…` or the well-known URL) and its authorization
+ * server's metadata (RFC 8414 / OIDC discovery), found with the SDK's own
+ * discovery helpers, become the mount's outage, naming what to add.
+ *
+ * With `auth.clientCredentials` the host is an OAuth client of that
+ * server: the SDK's `ClientCredentialsProvider` (a secret) or
+ * `PrivateKeyJwtProvider` (private_key_jwt) makes the token request, and
+ * the token is used until shortly before it expires, then renewed before
+ * the next request goes out. With `auth.tokenExchange` the host's own
+ * requests (handshake, lists, pings) use the same client's client
+ * credentials, and each caller's requests carry a token exchanged for that
+ * caller's own (RFC 8693), cached per caller until it expires. The caller's
+ * token is only ever the exchange's `subject_token`: it never reaches the
+ * upstream.
+ */
+export class UpstreamAuthorization implements AuthProvider {
+  private server?: AuthorizationServer;
+  private own?: CachedToken;
+  private obtaining?: Promise<string>;
+  private readonly exchanged = new Map<string, CachedToken>();
+  /** The caller a request is being made for, in the async context the transport sends it in. */
+  private readonly caller = new AsyncLocalStorage<{ identity: Identity; token: string }>();
+
+  constructor(private readonly spec: RemoteSpec) {
+    const tokenUrl = spec.auth?.tokenUrl;
+    if (tokenUrl) {
+      // A token endpoint named in the config needs no discovery: it is its own authorization server.
+      const issuer = spec.auth?.issuer ?? new URL(tokenUrl).origin;
+      this.server = {
+        issuer,
+        metadata: { issuer, token_endpoint: tokenUrl } as AuthorizationServerMetadata,
+        ...(spec.auth?.resource && { resource: spec.auth.resource }),
+      };
+    }
+  }
+
+  async token(): Promise<string | undefined> {
+    const caller = this.caller.getStore();
+    if (caller) return caller.token;
+    if (!this.spec.auth) return undefined;
+    if (this.own && Date.now() < this.own.renewAt) return this.own.token;
+    // Before the first 401 the server is not known yet: the request goes without, and its 401 says where to ask.
+    if (!this.server) return undefined;
+    return this.renewOwn();
+  }
+
+  async onUnauthorized(context: UnauthorizedContext): Promise<void> {
+    const caller = this.caller.getStore();
+    if (caller) {
+      // The caller's exchanged token was refused (revoked, or its grant changed): exchange again, once.
+      caller.token = await this.exchange(caller.identity, true);
+      return;
+    }
+    // Read afresh on every 401 that points at metadata (the server may have moved), unless the entry names its
+    // token endpoint: then the entry, not the server, says where the credential goes.
+    const challenge = extractWWWAuthenticateParams(context.response);
+    if (this.server === undefined || (challenge.resourceMetadataUrl && !this.spec.auth?.tokenUrl)) {
+      this.server = await this.discover(challenge.resourceMetadataUrl);
+    }
+    this.own = undefined;
+    if (!this.spec.auth) throw new UpstreamAuthRefused(this.needs(this.server));
+    await this.renewOwn();
+  }
+
+  /** Run `send` as `identity`: its requests carry a token exchanged for the caller's own. */
+  async asCaller<T>(identity: Identity, send: () => Promise<T>): Promise<T> {
+    const token = await this.exchange(identity, false);
+    return this.caller.run({ identity, token }, send);
+  }
+
+  private renewOwn(): Promise<string> {
+    this.obtaining ??= this.obtainOwn().finally(() => (this.obtaining = undefined));
+    return this.obtaining;
+  }
+
+  private async obtainOwn(): Promise<string> {
+    const credentials = this.spec.auth!;
+    const server = this.server!;
+    try {
+      this.own = await this.request(this.clientOf(credentials, server), server);
+      return this.own.token;
+    } catch (error) {
+      if (error instanceof AuthorizationServerMismatchError) {
+        throw new UpstreamAuthRefused({
+          cause: `${this.spec.url} names the authorization server ${server.issuer}, but client "${credentials.clientId}" is registered at ${credentials.issuer} (the entry's auth.${credentials.mode}.issuer): its credential is sent nowhere else.`,
+          fix: `if the server has moved to ${server.issuer}, register the client there and change issuer; otherwise check the entry's url: a server that names another authorization server may be collecting credentials.`,
+        });
+      }
+      throw new UpstreamAuthRefused({
+        cause: `${server.issuer} gave client "${credentials.clientId}" no token for ${this.spec.url}: ${describeRefusal(error)}.`,
+        fix: `check the client at ${server.issuer}: that it is registered, may use the client_credentials grant${server.resource ? ` for the resource ${server.resource}` : ''}${credentials.scopes ? ` with the scopes ${credentials.scopes.join(' ')}` : ''}, and that its ${credentials.secret.kind === 'clientSecret' ? 'secret' : 'public key'} matches the one the entry's auth reads.`,
+      });
+    }
+  }
+
+  /** The token `identity` calls the upstream with: exchanged for its own, or refused when it has none to exchange. */
+  private async exchange(identity: Identity, fresh: boolean): Promise<string> {
+    const credentials = this.spec.auth!;
+    if (identity.kind !== 'oauth' || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
+    const key = createHash('sha256').update(identity.token).digest('hex');
+    const cached = this.exchanged.get(key);
+    if (cached && !fresh && Date.now() < cached.renewAt) return cached.token;
+    // The host's own token came first (the handshake), so the server is known unless the upstream asked nothing.
+    const server = this.server ?? (await this.discover(undefined));
+    this.server = server;
+    const client = this.clientOf(credentials, server);
+    const subjectToken = identity.token;
+    // The SDK's token request with the provider's client authentication, for the RFC 8693 grant.
+    const grant: OAuthClientProvider = Object.create(client, {
+      prepareTokenRequest: {
+        value: () => {
+          const params = new URLSearchParams({
+            grant_type: TOKEN_EXCHANGE,
+            subject_token: subjectToken,
+            subject_token_type: ACCESS_TOKEN_TYPE,
+            requested_token_type: ACCESS_TOKEN_TYPE,
+          });
+          if (credentials.audience) params.set('audience', credentials.audience);
+          const scope = this.scopeOf(server);
+          if (scope) params.set('scope', scope);
+          return params;
+        },
+      },
+    }) as OAuthClientProvider;
+    let token: CachedToken;
+    try {
+      token = await this.request(grant, server);
+    } catch (error) {
+      throw new CallerAuthRefused(
+        `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
+      );
+    }
+    this.exchanged.delete(key);
+    this.exchanged.set(key, token);
+    if (this.exchanged.size > MAX_EXCHANGED) this.exchanged.delete(this.exchanged.keys().next().value!);
+    return token.token;
+  }
+
+  private async request(provider: OAuthClientProvider, server: AuthorizationServer): Promise<CachedToken> {
+    const asked = Date.now();
+    const scope = this.scopeOf(server);
+    const tokens = await fetchToken(provider, server.issuer, {
+      ...(server.metadata && { metadata: server.metadata }),
+      ...(server.resource && { resource: server.resource }),
+      ...(scope && { scope }),
+    });
+    const lifetimeMs = tokens.expires_in === undefined ? Infinity : tokens.expires_in * 1000;
+    return { token: tokens.access_token, renewAt: asked + lifetimeMs - Math.min(RENEW_BEFORE_MS, lifetimeMs / 10) };
+  }
+
+  private scopeOf(server: AuthorizationServer): string | undefined {
+    return (this.spec.auth?.scopes ?? server.scopes)?.join(' ') || undefined;
+  }
+
+  /**
+   * The SDK's provider for the configured client, bound to the issuer its credential may be sent to: the one the
+   * entry names, else the one the server's metadata names. A server naming another issuer than the entry's is
+   * refused by the SDK before the credential leaves the host.
+   */
+  private clientOf(credentials: UpstreamCredentials, server: AuthorizationServer): OAuthClientProvider {
+    const { clientId, secret } = credentials;
+    const issuer = credentials.issuer ?? server.issuer;
+    return secret.kind === 'clientSecret'
+      ? new ClientCredentialsProvider({ clientId, clientSecret: secret.value, expectedIssuer: issuer })
+      : new PrivateKeyJwtProvider({
+          clientId,
+          privateKey: secret.pem,
+          algorithm: secret.algorithm,
+          expectedIssuer: issuer,
+        });
+  }
+
+  /**
+   * What the upstream's metadata says of its authorization server (read with plain fetch: the entry's headers
+   * stay its own). A server that publishes none refuses the host as any 401 does, in the words used before OAuth.
+   */
+  private async discover(resourceMetadataUrl: URL | undefined): Promise<AuthorizationServer> {
+    let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>> | undefined;
+    let unreadable: unknown;
+    try {
+      info = await discoverOAuthServerInfo(this.spec.url, { ...(resourceMetadataUrl && { resourceMetadataUrl }) });
+    } catch (error) {
+      unreadable = error;
+    }
+    if (!info?.resourceMetadata && !info?.authorizationServerMetadata) {
+      const why =
+        unreadable === undefined
+          ? 'publishes no OAuth metadata'
+          : `has OAuth metadata that could not be read (${describeThrown(unreadable)})`;
+      throw new UpstreamAuthRefused(
+        this.spec.auth
+          ? {
+              cause: `${this.spec.url} refused the host with HTTP 401 and ${why}: the host cannot tell where to get a token.`,
+              fix: `name the token endpoint in the entry: auth.${this.spec.auth.mode}.tokenUrl (and resource, if the server wants one).`,
+            }
+          : {
+              cause: `${this.spec.url} refused the host with HTTP 401.`,
+              fix: 'give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.',
+            },
+      );
+    }
+    const resource = this.spec.auth?.resource ?? info.resourceMetadata?.resource;
+    const scopes = info.resourceMetadata?.scopes_supported;
+    return {
+      issuer: info.authorizationServerMetadata?.issuer ?? info.authorizationServerUrl,
+      ...(info.authorizationServerMetadata && { metadata: info.authorizationServerMetadata }),
+      ...(resource && { resource }),
+      ...(scopes && { scopes }),
+    };
+  }
+
+  /** What an entry without `auth` needs, as the upstream's metadata tells it. */
+  private needs(server: AuthorizationServer): Outage {
+    const grants = server.metadata?.grant_types_supported;
+    const details = [
+      server.metadata?.token_endpoint && `token endpoint ${server.metadata.token_endpoint}`,
+      server.resource && `resource ${server.resource}`,
+      server.scopes && `scopes ${server.scopes.join(' ')}`,
+      grants && `grants ${grants.join(', ')}`,
+    ].filter(Boolean);
+    return {
+      cause: `${this.spec.url} requires an OAuth token (HTTP 401) from the authorization server ${server.issuer}${details.length > 0 ? ` (${details.join('; ')})` : ''}, and the entry gives the host no way to get one.`,
+      fix: `register a client for mcp-host at ${server.issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…" } } (the host's own token), or auth: { tokenExchange: { … } } (each caller's token exchanged); see docs/upstream-auth.md.`,
+    };
+  }
+
+  private noTokenToExchange(identity: Identity): string {
+    const who =
+      identity.kind === 'stdio'
+        ? 'a stdio client'
+        : identity.kind === 'token'
+          ? `a client of the static token "${identity.tokenName ?? identity.name}"`
+          : 'a client that sent no token';
+    return `mount "${mountName(this.spec)}" calls ${this.spec.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is ${who}: it has no OAuth token to exchange. Fix: connect over HTTP with an access token the host accepts (http.oauth), or mount the server with auth.clientCredentials to call it as the host.`;
+  }
+}
+
+/** An authorization server's refusal in its own terms: the OAuth error code and description. */
+function describeRefusal(error: unknown): string {
+  if (error instanceof OAuthError) return `${error.code}${error.message ? ` (${error.message})` : ''}`;
+  return describeThrown(error);
+}
