@@ -332,7 +332,18 @@ const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
 };
 
 /** The JWS algorithms `http.oauth.algorithms` may name: asymmetric only, since the issuer's keys are public. */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /** An issuer is https, except on this machine (a test or a local identity provider), as the SDK's own check says. */
 const anIssuerUrl: Rule = {

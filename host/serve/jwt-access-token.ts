@@ -91,7 +91,11 @@ function refusal(error: unknown, required: JwtRequirements, jwksUri: string): OA
       `get a token from ${required.issuer}`,
     );
   }
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
+  if (
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError)
+  ) {
     // The issuer's keys could not be had: the token may well be good, so this is the host's failure, not the client's.
     const why = error instanceof Error ? error.message : String(error);
     return new OAuthError(
@@ -99,5 +103,8 @@ function refusal(error: unknown, required: JwtRequirements, jwksUri: string): OA
       `mcp-host could not fetch the signing keys of ${required.issuer} from ${jwksUri} (${why}); retry later`,
     );
   }
-  return invalid(`it is not a well-formed signed JWT (${error.message})`, 'send the access token the authorization server issued');
+  return invalid(
+    `it is not a well-formed signed JWT (${error.message})`,
+    'send the access token the authorization server issued',
+  );
 }

@@ -3,6 +3,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
   isJSONRPCRequest,
   type JSONRPCMessage,
+  type AuthInfo,
+  type HandleRequestOptions,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
@@ -76,12 +78,13 @@ export class LegacySessions {
    * `read`: the request, its body read once (node-exchange.ts).
    * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
    * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
+   * `authInfo`: who the client is, as the endpoint verified it, handed to the handlers as `ctx.http.authInfo`.
    */
-  async handle(read: ReadRequest, owner?: string, forwarded = false): Promise<Response> {
+  async handle(read: ReadRequest, owner?: string, forwarded = false, authInfo?: AuthInfo): Promise<Response> {
     const { request, json } = read;
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
-      if (request.method === 'POST') return this.open(request, json, owner);
+      if (request.method === 'POST') return this.open(request, json, owner, authInfo);
       return jsonRpcErrorResponse(
         400,
         -32000,
@@ -142,7 +145,7 @@ export class LegacySessions {
     if (missed) return missed;
     const batch = refusedBatch(session, read);
     if (batch) return batch;
-    const response = await session.transport.handleRequest(request, parsed(json));
+    const response = await session.transport.handleRequest(request, parsed(json, authInfo));
     // The GET stream is where a broadcast (list_changed) can reach this
     // session: a session that never opened one costs a broadcast nothing.
     // Once it has, it stays counted in when the stream drops: what it misses
@@ -165,7 +168,12 @@ export class LegacySessions {
    * A POST without a session: an `initialize` opens one. Anything else gets
    * the transport's own 400 and the would-be session is dropped at once.
    */
-  private async open(request: Request, json: unknown, owner: string | undefined): Promise<Response> {
+  private async open(
+    request: Request,
+    json: unknown,
+    owner: string | undefined,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
     const full = this.fullFor(owner) ?? (await this.fullAcrossClusterFor(owner));
     if (full) return full;
     this.opening += 1;
@@ -206,7 +214,7 @@ export class LegacySessions {
       };
       transport.onmessage = cancelOnDisconnect(transport);
       await front.server.connect(transport);
-      const response = await transport.handleRequest(request, parsed(json));
+      const response = await transport.handleRequest(request, parsed(json, authInfo));
       if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
         uncount();
         await front.server.close();
@@ -286,8 +294,8 @@ export class LegacySessions {
 }
 
 /** The transport's options for a body read already: it need not read and parse it again. */
-function parsed(json: unknown): { parsedBody: unknown } | undefined {
-  return json === undefined ? undefined : { parsedBody: json };
+function parsed(json: unknown, authInfo: AuthInfo | undefined): HandleRequestOptions {
+  return { ...(json !== undefined && { parsedBody: json }), ...(authInfo && { authInfo }) };
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */

@@ -14,7 +14,10 @@ export function isProtectedResourceMetadataPath(path: string): boolean {
  * the document to a GET, readable from any origin (a browser-based client
  * discovers the authorization server from it), 405 to anything else.
  */
-export function protectedResourceMetadataResponse(method: string | undefined, document: OAuthProtectedResourceMetadata): Response {
+export function protectedResourceMetadataResponse(
+  method: string | undefined,
+  document: OAuthProtectedResourceMetadata,
+): Response {
   const cors = { 'access-control-allow-origin': '*' };
   if (method === 'GET' || method === 'HEAD') {
     return Response.json(document, { headers: { ...cors, 'cache-control': 'max-age=3600' } });
@@ -22,7 +25,11 @@ export function protectedResourceMetadataResponse(method: string | undefined, do
   if (method === 'OPTIONS') {
     return new Response(null, {
       status: 204,
-      headers: { ...cors, 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'mcp-protocol-version' },
+      headers: {
+        ...cors,
+        'access-control-allow-methods': 'GET',
+        'access-control-allow-headers': 'mcp-protocol-version',
+      },
     });
   }
   return Response.json(

@@ -65,7 +65,10 @@ export async function introspect(
     );
   }
   if (typeof claims.exp !== 'number') {
-    throw invalid('its introspection names no expiry ("exp")', 'get a token that expires from the authorization server');
+    throw invalid(
+      'its introspection names no expiry ("exp")',
+      'get a token that expires from the authorization server',
+    );
   }
   return claims;
 }

@@ -38,13 +38,18 @@ export interface OpenIdProvider {
 
 interface SigningKey {
   privateJwk: JWK;
-  privateKey: Parameters<SignJWT["sign"]>[0];
+  privateKey: Parameters<SignJWT['sign']>[0];
 }
 
 let keyCount = 0;
 async function newSigningKey(): Promise<SigningKey> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const privateJwk = { ...(await exportJWK(privateKey)), kid: `key-${++keyCount}-${Date.now()}`, alg: 'RS256', use: 'sig' };
+  const privateJwk = {
+    ...(await exportJWK(privateKey)),
+    kid: `key-${++keyCount}-${Date.now()}`,
+    alg: 'RS256',
+    use: 'sig',
+  };
   return { privateJwk, privateKey };
 }
 
@@ -66,8 +71,9 @@ export async function startOpenIdProvider(
 
   const provider = (issuer: string) =>
     new Provider(issuer, {
-      clients: clients.map(({ groups: _groups, ...client }) => ({
+      clients: clients.map(({ groups: _groups, scope, ...client }) => ({
         ...client,
+        ...(scope !== '' && { scope }),
         grant_types: ['client_credentials'],
         redirect_uris: [],
         response_types: [],
