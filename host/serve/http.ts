@@ -18,6 +18,8 @@ import { forwardedContinuation } from './forward-continuation.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import { OAuthResourceServer } from './oauth-resource-server.js';
 import type { OAuthSettings } from './oauth-settings.js';
+import { identityCarried } from './carried-identity.js';
+import { authInfoFor } from '../vocabulary/identity.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
@@ -149,8 +151,9 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       ? unauthorizedForward(refused)
       : isLegacy
         ? await legacy.handle(read, clientId, forwarded !== undefined, authInfo)
-        : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
-          (await modern.fetch(read, authInfo)));
+        : ((cluster && !forwarded
+            ? await forwardedContinuation(cluster, read, clientId, identityCarried(authInfo))
+            : undefined) ?? (await modern.fetch(read, authInfo)));
     await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));
     answered = true;
   };
@@ -220,7 +223,11 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     let authInfo: AuthInfo | undefined;
     if (peer) {
       if (peer.clientId !== undefined) {
-        authInfo = { token: '', clientId: peer.clientId, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER };
+        // The identity the forwarding replica verified, as its stamp carries it: the handlers here see the same one.
+        const verified = { token: '', clientId: peer.clientId, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER };
+        authInfo = peer.identity
+          ? authInfoFor(peer.identity, { ...verified, scopes: [...peer.identity.scopes] })
+          : verified;
       }
     } else if (checkToken) {
       const verdict = await checkToken(req);

@@ -15,6 +15,7 @@ import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
 import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
+import { identityCarried } from './carried-identity.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -102,7 +103,8 @@ export class LegacySessions {
           `Service Unavailable: session "${id}" is not on this replica, and the cluster's record of which replica holds it failed its signature check (something other than a replica wrote it to Redis), so it is not followed; retry later. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
         );
       }
-      const answer = where && where !== 'gone' ? await cluster.forward(read, where, owner) : undefined;
+      const answer =
+        where && where !== 'gone' ? await cluster.forward(read, where, owner, identityCarried(authInfo)) : undefined;
       if (answer instanceof Response) return answer;
       // Its owner may be alive but out of reach (a wrong cluster.advertise, a network fault): still a
       // 404 as the spec has it (the session cannot be served from here, and the client's way on is a new

@@ -56,6 +56,7 @@ async function newSigningKey(): Promise<SigningKey> {
 export const DEFAULT_CLIENTS: TestClient[] = [
   { client_id: 'alice-agent', client_secret: 'alice-secret-0123456789abcdef', scope: 'mcp notes', groups: ['admins'] },
   { client_id: 'bob-agent', client_secret: 'bob-secret-0123456789abcdef', scope: 'notes' },
+  { client_id: 'carol-agent', client_secret: 'carol-secret-0123456789abcdef', scope: 'mcp' },
   { client_id: 'opaque', client_secret: 'opaque-secret-0123456789abcdef', scope: 'mcp' },
   // The host's own client at the introspection endpoint.
   { client_id: 'mcp-host', client_secret: 'mcp-host-secret-0123456789abcdef', scope: '' },
