@@ -21,6 +21,12 @@ export const JWKS_REFETCH_COOLDOWN_MS = 2_000;
 const JWKS_MAX_AGE_MS = 10 * 60_000;
 /** How long the issuer's JWKS endpoint may take to answer. */
 const JWKS_TIMEOUT_MS = 5_000;
+/**
+ * How many verified tokens are remembered. Only tokens whose signature
+ * verified get in (a caller cannot fill it with made-up ones); beyond it,
+ * the oldest is forgotten and verified again when it comes back.
+ */
+const VERIFIED_TOKENS_KEPT = 5_000;
 
 /** The verified claims of a JWT access token, or an OAuthError saying why it is refused and what to do. */
 export type JwtVerifier = (token: string) => Promise<JWTPayload>;
@@ -31,6 +37,12 @@ export type JwtVerifier = (token: string) => Promise<JWTPayload>;
  * id it does not hold (a rotation), at most every JWKS_REFETCH_COOLDOWN_MS.
  * The signature, `iss`, `aud`, `exp` and `nbf` (within the skew) and the
  * algorithm (from the allowlist; `none` is never in it) are all checked.
+ *
+ * A client sends the same token with every request of its lifetime, and a
+ * signature check through WebCrypto costs far more than the rest of a
+ * request's way through the host (docs/performance.md): a token once
+ * verified is taken as verified until its `exp` (plus the skew), and never
+ * longer than the JWKS it was checked against is kept.
  */
 export function jwtVerifier(jwksUri: string, required: JwtRequirements): JwtVerifier {
   const keys = createRemoteJWKSet(new URL(jwksUri), {
@@ -38,7 +50,11 @@ export function jwtVerifier(jwksUri: string, required: JwtRequirements): JwtVeri
     cacheMaxAge: JWKS_MAX_AGE_MS,
     timeoutDuration: JWKS_TIMEOUT_MS,
   });
+  const verified = new Map<string, { payload: JWTPayload; untilMs: number }>();
   return async (token) => {
+    const known = verified.get(token);
+    if (known && Date.now() < known.untilMs) return known.payload;
+    verified.delete(token);
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: required.issuer,
@@ -47,6 +63,9 @@ export function jwtVerifier(jwksUri: string, required: JwtRequirements): JwtVeri
         clockTolerance: required.clockSkewSeconds,
         requiredClaims: ['exp'],
       });
+      if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+      const untilMs = Math.min((payload.exp! + required.clockSkewSeconds) * 1000, Date.now() + JWKS_MAX_AGE_MS);
+      verified.set(token, { payload, untilMs });
       return payload;
     } catch (error) {
       throw refusal(error, required, jwksUri);
