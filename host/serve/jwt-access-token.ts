@@ -77,6 +77,20 @@ export function jwtVerifier(jwksUri: string, required: JwtRequirements): JwtVeri
 function refusal(error: unknown, required: JwtRequirements, jwksUri: string): OAuthError {
   const invalid = (what: string, fix: string) =>
     new OAuthError(OAuthErrorCode.InvalidToken, `the access token was refused: ${what}; ${fix}`);
+  // The issuer's keys could not be had (unreachable, not 200, not a JWKS): the token may well be good, so
+  // this is the host's failure, not the client's. (A plain JOSEError is what jose's JWKS fetch throws.)
+  if (
+    !(error instanceof errors.JOSEError) ||
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    error.code === errors.JOSEError.code
+  ) {
+    const why = error instanceof Error ? error.message : String(error);
+    return new OAuthError(
+      OAuthErrorCode.ServerError,
+      `mcp-host could not fetch the signing keys of ${required.issuer} from ${jwksUri} (${why}); retry later`,
+    );
+  }
   if (error instanceof errors.JWTExpired) {
     return invalid('it has expired (its "exp" is past)', 'get a new token from the authorization server');
   }
@@ -108,18 +122,6 @@ function refusal(error: unknown, required: JwtRequirements, jwksUri: string): OA
     return invalid(
       `its signature does not verify with any key ${required.issuer} publishes`,
       `get a token from ${required.issuer}`,
-    );
-  }
-  if (
-    error instanceof errors.JWKSTimeout ||
-    error instanceof errors.JWKSInvalid ||
-    !(error instanceof errors.JOSEError)
-  ) {
-    // The issuer's keys could not be had: the token may well be good, so this is the host's failure, not the client's.
-    const why = error instanceof Error ? error.message : String(error);
-    return new OAuthError(
-      OAuthErrorCode.ServerError,
-      `mcp-host could not fetch the signing keys of ${required.issuer} from ${jwksUri} (${why}); retry later`,
     );
   }
   return invalid(
