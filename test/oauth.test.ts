@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { assertLogged, startHttpHost, type HttpHost } from './helpers/host.js';
+import { assertLogged, startHttpHost, until, type HttpHost } from './helpers/host.js';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import { oauthSettingsOf } from '../host/serve/oauth-settings.js';
@@ -138,21 +138,24 @@ t.test(
   async (t) => {
     const token = await idp.token('alice-agent', { scope: 'mcp notes', resource: audience });
 
+    const aliceLine =
+      /"identity":\{"kind":"oauth","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/g;
+    const handledForAlice = () => host.log().match(aliceLine)?.length ?? 0;
+    const before = handledForAlice();
     const legacy = await connect(t, host.url, token);
     t.same((await legacy.callTool({ name: 'up.hello', arguments: {} })).content, [{ type: 'text', text: 'hello' }]);
     t.ok(
       (await legacy.listTools()).tools.some((tool) => tool.name === 'good.echo'),
       'a legacy session lists the tools',
     );
+    await until('the legacy call to be logged for alice', () => handledForAlice() === before + 1);
+    t.pass("the legacy session's handler saw alice");
 
     const modern = await connect(t, host.url, token, modernClient());
     t.same((await modern.callTool({ name: 'up.hello', arguments: {} })).content, [{ type: 'text', text: 'hello' }]);
+    await until('the 2026-07-28 call to be logged for alice', () => handledForAlice() === before + 2);
+    t.pass('the 2026-07-28 handler saw alice');
 
-    await assertLogged(
-      t,
-      host.log,
-      /"identity":\{"kind":"oauth","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/,
-    );
     t.notMatch(host.log(), token, "the host's log never shows the token");
     t.ok(upstream.seen.length > 0, `the upstream saw ${upstream.seen.length} requests`);
     t.notOk(
@@ -291,9 +294,9 @@ t.test(
 );
 
 t.test('http.oauth is validated: each mistake names its key and the fix', async (t) => {
-  const refusals = (oauth: unknown): string => {
+  const refusals = (oauth: unknown, plugins: unknown[] = []): string => {
     try {
-      validateConfig({ http: { port: 0, oauth }, plugins: [] }, FILE);
+      validateConfig({ http: { port: 0, oauth }, plugins }, FILE);
       return '';
     } catch (error) {
       return problemsOf(error, 'config').map(formatProblem).join('\n');
@@ -335,6 +338,10 @@ t.test('http.oauth is validated: each mistake names its key and the fix', async 
   );
   t.match(refusals({ issuer, audience, introspection: 'yes' }), /http\.oauth\.introspection.*expected an object/s);
   t.match(refusals({ issuer, audience, issuers: [] }), /http\.oauth\.issuers/);
+  const forwarding = refusals({ issuer, audience }, [
+    { url: 'http://127.0.0.1:4000/mcp', prefix: 'up', forwardHeaders: ['authorization'] },
+  ]);
+  t.match(forwarding, /forwardHeaders/, "with http.oauth, forwarding a client's Authorization is refused at load");
   t.match(refusals('https://id.example.com'), /http\.oauth.*expected an object.*e\.g\. oauth: \{ issuer/s);
 });
 
