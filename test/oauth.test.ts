@@ -4,8 +4,6 @@
 // introspected, the RFC 9728 metadata document, the 401 and 403 challenges,
 // static tokens beside OAuth, the identity reaching the handlers of both
 // eras, sessions bound to it, and the token never reaching an upstream.
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import {
@@ -13,9 +11,7 @@ import {
   StreamableHTTPClientTransport,
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/client';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { assertLogged, startHttpHost, until, type HttpHost } from './helpers/host.js';
+import { assertLogged, postInitialize, startHttpHost, until, type HttpHost } from './helpers/host.js';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import { oauthSettingsOf } from '../host/serve/oauth-settings.js';
@@ -24,51 +20,24 @@ import { makeWorkspace } from './helpers/packages.js';
 import { writeZoo } from './helpers/zoo.js';
 import { startOpenIdProvider, type OpenIdProvider } from './helpers/openid-provider.js';
 import { modernClient } from './helpers/cluster.js';
+import { sayingHello, startRecordingUpstream, type RecordingUpstream } from './helpers/recording-upstream.js';
 
 const FILE = '/srv/mcp-host.config.js';
 const STATIC_TOKEN = 'static-ci-token-0123456789';
 const INTROSPECTION_SECRET = 'mcp-host-secret-0123456789abcdef';
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
-});
-
-/** An upstream MCP server (a `url:` mount) that records the headers of every request it gets. */
-async function recordingUpstream(t: Test): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'upstream', version: '1.0.0' });
-      server.registerTool('hello', { description: 'Say hello' }, () => ({
-        content: [{ type: 'text', text: 'hello' }],
-      }));
-      return server;
-    }),
-  );
-  const upstream = createServer((req, res) => {
-    seen.push(req.headers);
-    void handler(req, res);
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => (upstream.closeAllConnections(), upstream.close(() => resolve()))));
-  return { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, seen };
-}
 
 interface Setup {
   idp: OpenIdProvider;
   host: HttpHost;
   audience: string;
   base: string;
-  upstream: { url: string; seen: IncomingHttpHeaders[] };
+  upstream: RecordingUpstream;
 }
 
 /** The provider, an upstream, and a host on a port chosen first (the audience is its URL) trusting the provider. */
 async function setUp(t: Test): Promise<Setup> {
   const idp = await startOpenIdProvider(t);
-  const upstream = await recordingUpstream(t);
+  const upstream = await startRecordingUpstream(t, sayingHello);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const audience = `${base}/mcp`;
@@ -99,12 +68,9 @@ async function setUp(t: Test): Promise<Setup> {
   return { idp, host, audience, base, upstream };
 }
 
-function post(url: string, token?: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { ...MCP_HEADERS, ...headers, ...(token !== undefined && { authorization: `Bearer ${token}` }) },
-    body: INITIALIZE,
-  });
+/** A raw 2025-era initialize, with `token` as its bearer token when given. */
+function post(url: string, token?: string): Promise<Response> {
+  return postInitialize(url, token === undefined ? {} : { token });
 }
 
 async function connect(t: Test, url: string, token: string, client = new Client({ name: 'oauth', version: '1.0.0' })) {
@@ -279,7 +245,8 @@ t.test(
       fetch(host.url, {
         method: 'POST',
         headers: {
-          ...MCP_HEADERS,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
           authorization: `Bearer ${token}`,
           'mcp-session-id': session,
           'mcp-protocol-version': '2025-11-25',
