@@ -273,6 +273,8 @@ t.test('http.oauth is validated: each mistake names its key and the fix', async 
   const audience = 'https://mcp.example.com/mcp';
   t.equal(refusals({ issuer, audience, scopes: ['mcp'], algorithms: ['ES256'], clockSkewSeconds: 5 }), '');
   t.equal(refusals({ issuer: 'http://127.0.0.1:8080', audience }), '', 'http:// for an issuer on this machine');
+  t.equal(refusals({ issuer: 'http://localhost:8080/realms/mcp', audience }), '', 'on localhost too');
+  t.match(refusals({ issuer: 'id.example.com', audience }), /http\.oauth\.issuer.*expected an https:\/\/ URL/s);
   t.match(refusals({ audience }), /http\.oauth\.issuer.*expected an https:\/\/ URL/s);
   t.match(
     refusals({ issuer: 'http://id.example.com', audience }),
@@ -331,7 +333,9 @@ t.test('the introspection secret is read at start: an empty or unreadable one is
   process.env.OAUTH_TEST_SECRET = 'env-secret';
   t.match(read({ clientSecretEnv: 'OAUTH_TEST_SECRET' }), { introspection: { clientSecret: 'env-secret' } });
   t.equal(process.env.OAUTH_TEST_SECRET, undefined, 'the variable is withheld from plugins once read');
-  t.match(read({ clientSecretFile: 'secret' }), { introspection: { clientSecret: 'file-secret' } });
+  t.match(read({ clientSecretFile: 'secret', endpoint: 'https://id.example.com/introspect' }), {
+    introspection: { clientSecret: 'file-secret', endpoint: 'https://id.example.com/introspect' },
+  });
   t.match(
     read({ clientSecretEnv: 'OAUTH_TEST_UNSET' }),
     /WHERE.*OAUTH_TEST_UNSET is unset or empty.*secret of client mcp-host/s,
