@@ -365,6 +365,7 @@ t.test('an issuer out of reach is a 500 naming it, and the host keeps serving', 
     args: [],
     env: { IDP_SOME_SECRET: 'something', MCP_HOST_HTTP_TOKENS: undefined },
   });
+  await assertLogged(t, host.log, /could not read the metadata of .* \(at start; tokens will try again\)/);
   const answer = await post(host.url, 'an-opaque-token');
   t.equal(answer.status, 500);
   const body = (await answer.json()) as { error: string; error_description: string };

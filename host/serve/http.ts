@@ -98,6 +98,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const checkRebinding = rebindingGuard(options);
   const staticGate = options.bearerTokens?.length ? bearerGate(options.bearerTokens, options.tokenSource) : undefined;
   const oauth = options.oauth && new OAuthResourceServer(options.oauth, runtime.logger);
+  oauth?.prefetch();
   const checkToken = oauth ? oauth.gate(staticGate) : staticGate;
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,

@@ -99,6 +99,17 @@ export class OAuthResourceServer implements OAuthTokenVerifier {
     };
   }
 
+  /**
+   * Read the issuer's metadata now, before the first token needs it: a
+   * mistyped issuer or a provider out of reach shows in the log at start
+   * (the host serves all the same, and the first token tries again).
+   */
+  prefetch(): void {
+    this.issuerEndpoints().catch((error: unknown) =>
+      this.logger.warn(`${error instanceof Error ? error.message : String(error)} (at start; tokens will try again)`),
+    );
+  }
+
   /** The verified AuthInfo of a token (a JWT checked against the issuer's keys, or an opaque token introspected). */
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const endpoints = await this.issuerEndpoints();
