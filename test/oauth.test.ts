@@ -345,7 +345,7 @@ t.test('the introspection secret is read at start: an empty or unreadable one is
   t.match(oauthSettingsOf(config, 'WHERE', ws.dir), { scopes: [], clockSkewSeconds: 30, algorithms: ['RS256'] });
 });
 
-t.test('an issuer out of reach is a 500 naming it, and the host keeps serving', async (t) => {
+t.test('with http.oauth alone a host binds beyond loopback; an issuer out of reach is a 500 naming it', async (t) => {
   const ws = makeWorkspace(t);
   writeZoo(ws);
   const port = await freePort();
@@ -361,12 +361,16 @@ t.test('an issuer out of reach is a 500 naming it, and the host keeps serving', 
     },
     plugins: [{ package: '@zoo/good' }],
   });
+  // No static token: OAuth alone makes the endpoint not open, so a bind beyond loopback is allowed.
   const host = await startHttpHost(t, config, {
-    args: [],
+    args: ['--http', '0.0.0.0:0'],
     env: { IDP_SOME_SECRET: 'something', MCP_HOST_HTTP_TOKENS: undefined },
   });
   await assertLogged(t, host.log, /could not read the metadata of .* \(at start; tokens will try again\)/);
-  const answer = await post(host.url, 'an-opaque-token');
+  t.notMatch(host.log(), 'reachable beyond this machine', 'not served open');
+  const url = host.url.replace('0.0.0.0', '127.0.0.1');
+  t.equal((await post(url)).status, 401, 'a request without a token is refused');
+  const answer = await post(url, 'an-opaque-token');
   t.equal(answer.status, 500);
   const body = (await answer.json()) as { error: string; error_description: string };
   t.equal(body.error, 'server_error');
@@ -375,7 +379,7 @@ t.test('an issuer out of reach is a 500 naming it, and the host keeps serving', 
     /could not read the metadata of http:\/\/127\.0\.0\.1:\d+ .*check http\.oauth\.issuer/,
   );
   await assertLogged(t, host.log, /could not read the metadata of/);
-  t.equal((await fetch(host.url.replace(/mcp$/, 'healthz'))).status, 200, 'the host is up all the same');
+  t.equal((await fetch(url.replace(/mcp$/, 'healthz'))).status, 200, 'the host is up all the same');
 });
 
 t.test('a rotated signing key (a new kid) is fetched and accepted', async (t) => {
