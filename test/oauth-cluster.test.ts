@@ -7,8 +7,10 @@
 // Two real replicas, a real Redis, a real OpenID provider.
 import t from 'tap';
 import { makeWorkspace } from './helpers/packages.js';
-import { assertLogged } from './helpers/host.js';
-import { startCluster } from './helpers/cluster.js';
+import { assertLogged, until } from './helpers/host.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { alternating, answering, modernClient, startCluster } from './helpers/cluster.js';
+import { firstText } from './helpers/results.js';
 import { startOpenIdProvider } from './helpers/openid-provider.js';
 
 const AUDIENCE = 'https://mcp.cluster.test/mcp';
@@ -71,5 +73,31 @@ t.test(
     const listed = await send(other.url, again, { id: 4, method: 'tools/list' }, session);
     t.equal(listed.status, 200, "alice's second token reaches her session through the other replica");
     await listed.text();
+
+    // A 2026-07-28 call whose retries alternate replicas: the retry that lands on the other replica is
+    // forwarded to the one holding the call, with alice's identity, and served for her there.
+    const modern = modernClient();
+    answering(modern);
+    await modern.connect(
+      new StreamableHTTPClientTransport(new URL(owner.url), {
+        fetch: alternating([owner.url, other.url]),
+        requestInit: { headers: { authorization: `Bearer ${alice}` } },
+      }),
+    );
+    t.teardown(() => modern.close());
+    const forwards = () => `${owner.log()}${other.log()}`.match(/forwarded a POST to replica/g)?.length ?? 0;
+    const before = forwards();
+    const aliceLine = /"identity":\{"kind":"oauth","name":"alice-agent"/g;
+    const forAlice = () => `${owner.log()}${other.log()}`.match(aliceLine)?.length ?? 0;
+    const aliceBefore = forAlice();
+    t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);
+    // The replicas log asynchronously: the forward's line may come a little after the answer.
+    await until('the retry that reached the other replica to be forwarded to the holder', () => forwards() > before);
+    t.pass('a retry was forwarded to the replica holding the call');
+    await until('the call and its two retries to be served for alice', () => forAlice() >= aliceBefore + 3);
+    t.pass('the call and both retries, the forwarded one too, were served for alice');
+    for (const replica of [owner, other]) {
+      t.notMatch(replica.log(), /"identity":\{"kind":"anonymous"/, 'no handler served anyone but alice');
+    }
   },
 );
