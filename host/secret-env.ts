@@ -27,12 +27,17 @@ export function takeSecretEnv(name: string): string | undefined {
 
 /**
  * Withhold every variable the host may read its secrets from (the config's
- * `http.auth.tokensEnv`, MCP_HOST_HTTP_TOKENS, MCP_HOST_CLUSTER_SECRET and
- * the file MCP_HOST_CLUSTER_SECRET_FILE names), before the config's plugins
- * are imported.
+ * `http.auth.tokensEnv` and `http.oauth.introspection.clientSecretEnv`,
+ * MCP_HOST_HTTP_TOKENS, MCP_HOST_CLUSTER_SECRET and the file
+ * MCP_HOST_CLUSTER_SECRET_FILE names), before the config's plugins are
+ * imported.
  */
-export function withholdTokenVariables(auth: { tokensEnv?: string } | 'none' | undefined): void {
+export function withholdTokenVariables(
+  auth: { tokensEnv?: string } | 'none' | undefined,
+  introspectionSecretEnv?: string,
+): void {
   takeSecretEnv(TOKENS_ENV);
+  if (introspectionSecretEnv !== undefined) takeSecretEnv(introspectionSecretEnv);
   takeSecretEnv(CLUSTER_SECRET_ENV);
   takeSecretEnv(CLUSTER_SECRET_FILE_ENV);
   if (auth !== 'none' && auth?.tokensEnv !== undefined) takeSecretEnv(auth.tokensEnv);

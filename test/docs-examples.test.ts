@@ -152,6 +152,8 @@ t.test('docs/configuration.md names every key of the config, its sections and ev
     'ResourceCuration',
     'HttpConfig',
     'HttpAuthConfig',
+    'HttpOAuthConfig',
+    'OAuthIntrospectionConfig',
     'ReloadConfig',
     'UpstreamsConfig',
     'TelemetryConfig',

@@ -3,38 +3,23 @@
 // in-process plugins written with either SDK report the headers each call
 // reached them with. Nothing is forwarded unless an entry asks, and the
 // host's own bearer token never is.
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { startHttpHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
+import { startRecordingUpstream, type RecordingUpstream } from './helpers/recording-upstream.js';
 
 /** The headers a `whoami` tool reports, whichever were sent. */
 const WATCHED = ['authorization', 'x-tenant', 'x-api-key', 'x-b-key', 'x-other'];
 
 /** A remote MCP server whose `whoami` answers the watched headers of the request that called it. */
-async function startUpstream(t: Test): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'upstream', version: '1.0.0' });
-      server.registerTool('whoami', { description: 'The headers this call came with' }, (ctx) => ({
-        content: [{ type: 'text', text: JSON.stringify(watched(ctx.http?.req?.headers)) }],
-      }));
-      return server;
-    }),
+function startUpstream(t: Test): Promise<RecordingUpstream> {
+  return startRecordingUpstream(t, (server) =>
+    server.registerTool('whoami', { description: 'The headers this call came with' }, (ctx) => ({
+      content: [{ type: 'text', text: JSON.stringify(watched(ctx.http?.req?.headers)) }],
+    })),
   );
-  const upstream = createServer((req, res) => {
-    seen.push(req.headers);
-    void handler(req, res);
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => (upstream.closeAllConnections(), upstream.close(() => resolve()))));
-  return { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, seen };
 }
 
 function watched(headers: Headers | undefined): Record<string, string> {

@@ -2,15 +2,13 @@
 // and tokensEnv, maxBodyBytes, sessionIdleTimeoutMs), the health endpoints
 // (/healthz, /readyz with per-mount state), and a client's credentials
 // never reaching an upstream. The host runs as a child process.
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { runCli, startHttpHost, until } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { writeZoo } from './helpers/zoo.js';
+import { sayingHello, startRecordingUpstream } from './helpers/recording-upstream.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INITIALIZE = JSON.stringify({
@@ -172,23 +170,7 @@ t.test('/readyz is 200 when every mount is up', async (t) => {
 });
 
 t.test("a client's bearer token never reaches an upstream; the mount's own headers do", async (t) => {
-  const seen: IncomingHttpHeaders[] = [];
-  const handler = toNodeHandler(
-    createMcpHandler(() => {
-      const server = new McpServer({ name: 'upstream', version: '1.0.0' });
-      server.registerTool('hello', { description: 'Say hello' }, () => ({
-        content: [{ type: 'text', text: 'hello' }],
-      }));
-      return server;
-    }),
-  );
-  const upstream = createServer((req, res) => {
-    seen.push(req.headers);
-    void handler(req, res);
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => (upstream.closeAllConnections(), upstream.close(() => resolve()))));
-  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
+  const { url: upstreamUrl, seen } = await startRecordingUpstream(t, sayingHello);
 
   const ws = makeWorkspace(t);
   const config = writeConfig(ws, { auth: { tokens: ['client-secret-0123456789'] } }, [

@@ -14,7 +14,7 @@ import { createLogger } from '../host/log.js';
 import type { RemoteSpec } from '../host/loader/types.js';
 import { RemoteChannel } from '../host/mounts/remote.js';
 import { eventually, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
-import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
+import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/upstream-openid-provider.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
 import { firstText } from './helpers/results.js';

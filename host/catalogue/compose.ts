@@ -41,7 +41,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     cwd: options.cwd,
     ...(options.configPath ? { configPath: options.configPath } : {}),
   });
-  withholdTokenVariables(config.http?.auth);
+  withholdTokenVariables(config.http?.auth, config.http?.oauth?.introspection?.clientSecretEnv);
   await options.configLoaded?.(config);
   const { specs, problems } = await resolvePlugins(config);
   if (problems.length > 0) throw new ProblemsError(problems);
@@ -96,7 +96,7 @@ export async function inspectConfigValue(
 ): Promise<Inspection> {
   const { problems: configProblems, salvaged: config, invalidEntries } = inspectConfig(raw, file);
   if (!config) return { problems: configProblems };
-  withholdTokenVariables(config.http?.auth);
+  withholdTokenVariables(config.http?.auth, config.http?.oauth?.introspection?.clientSecretEnv);
   // The valid entries are resolved even when others are not, so one run shows every problem.
   const { specs, problems } = await resolvePlugins(config, invalidEntries);
   if (configProblems.length > 0) return { config, problems: [...configProblems, ...problems] };

@@ -31,6 +31,7 @@ import {
   type ReplicaReply,
 } from './cluster-commands.js';
 import type { HostRuntime } from '../runtime.js';
+import type { Identity } from '../vocabulary/identity.js';
 import { hostStatus } from '../host-status.js';
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -259,7 +260,12 @@ export class Cluster implements ClusterLink {
    * be reached, why. A connection that cannot be made fails within Node's
    * fetch connect timeout (10 s), never later.
    */
-  async forward(read: ReadBody, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded> {
+  async forward(
+    read: ReadBody,
+    peer: Peer,
+    clientId: string | undefined,
+    identity?: Identity,
+  ): Promise<Response | Unforwarded> {
     const { url } = peer;
     const request = read.withBody();
     const headers = new Headers(request.headers);
@@ -272,7 +278,7 @@ export class Cluster implements ClusterLink {
     };
     headers.set(
       PEER_HEADER,
-      this.auth.stamp(stamped, request.method === 'POST' ? read.text : '', peer.replica, clientId),
+      this.auth.stamp(stamped, request.method === 'POST' ? read.text : '', peer.replica, clientId, identity),
     );
     let answer: Response;
     try {

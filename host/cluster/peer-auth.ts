@@ -1,12 +1,13 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PeerStamp, StampedRequest } from '../sinks/cluster.js';
+import type { Identity } from '../vocabulary/identity.js';
 
 /**
  * How far a stamp's time may be from the receiver's clock: forwarding is
  * immediate; replicas' clocks are kept within this of each other (NTP).
  */
 export const STAMP_WINDOW_MS = 5_000;
-const VERSION = '2';
+const VERSION = '3';
 
 /** A key for one use of the cluster secret, so no two uses share a key. */
 export function deriveKey(secret: string, cluster: string, use: string): Buffer {
@@ -29,15 +30,27 @@ export class PeerAuth {
     private readonly self: string,
   ) {}
 
-  /** The header value for `request` (with `body`) forwarded to replica `target` on behalf of `clientId`. */
-  stamp(request: StampedRequest, body: string, target: string, clientId: string | undefined): string {
+  /**
+   * The header value for `request` (with `body`) forwarded to replica
+   * `target` on behalf of `clientId`, who is `identity`: the owner replica
+   * serves the request for the same identity this one verified. Its token
+   * stays here: a credential never travels between replicas.
+   */
+  stamp(
+    request: StampedRequest,
+    body: string,
+    target: string,
+    clientId: string | undefined,
+    identity?: Identity,
+  ): string {
+    const { token: _token, ...carried } = identity ?? {};
     const fields = [
       VERSION,
       String(Date.now()),
       randomBytes(16).toString('base64url'),
       this.self,
       target,
-      Buffer.from(clientId ?? '').toString('base64url'),
+      Buffer.from(JSON.stringify(identity ? [clientId ?? '', carried] : [clientId ?? ''])).toString('base64url'),
       bodyDigest(body),
     ];
     return `${fields.join('.')}.${this.mac(fields, request)}`;
@@ -63,9 +76,11 @@ export class PeerAuth {
         refused: `it was stamped more than ${STAMP_WINDOW_MS / 1000} s away from this replica's clock (a replay, or clocks out of step)`,
       };
     }
-    const clientId = Buffer.from(client!, 'base64url').toString();
+    // Made by a holder of the cluster's key (its MAC checked above): well-formed.
+    const [clientId, identity] = JSON.parse(Buffer.from(client!, 'base64url').toString()) as [string, Identity?];
     return {
       clientId: clientId === '' ? undefined : clientId,
+      ...(identity && { identity }),
       from: from!,
       nonce: nonce!,
       sentAt,

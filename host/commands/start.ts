@@ -8,6 +8,7 @@ import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
+import { oauthSettingsOf } from '../serve/oauth-settings.js';
 import { configWhere } from '../config/problem-wording.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
@@ -108,10 +109,11 @@ export async function start(options: StartOptions): Promise<number> {
 
 /** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */
 function httpServeOptions(config: ResolvedConfig, address: { host: string; port: number }): HttpServeOptions {
-  const { auth, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
+  const { auth, oauth, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
   const { tokens, source } = bearerTokensOf(
     auth,
-    { host: address.host, loopback: isLoopback(address.host) },
+    // An endpoint that checks OAuth tokens is not open, whether or not it has static tokens too.
+    { host: address.host, loopback: isLoopback(address.host) || oauth !== undefined },
     configWhere(config.file, 'http.auth'),
     dirname(config.file),
   );
@@ -119,6 +121,7 @@ function httpServeOptions(config: ResolvedConfig, address: { host: string; port:
     ...rest,
     ...address,
     ...(maxBodyBytes !== undefined && { maxRequestBodySize: maxBodyBytes }),
+    ...(oauth && { oauth: oauthSettingsOf(oauth, configWhere(config.file, 'http.oauth'), dirname(config.file)) }),
     bearerTokens: tokens,
     tokenSource: source,
   };

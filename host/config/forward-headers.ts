@@ -111,7 +111,7 @@ export function forwardHeadersProblems(
     if (context.hostChecksTokens && (from as string).toLowerCase() === 'authorization') {
       problems.push({
         where,
-        what: "forwards the client's Authorization header, but with http.auth that header carries the client's token for mcp-host itself, which the host never passes on.",
+        what: "forwards the client's Authorization header, but with http.auth or http.oauth that header carries the client's token for mcp-host itself, which the host never passes on.",
         fix: `have clients send the upstream's credential in a header of their own, and rename it: forwardHeaders: { ${JSON.stringify(as)}: "X-Upstream-Authorization" }.`,
       });
     }

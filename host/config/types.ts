@@ -184,6 +184,8 @@ export interface HttpConfig {
    * `'none'` says the endpoint is open on purpose (behind an authenticating proxy): required to bind beyond loopback without tokens.
    */
   auth?: HttpAuthConfig | 'none';
+  /** The host as an OAuth 2.1 resource server: access tokens from this issuer, for this audience (docs/identity.md). */
+  oauth?: HttpOAuthConfig;
   /** The largest request body read, in bytes; larger is refused with 413. Default 4 MiB (the SDK's). */
   maxBodyBytes?: number;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended, in ms. Default 30 minutes. */
@@ -216,6 +218,37 @@ export interface HttpAuthConfig {
   tokensEnv?: string;
   /** A file holding accepted tokens, one a line (relative to the config's directory): out of the environment plugin code can read. */
   tokensFile?: string;
+}
+
+/**
+ * OAuth access tokens accepted on `/mcp` (DESIGN.md, "Identity and access"):
+ * JWTs checked against the issuer's keys, opaque tokens introspected.
+ * Static tokens (`auth`) keep working beside them.
+ */
+export interface HttpOAuthConfig {
+  /** The authorization server's issuer URL; its RFC 8414 / OpenID discovery metadata names its JWKS. */
+  issuer: string;
+  /** The resource indicator tokens must be issued for (their `aud`): this endpoint's public URL. */
+  audience: string;
+  /** Scopes every token must carry. Default none. */
+  scopes?: string[];
+  /** The JWS algorithms accepted. Default every asymmetric one (RS*, PS*, ES*, EdDSA); never `none`, never HS*. */
+  algorithms?: string[];
+  /** How far `exp` and `nbf` may be off the host's clock, in seconds. Default 30. */
+  clockSkewSeconds?: number;
+  /** Opaque (non-JWT) tokens are checked at the issuer's RFC 7662 introspection endpoint with these credentials. */
+  introspection?: OAuthIntrospectionConfig;
+}
+
+/** The host's own client credentials at the issuer's introspection endpoint; the secret from the environment or a file. */
+export interface OAuthIntrospectionConfig {
+  clientId: string;
+  /** The environment variable holding the client secret. */
+  clientSecretEnv?: string;
+  /** A file holding the client secret (relative to the config's directory). */
+  clientSecretFile?: string;
+  /** The introspection endpoint. Default: the issuer metadata's `introspection_endpoint`. */
+  endpoint?: string;
 }
 
 export interface ReloadConfig {

@@ -25,6 +25,8 @@ import type {
   CommandPluginEntry,
   HostConfig,
   HttpAuthConfig,
+  HttpOAuthConfig,
+  OAuthIntrospectionConfig,
   HttpConfig,
   Isolation,
   ItemCuration,
@@ -206,7 +208,9 @@ class Findings {
     this.separator = SEPARATORS.find((s) => s === separator);
     this.isolation = isPlainObject(raw) ? (raw.isolation ?? DEFAULTS.isolation) : DEFAULTS.isolation;
     this.hostChecksTokens =
-      isPlainObject(raw) && isPlainObject(raw.http) && raw.http.auth !== undefined && raw.http.auth !== 'none';
+      isPlainObject(raw) &&
+      isPlainObject(raw.http) &&
+      ((raw.http.auth !== undefined && raw.http.auth !== 'none') || raw.http.oauth !== undefined);
   }
 
   where(path: string | undefined): string {
@@ -333,6 +337,74 @@ const HTTP_AUTH_FIELDS: Record<keyof HttpAuthConfig, Check> = {
   tokensFile: field(aNonEmptyString, '"/run/secrets/mcp-host-tokens"'),
 };
 
+/** The JWS algorithms `http.oauth.algorithms` may name: asymmetric only, since the issuer's keys are public. */
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+/** An issuer is https, except on this machine (a test or a local identity provider), as the SDK's own check says. */
+const anIssuerUrl: Rule = {
+  expected: 'an https:// URL without query or fragment (http:// only for localhost or 127.0.0.1)',
+  test: (v) => {
+    if (typeof v !== 'string' || !URL.canParse(v)) return false;
+    const url = new URL(v);
+    const local = url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    return (url.protocol === 'https:' || local) && url.search === '' && url.hash === '';
+  },
+};
+
+const OAUTH_INTROSPECTION_FIELDS: Record<keyof OAuthIntrospectionConfig, Check> = {
+  clientId: field(aNonEmptyString, '"mcp-host"'),
+  clientSecretEnv: field(anEnvironmentVariableName, '"MCP_HOST_INTROSPECTION_SECRET"'),
+  clientSecretFile: field(aNonEmptyString, '"/run/secrets/introspection-secret"'),
+  endpoint: field(anHttpUrl, '"https://id.example.com/token/introspect"'),
+};
+const INTROSPECTION_EXAMPLE = '{ clientId: "mcp-host", clientSecretEnv: "MCP_HOST_INTROSPECTION_SECRET" }';
+
+const OAUTH_FIELDS: Record<keyof HttpOAuthConfig, Check> = {
+  issuer: field(anIssuerUrl, '"https://id.example.com" (the authorization server\'s issuer, as its metadata names it)'),
+  audience: field(anHttpUrl, '"https://mcp.example.com/mcp" (the public URL clients reach this endpoint at)'),
+  scopes: field(
+    {
+      expected: 'an array of scope names (non-empty, without spaces)',
+      test: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string' && /^[\x21-\x7e]+$/.test(item)),
+    },
+    '["mcp"]',
+  ),
+  algorithms: field(
+    {
+      expected: `an array of asymmetric JWS algorithms (${JWT_ALGORITHMS.join(', ')}); "none" and HS* are never accepted`,
+      test: (v) => Array.isArray(v) && v.length > 0 && v.every((item) => JWT_ALGORITHMS.includes(item as string)),
+    },
+    '["RS256", "ES256"]',
+  ),
+  clockSkewSeconds: field(integerFrom(0, 300), '30'),
+  introspection: (findings, value, path, key) => {
+    section(OAUTH_INTROSPECTION_FIELDS, INTROSPECTION_EXAMPLE, ['clientId'])(findings, value, path, key);
+    if (!isPlainObject(value)) return;
+    const secrets = ['clientSecretEnv', 'clientSecretFile'].filter((name) => value[name] !== undefined);
+    if (secrets.length !== 1) {
+      findings.add(
+        path,
+        secrets.length === 0
+          ? 'names no client secret, so the host could not authenticate at the introspection endpoint.'
+          : 'names both clientSecretEnv and clientSecretFile: the host would not know which secret to use.',
+        `give exactly one: e.g. introspection: ${INTROSPECTION_EXAMPLE}.`,
+      );
+    }
+  },
+};
+const OAUTH_EXAMPLE = '{ issuer: "https://id.example.com", audience: "https://mcp.example.com/mcp" }';
+
 const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   host: field(aNonEmptyString, `"${DEFAULTS.httpHost}"`),
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
@@ -343,6 +415,7 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
     if (value !== 'none')
       section(HTTP_AUTH_FIELDS, `{ tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none"`)(findings, value, path, key);
   },
+  oauth: section(OAUTH_FIELDS, OAUTH_EXAMPLE, ['issuer', 'audience']),
   maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
   sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
   maxSessions: field(aPositiveInteger, '1000'),

@@ -7,6 +7,7 @@ import { callTool, complete, getPrompt, readResource } from '../catalogue/routin
 import type { ListKind } from '../vocabulary/list-kinds.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { callHooksFor } from './call-hooks.js';
+import { logCaller } from './caller-log.js';
 import { forwardMultiRoundTrip } from './input-required.js';
 import { listedOutputSchema, unwrapCallResult, unwrapListedSchemas } from './output-schema-wrap.js';
 import { servesModernEra } from './protocol-era.js';
@@ -106,6 +107,7 @@ export function createFrontSession(
     return servesModernEra(server) ? unwrapListedSchemas(page) : page;
   });
   handle('tools/call', async (request, ctx) => {
+    logCaller(runtime.logger, ctx, 'tools/call');
     // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
     const schema = servesModernEra(server) ? listedOutputSchema(served(), request.params?.name) : undefined;
     const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>

@@ -3,6 +3,7 @@ import { ownerOf } from '../vocabulary/continuation-owner.js';
 import { isPlainObject } from '../plain-object.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import type { ReadRequest } from './node-exchange.js';
+import type { Identity } from '../vocabulary/identity.js';
 
 /**
  * A 2026-07-28 retry (`requestState` with `inputResponses`) whose waiting
@@ -16,6 +17,7 @@ export async function forwardedContinuation(
   cluster: ClusterLink,
   read: ReadRequest,
   clientId: string | undefined,
+  identity?: Identity,
 ): Promise<Response | undefined> {
   const { json: message } = read;
   const state = isPlainObject(message) && isPlainObject(message.params) ? message.params.requestState : undefined;
@@ -30,7 +32,7 @@ export async function forwardedContinuation(
       `Service Unavailable: another replica holds the call this requestState continues, and the cluster's record of where that replica is failed its signature check (something other than a replica wrote it to Redis), so it is not followed; retry later. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
     );
   }
-  const answer = await cluster.forward(read, peer, clientId);
+  const answer = await cluster.forward(read, peer, clientId, identity);
   if (answer instanceof Response) return answer;
   // A replica that stopped took the call with it: the local check refuses the state and says so.
   if (!answer.running) return undefined;

@@ -16,6 +16,11 @@ import { healthResponse, isHealthPath } from './health.js';
 import { PEER_HEADER, type ClusterLink, type PeerStamp } from '../sinks/cluster.js';
 import { forwardedContinuation } from './forward-continuation.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
+import { OAuthResourceServer } from './oauth-resource-server.js';
+import type { OAuthSettings } from './oauth-settings.js';
+import { identityCarried } from './carried-identity.js';
+import { authInfoFor } from '../vocabulary/identity.js';
+import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
@@ -35,6 +40,8 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   tokenSource?: string;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /** `/mcp` accepts this authorization server's access tokens, beside the bearer tokens (`http.oauth`). */
+  oauth?: OAuthSettings;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
   cluster?: ClusterLink;
 }
@@ -89,7 +96,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const maxRequestBodySize = options.maxRequestBodySize ?? DEFAULT_MAX_REQUEST_BODY_SIZE;
   const limits = { ...HTTP_LIMIT_DEFAULTS, ...definedOf(options) };
   const checkRebinding = rebindingGuard(options);
-  const checkToken = options.bearerTokens?.length ? bearerGate(options.bearerTokens, options.tokenSource) : undefined;
+  const staticGate = options.bearerTokens?.length ? bearerGate(options.bearerTokens, options.tokenSource) : undefined;
+  const oauth = options.oauth && new OAuthResourceServer(options.oauth, runtime.logger);
+  oauth?.prefetch();
+  const checkToken = oauth ? oauth.gate(staticGate) : staticGate;
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
@@ -141,9 +151,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     const answer = refused
       ? unauthorizedForward(refused)
       : isLegacy
-        ? await legacy.handle(read, clientId, forwarded !== undefined)
-        : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
-          (await modern.fetch(read, authInfo)));
+        ? await legacy.handle(read, clientId, forwarded !== undefined, authInfo)
+        : ((cluster && !forwarded
+            ? await forwardedContinuation(cluster, read, clientId, identityCarried(authInfo))
+            : undefined) ?? (await modern.fetch(read, authInfo)));
     await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));
     answered = true;
   };
@@ -189,6 +200,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       const detailed = checkRebinding(req) === undefined && (!checkToken || 'authInfo' in (await checkToken(req)));
       return writeWhole(res, healthResponse(runtime, path, detailed, cluster?.degraded));
     }
+    // Public, as its RFC says: a client refused with 401 reads here where to get a token.
+    if (oauth && isProtectedResourceMetadataPath(path)) {
+      return writeWhole(res, protectedResourceMetadataResponse(req.method, oauth.metadata));
+    }
     const peer = peerOf(req, path);
     // Logged by the cluster, at most so often: whoever sends forged stamps cannot flood the log.
     if (peer && 'refused' in peer) return refuse(req, res, unauthorizedForward(peer.refused));
@@ -209,7 +224,11 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     let authInfo: AuthInfo | undefined;
     if (peer) {
       if (peer.clientId !== undefined) {
-        authInfo = { token: '', clientId: peer.clientId, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER };
+        // The identity the forwarding replica verified, as its stamp carries it: the handlers here see the same one.
+        const verified = { token: '', clientId: peer.clientId, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER };
+        authInfo = peer.identity
+          ? authInfoFor(peer.identity, { ...verified, scopes: [...peer.identity.scopes] })
+          : verified;
       }
     } else if (checkToken) {
       const verdict = await checkToken(req);
@@ -254,7 +273,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   }
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}${MCP_PATH}`;
-  if (!isLoopback(options.host) && !options.bearerTokens?.length) {
+  if (!isLoopback(options.host) && !options.bearerTokens?.length && !oauth) {
     // Only http.auth: 'none' gets here (start refuses otherwise): said once, as the operator's choice.
     runtime.logger.info(`${url} is reachable beyond this machine with no auth of its own (http.auth: 'none')`);
   }

@@ -3,6 +3,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
   isJSONRPCRequest,
   type JSONRPCMessage,
+  type AuthInfo,
+  type HandleRequestOptions,
   type MessageExtraInfo,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -15,6 +17,7 @@ import { SessionEventStore } from './session-event-store.js';
 import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import { HotPathTransport } from '../proxy/hot-path.js';
+import { identityCarried } from './carried-identity.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -78,12 +81,13 @@ export class LegacySessions {
    * `read`: the request, its body read once (node-exchange.ts).
    * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
    * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
+   * `authInfo`: who the client is, as the endpoint verified it, handed to the handlers as `ctx.http.authInfo`.
    */
-  async handle(read: ReadRequest, owner?: string, forwarded = false): Promise<Response> {
+  async handle(read: ReadRequest, owner?: string, forwarded = false, authInfo?: AuthInfo): Promise<Response> {
     const { request, json } = read;
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
-      if (request.method === 'POST') return this.open(request, json, owner);
+      if (request.method === 'POST') return this.open(request, json, owner, authInfo);
       return jsonRpcErrorResponse(
         400,
         -32000,
@@ -101,7 +105,8 @@ export class LegacySessions {
           `Service Unavailable: session "${id}" is not on this replica, and the cluster's record of which replica holds it failed its signature check (something other than a replica wrote it to Redis), so it is not followed; retry later. Fix: if it persists, find what else writes to the cluster's Redis, and give Redis credentials only the replicas hold (docs/replicas.md)`,
         );
       }
-      const answer = where && where !== 'gone' ? await cluster.forward(read, where, owner) : undefined;
+      const answer =
+        where && where !== 'gone' ? await cluster.forward(read, where, owner, identityCarried(authInfo)) : undefined;
       if (answer instanceof Response) return answer;
       // Its owner may be alive but out of reach (a wrong cluster.advertise, a network fault): still a
       // 404 as the spec has it (the session cannot be served from here, and the client's way on is a new
@@ -144,7 +149,7 @@ export class LegacySessions {
     if (missed) return missed;
     const batch = refusedBatch(session, read);
     if (batch) return batch;
-    const response = await session.transport.handleRequest(request, parsed(json));
+    const response = await session.transport.handleRequest(request, parsed(json, authInfo));
     // The GET stream is where a broadcast (list_changed) can reach this
     // session: a session that never opened one costs a broadcast nothing.
     // Once it has, it stays counted in when the stream drops: what it misses
@@ -167,7 +172,12 @@ export class LegacySessions {
    * A POST without a session: an `initialize` opens one. Anything else gets
    * the transport's own 400 and the would-be session is dropped at once.
    */
-  private async open(request: Request, json: unknown, owner: string | undefined): Promise<Response> {
+  private async open(
+    request: Request,
+    json: unknown,
+    owner: string | undefined,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
     const full = this.fullFor(owner) ?? (await this.fullAcrossClusterFor(owner));
     if (full) return full;
     this.opening += 1;
@@ -220,7 +230,7 @@ export class LegacySessions {
       };
       served.onmessage = cancelOnDisconnect(served);
       await front.server.connect(served);
-      const response = await transport.handleRequest(request, parsed(json));
+      const response = await transport.handleRequest(request, parsed(json, authInfo));
       if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
         uncount();
         await front.server.close();
@@ -300,8 +310,8 @@ export class LegacySessions {
 }
 
 /** The transport's options for a body read already: it need not read and parse it again. */
-function parsed(json: unknown): { parsedBody: unknown } | undefined {
-  return json === undefined ? undefined : { parsedBody: json };
+function parsed(json: unknown, authInfo: AuthInfo | undefined): HandleRequestOptions {
+  return { ...(json !== undefined && { parsedBody: json }), ...(authInfo && { authInfo }) };
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */

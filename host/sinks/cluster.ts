@@ -1,3 +1,5 @@
+import type { Identity } from '../vocabulary/identity.js';
+
 /**
  * What the serving layer asks of this replica's cluster, when the host is
  * one of several replicas (DESIGN.md, "Scale"). cluster/cluster.ts
@@ -19,7 +21,13 @@ export interface ClusterLink {
   admit(stamp: string, request: StampedRequest): PeerStamp | { refused: string };
   /** The rest of a forwarded request's check once its body is read: undefined when it is admitted, else why not. */
   consume(stamp: PeerStamp, read: ReadBody, legacy: boolean): Promise<string | undefined>;
-  forward(read: ReadBody, peer: Peer, clientId: string | undefined): Promise<Response | Unforwarded>;
+  /** `identity`: who the client is, as this replica verified it; it travels in the stamp, without its token. */
+  forward(
+    read: ReadBody,
+    peer: Peer,
+    clientId: string | undefined,
+    identity?: Identity,
+  ): Promise<Response | Unforwarded>;
 }
 
 /**
@@ -58,6 +66,8 @@ export interface StampedRequest {
 export interface PeerStamp {
   /** The client the forwarding replica authenticated (its bearer token's name); undefined without bearer auth. */
   clientId: string | undefined;
+  /** Who that client is, as the forwarding replica verified it (never with its token), when it knew. */
+  identity?: Identity;
   /** The replica that forwarded it. */
   from: string;
   nonce: string;

@@ -1,209 +1,155 @@
 /**
- * A real OpenID provider on loopback for the tests: `oidc-provider` from npm,
- * with clients of the client-credentials grant, resource indicators (RFC
- * 8707) so that a token asked for a resource is a JWT for that audience, and
- * ways to revoke a client and to rotate its signing keys while it runs.
- *
- *   const op = await startOpenIdProvider(t, { clients: [{ clientId: 'host', clientSecret: 's3cret' }] });
- *   op.issuer; op.jwksUri; op.revoke('host'); op.rotateKeys(); op.subjectToken('alice');
- *
- * oidc-provider has no RFC 8693 token exchange of its own; its documented
- * extension point (`registerGrantType`) adds one here: the client is
- * authenticated by oidc-provider, the subject token must be one this helper
- * issued (`subjectToken(sub)`), and the token issued is a JWT for the asked
- * resource, signed with the provider's own key, whose `sub` is the subject's.
+ * A real OpenID provider on loopback (`oidc-provider` from npm) for the
+ * host to trust as an OAuth authorization server: client-credentials
+ * clients with scopes and a `groups` claim, access tokens issued as JWTs for
+ * the resource a client names (RFC 8707 resource indicators), or opaque
+ * (for introspection) to the client `opaque`. Its signing key can be
+ * rotated: a new key first in its JWKS, the old one kept.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import Provider from 'oidc-provider';
+import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import type { Teardown } from './host.js';
 
-export interface OpenIdClient {
-  clientId: string;
-  /** client_secret_basic / _post; or give `jwks` for private_key_jwt. */
-  clientSecret?: string;
-  /** The client's public keys, for private_key_jwt. */
-  jwks?: { keys: JWK[] };
-  /** Default: client credentials and token exchange. */
-  grantTypes?: string[];
-}
-
-export interface OpenIdProviderOptions {
-  clients: OpenIdClient[];
-  /** The lifetime of the access tokens issued, in seconds. Default 300. */
-  accessTokenTtl?: number;
-  /** The scopes a resource server accepts. Default ['mcp']. */
-  scopes?: string[];
+export interface TestClient {
+  client_id: string;
+  client_secret: string;
+  /** The scopes it may ask for, space-separated. */
+  scope: string;
+  /** Put in its tokens as the `groups` claim. */
+  groups?: string[];
 }
 
 export interface OpenIdProvider {
   issuer: string;
-  jwksUri: string;
-  /** Register one more client while the provider runs. */
-  register(client: OpenIdClient): Promise<void>;
-  /** Remove a registered client: its next token request is refused (invalid_client). */
-  revoke(clientId: string): Promise<void>;
-  /** Sign with a new key from now on; the JWKS publishes only it (the old key is retired at once). */
+  clients: readonly TestClient[];
+  /** A client-credentials access token, as the client would get it from the token endpoint. */
+  token(clientId: string, options?: { scope?: string; resource?: string }): Promise<string>;
+  /** A JWT signed with the provider's current key (what only the provider could sign): for claims it would not issue. */
+  sign(claims: JWTPayload): Promise<string>;
+  /** A new signing key, first in a JWKS that keeps the old one: tokens are signed with it from now on. */
   rotateKeys(): Promise<void>;
-  /** Stop accepting a token `subjectToken` gave as a subject token (it was revoked). */
-  revokeSubjectToken(token: string): void;
-  /** An access token for `sub` that the token-exchange grant accepts as its subject token. */
-  subjectToken(sub: string): string;
-  /** Token requests answered, by grant type. */
-  granted: Record<string, number>;
+  /** How many times the JWKS was fetched. */
+  jwksFetches(): number;
+  /** The key id tokens are signed with now. */
+  currentKid(): string;
 }
 
-export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
-
-/** The part of oidc-provider these tests use (the package ships no typings). */
-interface ProviderInstance {
-  callback(): (req: unknown, res: unknown) => void;
-  on(event: string, listener: (ctx: ProviderContext) => void): void;
-  registerGrantType(name: string, handler: (ctx: ProviderContext) => Promise<void>, params: string[]): void;
+interface SigningKey {
+  privateJwk: JWK;
+  privateKey: Parameters<SignJWT['sign']>[0];
 }
-interface ProviderContext {
-  oidc: { params: Record<string, string | undefined>; client?: { clientId: string } };
-  body: unknown;
-}
-type ProviderClass = new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
 
-export async function startOpenIdProvider(t: Teardown, options: OpenIdProviderOptions): Promise<OpenIdProvider> {
-  // A variable specifier: oidc-provider has no typings, and ProviderClass says what is used of it.
-  const name = 'oidc-provider';
-  const { default: Provider, errors } = (await import(name)) as {
-    default: ProviderClass;
-    errors: { InvalidGrant: new (detail: string) => Error };
+let keyCount = 0;
+async function newSigningKey(): Promise<SigningKey> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const privateJwk = {
+    ...(await exportJWK(privateKey)),
+    kid: `key-${++keyCount}-${Date.now()}`,
+    alg: 'RS256',
+    use: 'sig',
   };
-  const ttl = options.accessTokenTtl ?? 300;
-  const scopes = options.scopes ?? ['mcp'];
+  return { privateJwk, privateKey };
+}
 
-  let rotations = 0;
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+export const DEFAULT_CLIENTS: TestClient[] = [
+  { client_id: 'alice-agent', client_secret: 'alice-secret-0123456789abcdef', scope: 'mcp notes', groups: ['admins'] },
+  { client_id: 'bob-agent', client_secret: 'bob-secret-0123456789abcdef', scope: 'notes' },
+  { client_id: 'carol-agent', client_secret: 'carol-secret-0123456789abcdef', scope: 'mcp' },
+  { client_id: 'opaque', client_secret: 'opaque-secret-0123456789abcdef', scope: 'mcp' },
+  // The host's own client at the introspection endpoint.
+  { client_id: 'mcp-host', client_secret: 'mcp-host-secret-0123456789abcdef', scope: '' },
+];
 
-  // Clients live in an adapter, not the static list, so that one can be removed while the provider runs.
-  const stored = new Map<string, Record<string, unknown>>();
-  class Adapter {
-    constructor(private readonly model: string) {}
-    async upsert(id: string, payload: Record<string, unknown>) {
-      stored.set(`${this.model}:${id}`, payload);
-    }
-    async find(id: string) {
-      return stored.get(`${this.model}:${id}`);
-    }
-    async findByUid() {
-      return undefined;
-    }
-    async findByUserCode() {
-      return undefined;
-    }
-    async consume() {}
-    async destroy(id: string) {
-      stored.delete(`${this.model}:${id}`);
-    }
-    async revokeByGrantId() {}
-  }
-  const register = (client: OpenIdClient) =>
-    new Adapter('Client').upsert(client.clientId, {
-      client_id: client.clientId,
-      ...(client.clientSecret
-        ? { client_secret: client.clientSecret, token_endpoint_auth_method: 'client_secret_basic' }
-        : { jwks: client.jwks, token_endpoint_auth_method: 'private_key_jwt' }),
-      grant_types: client.grantTypes ?? ['client_credentials', TOKEN_EXCHANGE_GRANT],
-      redirect_uris: [],
-      response_types: [],
-      scope: scopes.join(' '),
-    });
-  for (const client of options.clients) await register(client);
+export async function startOpenIdProvider(
+  t: Teardown,
+  { clients = DEFAULT_CLIENTS }: { clients?: TestClient[] } = {},
+): Promise<OpenIdProvider> {
+  let keys = [await newSigningKey()];
+  let jwksFetches = 0;
+  const groupsOf = new Map(clients.map((client) => [client.client_id, client.groups]));
 
-  const granted: Record<string, number> = {};
-  const subjects = new Map<string, string>();
-
-  /** A provider signing with `key`; rotating the keys swaps in a new one over the same clients. */
-  const providerSigningWith = async (key: JWK) => {
-    const provider = new Provider(issuer, {
-      adapter: Adapter,
-      jwks: { keys: [key] },
-      scopes,
+  const provider = (issuer: string) =>
+    new Provider(issuer, {
+      clients: clients.map(({ groups: _groups, scope, ...client }) => ({
+        ...client,
+        ...(scope !== '' && { scope }),
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      })),
+      jwks: { keys: keys.map((key) => key.privateJwk) },
+      scopes: ['mcp', 'notes'],
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },
+        introspection: { enabled: true },
         resourceIndicators: {
           enabled: true,
-          defaultResource: () => undefined,
-          useGrantedResource: () => true,
-          getResourceServerInfo: (_ctx: unknown, resource: string) => ({
-            scope: scopes.join(' '),
+          // Any resource a client names: a token for another resource is what the host must refuse.
+          getResourceServerInfo: (_ctx: unknown, resource: string, client: { clientId: string }) => ({
+            scope: 'mcp notes',
             audience: resource,
-            accessTokenTTL: ttl,
-            accessTokenFormat: 'jwt',
+            accessTokenTTL: 300,
+            accessTokenFormat: client.clientId === 'opaque' ? 'opaque' : 'jwt',
             jwt: { sign: { alg: 'RS256' } },
           }),
         },
       },
-    });
-    provider.on('grant.success', (ctx) => {
-      const grant = ctx.oidc.params.grant_type ?? 'unknown';
-      granted[grant] = (granted[grant] ?? 0) + 1;
-    });
-    const signer = await importJWK(key, 'RS256');
-    provider.registerGrantType(
-      TOKEN_EXCHANGE_GRANT,
-      async (ctx) => {
-        const { subject_token, subject_token_type, resource, scope } = ctx.oidc.params;
-        const sub = subject_token && subjects.get(subject_token);
-        if (!sub || subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidGrant('unknown subject token');
-        const now = Math.floor(Date.now() / 1000);
-        const accessToken = await new SignJWT({
-          scope: scope ?? scopes.join(' '),
-          client_id: ctx.oidc.client!.clientId,
-        })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid!, typ: 'at+jwt' })
-          .setIssuer(issuer)
-          .setSubject(sub)
-          .setAudience(resource ?? issuer)
-          .setIssuedAt(now)
-          .setExpirationTime(now + ttl)
-          .setJti(randomBytes(8).toString('hex'))
-          .sign(signer);
-        ctx.body = {
-          access_token: accessToken,
-          issued_token_type: ACCESS_TOKEN_TYPE,
-          token_type: 'Bearer',
-          expires_in: ttl,
-        };
+      extraTokenClaims: (_ctx: unknown, token: { clientId: string }) => {
+        const groups = groupsOf.get(token.clientId);
+        return groups ? { groups } : undefined;
       },
-      ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope'],
-    );
-    return provider.callback();
-  };
-  let handle = await providerSigningWith(await newSigningKey('k1'));
-  server.on('request', (req, res) => handle(req, res));
-  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    });
+
+  // The issuer names the port: the server listens first, then the provider is made for its address.
+  let callback: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
+  const server = createServer((req, res) => {
+    if (req.url === '/jwks') jwksFetches += 1;
+    callback(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  callback = provider(issuer).callback();
 
   return {
     issuer,
-    jwksUri: `${issuer}/jwks`,
-    register,
-    revoke: (clientId) => new Adapter('Client').destroy(clientId),
-    rotateKeys: async () => {
-      rotations += 1;
-      handle = await providerSigningWith(await newSigningKey(`k${rotations + 1}`));
+    clients,
+    async token(clientId, { scope, resource } = {}) {
+      const client = clients.find((c) => c.client_id === clientId)!;
+      const answer = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          ...(scope !== undefined && { scope }),
+          ...(resource !== undefined && { resource }),
+        }),
+      });
+      const body = (await answer.json()) as { access_token?: string };
+      if (!body.access_token) throw new Error(`the provider issued no token: ${answer.status} ${JSON.stringify(body)}`);
+      return body.access_token;
     },
-    revokeSubjectToken: (token) => void subjects.delete(token),
-    subjectToken: (sub) => {
-      const token = randomBytes(24).toString('base64url');
-      subjects.set(token, sub);
-      return token;
+    sign(claims) {
+      const [current] = keys;
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: current!.privateJwk.kid!, typ: 'at+jwt' })
+        .sign(current!.privateKey);
     },
-    granted,
+    async rotateKeys() {
+      keys = [await newSigningKey(), ...keys];
+      callback = provider(issuer).callback();
+    },
+    jwksFetches: () => jwksFetches,
+    currentKid: () => keys[0]!.privateJwk.kid!,
   };
-}
-
-async function newSigningKey(kid: string): Promise<JWK> {
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 }
