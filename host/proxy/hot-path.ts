@@ -18,6 +18,7 @@ import { callTool, getPrompt, readResource } from '../catalogue/routing.js';
 import { isPlainObject } from '../plain-object.js';
 import { telemetryOn } from '../sinks/telemetry.js';
 import { callHooksFor } from './call-hooks.js';
+import { logCaller } from './caller-log.js';
 import { asProtocolError } from './front-server.js';
 import { servesModernEra } from './protocol-era.js';
 import { SessionLogLevel } from './session-log-level.js';
@@ -225,6 +226,7 @@ export class HotPathTransport implements Transport {
     Promise.resolve()
       // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
       .then(() => {
+        if (method === 'tools/call') logCaller(this.runtime.logger, context.ctx, method);
         const scope = this.scopeOf();
         const hooks = callHooksFor(context.ctx, params);
         return route(this.runtime.current.view('legacy'), params, scope ? { ...hooks, scope } : hooks);
