@@ -8,7 +8,8 @@ import { CatalogueIndex } from './catalogue-index.js';
 import { Curation } from './curation.js';
 import type { ListItem, ListKind } from '../vocabulary/list-kinds.js';
 import { MountView } from './mount-view.js';
-import type { Era } from '../protocol-versions.js';
+import { ERAS, type Era } from '../protocol-versions.js';
+import { ToolSearch } from './tool-search.js';
 
 /**
  * One complete catalogue: a config, the mounts it names, how each is served
@@ -27,6 +28,10 @@ export class Generation {
    * such a mount both eras are served this generation.
    */
   private readonly legacyView?: Generation;
+  /** The search index of this view's tools, once asked for (tool-search.ts). */
+  private search?: Promise<ToolSearch>;
+  /** The index the next search index is built from by difference: the last generation's, or this one's before a reindex. */
+  private searchPredecessor?: Promise<ToolSearch>;
 
   /** `curations[i]` is what of `mounts[i]` is served (all of it when absent). */
   constructor(
@@ -116,7 +121,50 @@ export class Generation {
   /** Rebuild the index after a mount's lists changed. */
   reindex(): void {
     this.currentIndex = this.buildIndex();
+    this.searchPredecessor = this.search ?? this.searchPredecessor;
+    this.search = undefined;
     this.legacyView?.reindex();
+    this.prepareSearch();
+  }
+
+  /** The search index of the tools this view serves, built at first need from its predecessor's. */
+  toolSearch(): Promise<ToolSearch> {
+    return (this.search ??= this.buildSearch());
+  }
+
+  /**
+   * Build each view's search index from `before`'s (a reload's swap): only
+   * what the reload changed is indexed again.
+   */
+  succeed(before: Generation): void {
+    for (const era of ERAS) {
+      const view = this.view(era);
+      view.searchPredecessor ??= before.view(era).search;
+    }
+    this.prepareSearch();
+  }
+
+  /**
+   * Where clients may be served search, build the index now, after the
+   * current request, so that no search waits for it.
+   */
+  private prepareSearch(): void {
+    if (this.config.discovery.mode === 'all') return;
+    setImmediate(() => {
+      for (const view of this.eraViews) void view.toolSearch();
+    });
+  }
+
+  private async buildSearch(): Promise<ToolSearch> {
+    const predecessor = await this.searchPredecessor;
+    this.searchPredecessor = undefined;
+    const tools = [...this.index.owners.tools].map(([name, { mount, item, served }]) => ({
+      name,
+      item,
+      served,
+      mount: mount.spec.prefix,
+    }));
+    return ToolSearch.build(tools, predecessor);
   }
 
   /**
