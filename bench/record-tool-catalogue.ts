@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { REPO_ROOT } from '../test/helpers/packages.js';
+import type { RecordedServer } from '../test/helpers/tool-catalogue.js';
 
 interface ServerToRecord {
   /** `name` or `name@version`, as npm install takes it. */
@@ -35,7 +36,7 @@ interface ServerToRecord {
 const PLACEHOLDER = 'placeholder-not-a-credential';
 const SCRATCH = mkdtempSync(join(tmpdir(), 'tool-catalogue-'));
 
-export const SERVERS: ServerToRecord[] = [
+const SERVERS: ServerToRecord[] = [
   { spec: '@modelcontextprotocol/server-everything', args: ['stdio'] },
   { spec: '@modelcontextprotocol/server-filesystem', args: [SCRATCH] },
   { spec: '@modelcontextprotocol/server-memory' },
@@ -84,19 +85,37 @@ export const SERVERS: ServerToRecord[] = [
   { spec: '@larksuiteoapi/lark-mcp', args: ['mcp', '-a', PLACEHOLDER, '-s', PLACEHOLDER] },
   { spec: '@heroku/mcp-server', env: { HEROKU_API_KEY: PLACEHOLDER } },
   { spec: '@stripe/mcp', args: ['--tools=all', `--api-key=sk_test_${PLACEHOLDER}`] },
+  { spec: '@postman/postman-mcp-server', args: ['--full'], env: { POSTMAN_API_KEY: PLACEHOLDER } },
+  { spec: '@mondaydotcomorg/monday-api-mcp', args: ['-t', PLACEHOLDER] },
+  { spec: 'mcp-server-kubernetes' },
+  { spec: '@cyanheads/git-mcp-server' },
+  { spec: 'airtable-mcp-server', env: { AIRTABLE_API_KEY: PLACEHOLDER } },
+  { spec: '@modelcontextprotocol/server-gitlab', env: { GITLAB_PERSONAL_ACCESS_TOKEN: PLACEHOLDER } },
+  { spec: '@modelcontextprotocol/server-redis', args: ['redis://127.0.0.1:9'] },
+  { spec: '@modelcontextprotocol/server-aws-kb-retrieval' },
+  { spec: '@modelcontextprotocol/server-everart', env: { EVERART_API_KEY: PLACEHOLDER } },
+  { spec: '@mapbox/mcp-server', env: { MAPBOX_ACCESS_TOKEN: `pk.${PLACEHOLDER}` } },
+  { spec: '@neondatabase/mcp-server-neon', args: ['start', PLACEHOLDER] },
+  { spec: '@netlify/mcp' },
+  { spec: '@pinecone-database/mcp', env: { PINECONE_API_KEY: PLACEHOLDER } },
+  { spec: '@elastic/mcp-server-elasticsearch', env: { ES_URL: 'http://127.0.0.1:9', ES_API_KEY: PLACEHOLDER } },
+  {
+    spec: '@browserbasehq/mcp-server-browserbase',
+    env: { BROWSERBASE_API_KEY: PLACEHOLDER, BROWSERBASE_PROJECT_ID: 'p' },
+  },
+  { spec: '@cloudflare/playwright-mcp' },
+  { spec: '@tacticlaunch/mcp-linear', env: { LINEAR_API_TOKEN: PLACEHOLDER } },
+  { spec: '@auth0/auth0-mcp-server', args: ['run'] },
+  { spec: '@upstash/mcp-server', args: ['run', 'user@example.com', PLACEHOLDER] },
+  { spec: '@kazuph/mcp-taskmanager' },
+  { spec: '@kimtaeyoon83/mcp-server-youtube-transcript' },
+  { spec: '@agentdeskai/browser-tools-mcp' },
+  { spec: '@twilio-alpha/mcp', args: [`AC${PLACEHOLDER}/SK${PLACEHOLDER}:${PLACEHOLDER}`] },
 ];
 
 const OUT_DIR = join(REPO_ROOT, 'test/fixtures/tool-catalogue');
 const LIST_TIMEOUT_MS = 60_000;
 
-/** A recorded tool: what `tools/list` gave, as a client sees it. */
-export interface RecordedServer {
-  package: string;
-  version: string;
-  /** How the server was started to record it (placeholders included). */
-  command: string[];
-  tools: Record<string, unknown>[];
-}
 
 async function record(server: ServerToRecord): Promise<void> {
   const dir = join(SCRATCH, server.spec.replace(/[@/]/g, '_'));
@@ -128,11 +147,11 @@ async function record(server: ServerToRecord): Promise<void> {
   const timer = setTimeout(() => void client.close(), LIST_TIMEOUT_MS);
   try {
     await client.connect(transport);
-    const tools: Record<string, unknown>[] = [];
+    const tools: RecordedServer['tools'] = [];
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...(page.tools as Record<string, unknown>[]));
+      tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     const recorded: RecordedServer = {

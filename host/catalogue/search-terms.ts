@@ -34,7 +34,7 @@ const SYNONYMS: Record<string, string[]> = {
   retriev: ['fetch'],
   show: ['list', 'view'],
   view: ['read'],
-  add: ['creat'],
+  add: ['creat', 'sum'],
   make: ['creat'],
   creat: ['add'],
   open: ['creat', 'navig'],
@@ -76,13 +76,40 @@ const SYNONYMS: Record<string, string[]> = {
   address: ['geocod'],
   direct: ['rout'],
   weather: ['forecast'],
+  big: ['size'],
+  small: ['tini'],
+  larg: ['size'],
+  forget: ['delet'],
+  high: ['elev'],
+  altitud: ['elev'],
+  sum: ['add'],
+  total: ['sum'],
+  slow: ['long'],
+  popup: ['dialog'],
+  alert: ['dialog', 'monitor'],
+  prod: ['environ'],
+  product: ['environ'],
+  stage: ['environ'],
+  rotat: ['orient'],
+  landscap: ['orient'],
+  portrait: ['orient'],
+  crash: ['error', 'issu'],
 };
 
-/** A name or text's words: split at case changes and separators, lowercased. */
+/**
+ * A definition's words: split at separators, and a word written in camel
+ * case (`getIssue`, `GitHub`) both whole and at its case changes, so that
+ * "get issue" finds `getIssue` and "github" finds `GitHub`.
+ */
 export function splitWords(text: string): string[] {
+  const whole = queryWords(text);
+  const parts = queryWords(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2'));
+  return parts.length === whole.length ? whole : [...whole, ...parts.filter((part) => !whole.includes(part))];
+}
+
+/** A query's words: split at separators, lowercased (a user's "GitHub" is one word). */
+export function queryWords(text: string): string[] {
   return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((word) => word !== '');

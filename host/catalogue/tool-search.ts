@@ -1,6 +1,6 @@
 import type MiniSearch from 'minisearch';
 import type { ListItem } from '../vocabulary/list-kinds.js';
-import { splitWords, synonymsOf, termOf } from './search-terms.js';
+import { queryWords, splitWords, synonymsOf, termOf } from './search-terms.js';
 
 /** A served tool as the search index takes it. */
 export interface SearchableTool {
@@ -30,6 +30,15 @@ interface ToolDocument {
  * ranking).
  */
 const FIELD_WEIGHTS = { name: 3, title: 2, description: 1, parameters: 1, parameterText: 0.5, mount: 1.5 };
+/** Words this long or longer may have one typo: shorter ones would match too many others. */
+const TYPO_LENGTH = 5;
+/** Words this long or longer also match the words they begin ("repo" finds "repositories"). */
+const PREFIX_LENGTH = 4;
+/**
+ * A tool of a mount the query names ("...on GitHub" for the mount `github`)
+ * scores this many times its match: the user said where the tool is.
+ */
+const NAMED_MOUNT_BOOST = 3;
 /** A synonym's match counts this much of the query's own word's. */
 const SYNONYM_WEIGHT = 0.4;
 
@@ -51,10 +60,23 @@ export class ToolSearch {
   /** Set when a successor took this index's engine: it no longer answers for this catalogue, and is rebuilt if asked. */
   private handedOn = false;
 
+  /** Each term of a mount's prefix, and the mounts whose prefix has it. */
+  private readonly mountTerms = new Map<string, Set<string>>();
+
   private constructor(
     private engine: MiniSearch<ToolDocument>,
     private readonly tools: ReadonlyMap<string, SearchableTool>,
-  ) {}
+  ) {
+    for (const { mount } of tools.values()) {
+      for (const word of splitWords(mount ?? '')) {
+        const term = termOf(word);
+        if (term === undefined) continue;
+        let mounts = this.mountTerms.get(term);
+        if (!mounts) this.mountTerms.set(term, (mounts = new Set()));
+        mounts.add(mount!);
+      }
+    }
+  }
 
   /** The index of `tools`, from scratch or (with `predecessor`) by the difference from the predecessor's. */
   static async build(tools: readonly SearchableTool[], predecessor?: ToolSearch): Promise<ToolSearch> {
@@ -92,19 +114,33 @@ export class ToolSearch {
     options: { limit: number; usable: (name: string) => boolean; mount?: string },
   ): Promise<ListItem[]> {
     if (this.handedOn) return (await ToolSearch.build([...this.tools.values()])).search(query, options);
-    const terms = splitWords(query).flatMap((word) => termOf(word) ?? []);
+    const terms = queryWords(query).flatMap((word) => termOf(word) ?? []);
     const synonyms = terms.flatMap(synonymsOf).filter((synonym) => !terms.includes(synonym));
+    const named = new Set(terms.flatMap((term) => [...(this.mountTerms.get(term) ?? [])]));
     const filter = ({ id }: { id: string }) =>
       options.usable(id) && (options.mount === undefined || this.tools.get(id)?.mount === options.mount);
     const results = this.engine.search(
       {
         combineWith: 'OR',
         queries: [
-          { queries: terms, fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false), prefix: true },
+          {
+            queries: terms,
+            fuzzy: (term: string) => term.length >= TYPO_LENGTH,
+            maxFuzzy: 1,
+            prefix: (term: string) => term.length >= PREFIX_LENGTH,
+          },
           { queries: synonyms, boostTerm: () => SYNONYM_WEIGHT },
         ],
       },
-      { filter, tokenize: (text) => [text], processTerm: (term) => term },
+      {
+        filter,
+        tokenize: (text) => [text],
+        processTerm: (term) => term,
+        ...(named.size > 0 && {
+          boostDocument: (id: unknown) =>
+            named.has(this.tools.get(id as string)?.mount ?? '') ? NAMED_MOUNT_BOOST : 1,
+        }),
+      },
     );
     return results.slice(0, options.limit).map(({ id }) => this.tools.get(id as string)!.served);
   }

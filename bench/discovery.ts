@@ -1,0 +1,89 @@
+/**
+ * Discovery's figures (docs/discovery.md): how often `search_tools` ranks
+ * the right tool first (recall@1) and in its top 5 (recall@5, goal ≥ 0.9),
+ * over the natural-language tasks of test/fixtures/tool-catalogue/tasks.json
+ * on the catalogue recorded from real npm MCP servers beside them; and what
+ * one search costs (goal: under 5 ms) on that catalogue and on 10,000 tools
+ * (the same real definitions mounted again under numbered prefixes).
+ *
+ * The index is the host's own (host/catalogue/tool-search.ts), built and
+ * asked in this process as a search-mode host builds and asks it; the
+ * request around it (a tools/call over a transport) is measured by the call
+ * rows of bench/run.ts.
+ *
+ *   npm run build && node dist/bench/discovery.js
+ */
+import { performance } from 'node:perf_hooks';
+import { ToolSearch } from '../host/catalogue/tool-search.js';
+import {
+  catalogueTasks,
+  catalogueTools,
+  recordedServers,
+  servedNameOf,
+  type CatalogueTask,
+} from '../test/helpers/tool-catalogue.js';
+
+const LARGE = 10_000;
+/** Each task's search is timed this many times at each size. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+const servers = recordedServers();
+const tasks = catalogueTasks();
+const everyone = () => true;
+
+/** Where the right tool ranks for each task (0-based; -1 beyond the top 5). */
+async function ranks(index: ToolSearch, wanted: readonly CatalogueTask[]): Promise<number[]> {
+  const found = [];
+  for (const task of wanted) {
+    const results = await index.search(task.task, { limit: 5, usable: everyone });
+    found.push(results.findIndex((tool) => tool.name === servedNameOf(servers, task)));
+  }
+  return found;
+}
+
+/** Milliseconds per search: median and 95th percentile over every task, ROUNDS times. */
+async function latency(index: ToolSearch): Promise<{ median: number; p95: number }> {
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const task of tasks) {
+      const start = performance.now();
+      await index.search(task.task, { limit: 5, usable: everyone });
+      times.push(performance.now() - start);
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)]!, p95: times[Math.floor(times.length * 0.95)]! };
+}
+
+async function timedBuild(copies: number): Promise<{ index: ToolSearch; ms: number }> {
+  const tools = catalogueTools(servers, copies);
+  const start = performance.now();
+  const index = await ToolSearch.build(tools);
+  return { index, ms: performance.now() - start };
+}
+
+const small = await timedBuild(1);
+const found = await ranks(small.index, tasks);
+const recall = (k: number) => found.filter((rank) => rank >= 0 && rank < k).length / tasks.length;
+const copies = Math.ceil(LARGE / small.index.size);
+const large = await timedBuild(copies);
+
+console.log(
+  `discovery: search_tools over ${small.index.size} real tools from ${servers.length} npm MCP server packages, ${tasks.length} tasks`,
+);
+console.log(`${'recall@1'.padEnd(34)} ${recall(1).toFixed(2)}   (no goal: the top 5 is what a client is shown)`);
+console.log(`${'recall@5'.padEnd(34)} ${recall(5).toFixed(2)}   (goal ≥ 0.90)`);
+for (const [label, { index, ms }] of [
+  [`${small.index.size} tools`, small],
+  [`${large.index.size} tools (${copies} copies)`, large],
+] as const) {
+  const { median, p95 } = await latency(index);
+  console.log(
+    `${`one search, ${label}`.padEnd(34)} median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms   (goal < 5 ms); index built in ${ms.toFixed(0)} ms`,
+  );
+}
+if (process.env.BENCH_MISSES) {
+  for (const [i, task] of tasks.entries()) {
+    if (found[i] !== 0) console.log(`  rank ${found[i]}: ${task.task} -> ${servedNameOf(servers, task)}`);
+  }
+}
