@@ -143,9 +143,9 @@ t.test(
     const exposure = await host.client.callTool({ name: long[0]!.name, arguments: {} });
     t.equal(firstText(exposure), 'exposure', 'and the shortened name routes back');
 
-    const inMount = await search(t, host.client, { query: 'exchange rate', mount: 'big' });
+    const inMount = await search(t, host.client, { query: 'exchange rate of invoice records', mount: 'big' });
     t.ok(
-      inMount.every((tool) => tool.name.startsWith('big.')),
+      inMount.length > 0 && inMount.every((tool) => tool.name.startsWith('big.')),
       'a search narrowed to a mount finds only its tools',
     );
   },
@@ -261,4 +261,22 @@ t.test('discovery settings are checked: each problem names its key and the fix',
   t.match(output, 'discovery.results: expected an integer from 1 to 50, got 51.');
   t.match(output, 'discovery.maxSurfaced: expected a positive integer, got -1.');
   t.match(output, 'discovery.extra');
+});
+
+t.test('a flat tool named search_tools is refused where clients may be served search, naming the fix', async (t) => {
+  const ws = workspace(t);
+  const entry = { package: '@t/fx', flat: true, tools: { rename: { rate: 'search_tools' } } };
+  const refused = await runCli([
+    'check',
+    '--config',
+    ws.writeConfig({ discovery: { mode: 'auto' }, plugins: [entry] }),
+  ]);
+  t.equal(refused.code, 1);
+  t.match(
+    refused.stdout + refused.stderr,
+    `serves a tool named "search_tools", the name of the host's own search tool under discovery.mode 'auto', and a client could not tell them apart.`,
+  );
+  t.match(refused.stdout + refused.stderr, 'rename the tool in its entry (tools.rename: { "rate": "…" })');
+  const allMode = await runCli(['check', '--config', ws.writeConfig({ plugins: [entry] })]);
+  t.equal(allMode.code, 0, `served as the plugin's own in 'all' mode\n${allMode.stdout}${allMode.stderr}`);
 });

@@ -9,7 +9,7 @@ import { Curation } from './curation.js';
 import type { ListItem, ListKind } from '../vocabulary/list-kinds.js';
 import { MountView } from './mount-view.js';
 import { ERAS, type Era } from '../protocol-versions.js';
-import { ToolSearch } from './tool-search.js';
+import { SEARCH_TOOL_NAME, ToolSearch } from './tool-search.js';
 
 /**
  * One complete catalogue: a config, the mounts it names, how each is served
@@ -75,11 +75,25 @@ export class Generation {
   get problems(): Problem[] {
     const seen = new Set<string>();
     return this.eraViews
-      .flatMap((view) => view.index.allProblems)
+      .flatMap((view) => [...view.index.allProblems, ...view.searchToolProblems()])
       .filter((problem) => {
         const text = JSON.stringify(problem);
         return !seen.has(text) && seen.add(text);
       });
+  }
+
+  /** A served tool that would take the search tool's name where clients may be served search. */
+  private searchToolProblems(): Problem[] {
+    const { mode } = this.config.discovery;
+    const owner = this.index.owners.tools.get(SEARCH_TOOL_NAME);
+    if (mode === 'all' || !owner) return [];
+    return [
+      {
+        where: owner.mount.description,
+        what: `serves a tool named "${SEARCH_TOOL_NAME}", the name of the host's own search tool under discovery.mode '${mode}', and a client could not tell them apart.`,
+        fix: `mount it under a prefix, or rename the tool in its entry (tools.rename: { ${JSON.stringify(owner.own)}: "…" }).`,
+      },
+    ];
   }
 
   /** How this generation serves one of its mounts. */

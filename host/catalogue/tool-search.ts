@@ -2,6 +2,9 @@ import type MiniSearch from 'minisearch';
 import type { ListItem } from '../vocabulary/list-kinds.js';
 import { queryWords, splitWords, synonymsOf, termOf } from './search-terms.js';
 
+/** The host's own tool in search mode (DESIGN.md names it: clients and docs call it by this name). */
+export const SEARCH_TOOL_NAME = 'search_tools';
+
 /** A served tool as the search index takes it. */
 export interface SearchableTool {
   /** The name clients call it by (curated, prefixed, shortened): the document's id. */
@@ -136,13 +139,15 @@ export class ToolSearch {
         filter,
         tokenize: (text) => [text],
         processTerm: (term) => term,
-        ...(named.size > 0 && {
-          boostDocument: (id: unknown) =>
-            named.has(this.tools.get(id as string)?.mount ?? '') ? NAMED_MOUNT_BOOST : 1,
-        }),
       },
     );
-    return results.slice(0, options.limit).map(({ id }) => this.tools.get(id as string)!.served);
+    const found = results.map(({ id, score }) => {
+      const tool = this.tools.get(id as string)!;
+      // Once per result, after scoring: MiniSearch's own boostDocument would be asked once per result and term.
+      return { tool, score: named.has(tool.mount ?? '') ? score * NAMED_MOUNT_BOOST : score };
+    });
+    if (named.size > 0) found.sort((a, b) => b.score - a.score);
+    return found.slice(0, options.limit).map(({ tool }) => tool.served);
   }
 }
 

@@ -16,7 +16,8 @@ import { TracedServer } from './traced-server.js';
 import type { Era } from '../protocol-versions.js';
 import { identityOf } from '../vocabulary/identity.js';
 import { SurfacedTools } from './surfaced-tools.js';
-import { SEARCH_TOOL_NAME, searchModeTools, searchTools, servesSearch } from './tool-discovery.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
+import { searchModeTools, searchTools, servesSearch } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;

@@ -1,5 +1,6 @@
 import type { Generation } from '../catalogue/generation.js';
 import { nameMatcher } from '../catalogue/curation.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
 import { usableTools } from '../catalogue/usable-tools.js';
 import { MAX_SEARCH_RESULTS } from '../config/validate.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
@@ -7,9 +8,6 @@ import type { Identity } from '../vocabulary/identity.js';
 import type { ListItem } from '../vocabulary/list-kinds.js';
 import { isPlainObject } from '../plain-object.js';
 import type { SurfacedTools } from './surfaced-tools.js';
-
-/** The host's own tool in search mode (DESIGN.md names it: clients and docs call it by this name). */
-export const SEARCH_TOOL_NAME = 'search_tools';
 
 type Params = Record<string, unknown>;
 
