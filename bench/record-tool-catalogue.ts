@@ -116,7 +116,6 @@ const SERVERS: ServerToRecord[] = [
 const OUT_DIR = join(REPO_ROOT, 'test/fixtures/tool-catalogue');
 const LIST_TIMEOUT_MS = 60_000;
 
-
 async function record(server: ServerToRecord): Promise<void> {
   const dir = join(SCRATCH, server.spec.replace(/[@/]/g, '_'));
   mkdirSync(dir, { recursive: true });
@@ -161,7 +160,9 @@ async function record(server: ServerToRecord): Promise<void> {
       tools,
     };
     const file = join(OUT_DIR, `${name.replace('/', '__')}@${manifest.version}.json`);
-    writeFileSync(file, JSON.stringify(recorded, null, 1) + '\n');
+    writeFileSync(file, JSON.stringify(recorded, null, 2) + '\n');
+    // In the repository's own format, as `npm run lint` checks every file.
+    spawnSync(join(REPO_ROOT, 'node_modules/.bin/prettier'), ['--write', file], { stdio: 'ignore' });
     console.log(`${name}@${manifest.version}: ${tools.length} tools`);
   } finally {
     clearTimeout(timer);

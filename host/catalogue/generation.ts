@@ -84,7 +84,7 @@ export class Generation {
 
   /** A served tool that would take the search tool's name where clients may be served search. */
   private searchToolProblems(): Problem[] {
-    const { mode } = this.config.discovery;
+    const mode = this.config.discovery?.mode ?? 'all';
     const owner = this.index.owners.tools.get(SEARCH_TOOL_NAME);
     if (mode === 'all' || !owner) return [];
     return [
@@ -163,7 +163,7 @@ export class Generation {
    * current request, so that no search waits for it.
    */
   private prepareSearch(): void {
-    if (this.config.discovery.mode === 'all') return;
+    if ((this.config.discovery?.mode ?? 'all') === 'all') return;
     setImmediate(() => {
       for (const view of this.eraViews) void view.toolSearch();
     });

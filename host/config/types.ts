@@ -293,5 +293,6 @@ export interface ResolvedConfig {
   telemetry?: TelemetryConfig;
   /** Resolved at start (cluster/cluster-options.ts): its defaults come from the environment and the HTTP address. */
   cluster?: ClusterConfig;
-  discovery: Required<DiscoveryConfig>;
+  /** Absent without a discovery section: every tool is listed, as with mode 'all'. */
+  discovery?: Required<DiscoveryConfig>;
 }

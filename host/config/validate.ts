@@ -79,7 +79,7 @@ const DEFAULTS = {
   pins: 'warn',
   /** 'all' is what a host without discovery has always served; the rest fit the strictest common client (Cursor: 40 tools). */
   discovery: { mode: 'all', threshold: 40, alwaysVisible: [], results: 5, maxSurfaced: 32 },
-  /** Where a client is served search, the name limit of the strictest clients (see discoveryNaming). */
+  /** Where a client may be served search, the name limit of the strictest clients. */
   searchMaxNameLength: 64,
 } as const;
 
@@ -146,7 +146,9 @@ export function inspectConfig(raw: unknown, file: string): ConfigInspection {
 
 function withDefaults(config: HostConfig, file: string): ResolvedConfig {
   const { http, reload, upstreams, log } = config;
-  const discovery = { ...DEFAULTS.discovery, ...definedKeys(config.discovery) };
+  const discovery = config.discovery && { ...DEFAULTS.discovery, ...definedKeys(config.discovery) };
+  // Search is for clients that cap their tools, and such clients cap names too: names fit them unless the config says otherwise.
+  const searching = discovery !== undefined && discovery.mode !== 'all';
   return {
     file,
     dir: dirname(file),
@@ -155,12 +157,10 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     ...(config.instructions !== undefined && { instructions: config.instructions }),
     protocolVersions: config.protocolVersions ?? [...DEFAULT_REVISIONS],
     separator: config.separator ?? DEFAULTS.separator,
-    maxNameLength:
-      config.maxNameLength ?? (discovery.mode === 'all' ? DEFAULTS.maxNameLength : DEFAULTS.searchMaxNameLength),
+    maxNameLength: config.maxNameLength ?? (searching ? DEFAULTS.searchMaxNameLength : DEFAULTS.maxNameLength),
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
     isolation: config.isolation ?? DEFAULTS.isolation,
-    // Search is for clients that cap their tools, and such clients cap names too: found names fit them unless the config says otherwise.
-    shortenNames: config.shortenNames ?? discovery.mode !== 'all',
+    shortenNames: config.shortenNames ?? searching,
     pins: config.pins ?? DEFAULTS.pins,
     plugins: config.plugins,
     ...(http && {
@@ -187,7 +187,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     log: { level: log?.level ?? DEFAULTS.logLevel },
     ...(config.telemetry && { telemetry: config.telemetry }),
     ...(config.cluster && { cluster: config.cluster }),
-    discovery: { ...discovery, alwaysVisible: [...discovery.alwaysVisible] },
+    ...(discovery && { discovery: { ...discovery, alwaysVisible: [...discovery.alwaysVisible] } }),
   };
 }
 

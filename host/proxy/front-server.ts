@@ -17,7 +17,7 @@ import type { Era } from '../protocol-versions.js';
 import { identityOf } from '../vocabulary/identity.js';
 import { SurfacedTools } from './surfaced-tools.js';
 import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
-import { searchModeTools, searchTools, servesSearch } from './tool-discovery.js';
+import { searchModeTools, searchServed, searchTools } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
@@ -67,10 +67,7 @@ export function createFrontSession(
   );
   const session = new FrontSession(server, runtime.logger, era);
   /** What this session's searches found, added to its list: a 2025-era session lives long enough to list it. */
-  const surfaced =
-    options.longLived && era === 'legacy'
-      ? new SurfacedTools(() => runtime.current.config.discovery.maxSurfaced)
-      : undefined;
+  const surfaced = options.longLived && era === 'legacy' ? new SurfacedTools() : undefined;
   const handle = (method: string, handler: Handler) =>
     method === 'tools/call'
       ? server.setRequestHandler(
@@ -97,20 +94,22 @@ export function createFrontSession(
   handle('tools/list', async (request, ctx) => {
     const generation = served();
     const identity = identityOf(ctx);
-    const page = servesSearch(generation, identity)
-      ? { tools: searchModeTools(generation, identity, request.params?.cursor, surfaced) }
+    const discovery = searchServed(generation, identity);
+    const page = discovery
+      ? { tools: searchModeTools(generation, identity, discovery, request.params?.cursor, surfaced) }
       : await list('tools')(request);
     return servesModernEra(server) ? unwrapListedSchemas(page) : page;
   });
   handle('tools/call', async (request, ctx) => {
     const generation = served();
     const identity = identityOf(ctx);
-    if (request.params?.name === SEARCH_TOOL_NAME && servesSearch(generation, identity)) {
+    const discovery = request.params?.name === SEARCH_TOOL_NAME ? searchServed(generation, identity) : undefined;
+    if (discovery) {
       // Found tools are shown as tools/list shows them to this client (a 2026-07-28 one's unwrapped).
       const present = servesModernEra(server)
         ? (tools: Params[]) => unwrapListedSchemas({ tools }).tools as Params[]
         : undefined;
-      const { result, surfacedChanged } = await searchTools(generation, identity, request.params, {
+      const { result, surfacedChanged } = await searchTools(generation, identity, discovery, request.params!, {
         surfaced,
         present,
       });

@@ -9,10 +9,8 @@ export class SurfacedTools {
   /** Served names, oldest found first (a Set keeps insertion order). */
   private readonly found = new Set<string>();
 
-  constructor(private readonly limit: () => number) {}
-
-  /** Add what a search found, best first; whether the session's list changed. */
-  surface(names: readonly string[]): boolean {
+  /** Add what a search found, best first, keeping at most `limit`; whether the session's list changed. */
+  surface(names: readonly string[], limit: number): boolean {
     const before = [...this.found].join('\n');
     // The best result is the one to keep longest: it goes in last.
     for (const name of [...names].reverse()) {
@@ -20,7 +18,7 @@ export class SurfacedTools {
       this.found.add(name);
     }
     for (const name of this.found) {
-      if (this.found.size <= this.limit()) break;
+      if (this.found.size <= limit) break;
       this.found.delete(name);
     }
     return [...this.found].join('\n') !== before;

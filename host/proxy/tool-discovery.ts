@@ -2,6 +2,7 @@ import type { Generation } from '../catalogue/generation.js';
 import { nameMatcher } from '../catalogue/curation.js';
 import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
 import { usableTools } from '../catalogue/usable-tools.js';
+import type { DiscoveryConfig } from '../config/types.js';
 import { MAX_SEARCH_RESULTS } from '../config/validate.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { Identity } from '../vocabulary/identity.js';
@@ -10,20 +11,25 @@ import { isPlainObject } from '../plain-object.js';
 import type { SurfacedTools } from './surfaced-tools.js';
 
 type Params = Record<string, unknown>;
+type Discovery = Required<DiscoveryConfig>;
 
 /**
- * Whether `identity` is served search rather than every tool: always in
- * `'search'` mode, above `threshold` usable tools in `'auto'`, never in
- * `'all'`. Judged per identity, on what that identity may use.
+ * The discovery settings when `identity` is served search rather than
+ * every tool, else undefined: always in `'search'` mode, above `threshold`
+ * usable tools in `'auto'`, never in `'all'` or without a discovery
+ * section. Judged per identity, on what that identity may use.
  */
-export function servesSearch(generation: Generation, identity: Identity): boolean {
-  const { mode, threshold } = generation.config.discovery;
-  return mode === 'search' || (mode === 'auto' && usableTools(generation, identity).size > threshold);
+export function searchServed(generation: Generation, identity: Identity): Discovery | undefined {
+  const { discovery } = generation.config;
+  if (discovery?.mode === 'search') return discovery;
+  if (discovery?.mode === 'auto' && usableTools(generation, identity).size > discovery.threshold) return discovery;
+  return undefined;
 }
 
 /** Whether a `tools/call` may be the search tool's: the hot path leaves those to the front server. */
 export function maySearch(generation: Generation, params: unknown): boolean {
-  return generation.config.discovery.mode !== 'all' && isPlainObject(params) && params.name === SEARCH_TOOL_NAME;
+  const mode = generation.config.discovery?.mode ?? 'all';
+  return mode !== 'all' && isPlainObject(params) && params.name === SEARCH_TOOL_NAME;
 }
 
 const alwaysVisibleMatchers = new WeakMap<Generation, (name: string) => boolean>();
@@ -37,17 +43,18 @@ const alwaysVisibleMatchers = new WeakMap<Generation, (name: string) => boolean>
 export function searchModeTools(
   generation: Generation,
   identity: Identity,
+  discovery: Discovery,
   cursor: unknown,
   surfaced?: SurfacedTools,
 ): ListItem[] {
   if (cursor !== undefined) {
     throw new RpcError(
       ErrorCode.InvalidParams,
-      `Invalid cursor: this host serves tools by search (discovery.mode '${generation.config.discovery.mode}'), and its tools/list is one page. Fix: call tools/list without a cursor.`,
+      `Invalid cursor: this host serves tools by search (discovery.mode '${discovery.mode}'), and its tools/list is one page. Fix: call tools/list without a cursor.`,
     );
   }
   const usable = usableTools(generation, identity);
-  const { alwaysVisible } = generation.config.discovery;
+  const { alwaysVisible } = discovery;
   let visible = alwaysVisibleMatchers.get(generation);
   if (!visible) alwaysVisibleMatchers.set(generation, (visible = nameMatcher(alwaysVisible)));
   const listed = new Map<string, ListItem>([[SEARCH_TOOL_NAME, searchToolDefinition(usable.size)]]);
@@ -70,10 +77,11 @@ export function searchModeTools(
 export async function searchTools(
   generation: Generation,
   identity: Identity,
+  discovery: Discovery,
   params: Params,
   session: { surfaced?: SurfacedTools | undefined; present?: ((tools: ListItem[]) => ListItem[]) | undefined } = {},
 ): Promise<{ result: Params; surfacedChanged: boolean }> {
-  const args = searchArguments(generation, params.arguments);
+  const args = searchArguments(discovery, params.arguments);
   // Bad arguments are the caller's to correct, so they are a tool error it reads (as the spec has input validation).
   if (typeof args === 'string')
     return { result: { content: [{ type: 'text', text: args }], isError: true }, surfacedChanged: false };
@@ -85,7 +93,11 @@ export async function searchTools(
     usable: (name) => usable.has(name),
     ...(mount !== undefined && { mount }),
   });
-  const surfacedChanged = session.surfaced?.surface(found.map((tool) => tool.name!)) ?? false;
+  const surfacedChanged =
+    session.surfaced?.surface(
+      found.map((tool) => tool.name!),
+      discovery.maxSurfaced,
+    ) ?? false;
   const tools = session.present ? session.present(found) : found;
   const result = {
     content: [
@@ -104,7 +116,7 @@ export async function searchTools(
 
 /** The search's arguments, or what is wrong with them and how to fix it. */
 function searchArguments(
-  generation: Generation,
+  discovery: Discovery,
   args: unknown,
 ): { query: string; limit: number; mount?: string } | string {
   const fix = `Fix: call ${SEARCH_TOOL_NAME} with { "query": "what you want to do" }, and optionally "limit" (1 to ${MAX_SEARCH_RESULTS}) and "mount" (a prefix).`;
@@ -124,7 +136,7 @@ function searchArguments(
   }
   return {
     query,
-    limit: (limit as number | undefined) ?? generation.config.discovery.results,
+    limit: (limit as number | undefined) ?? discovery.results,
     ...(mount !== undefined && { mount }),
   };
 }
