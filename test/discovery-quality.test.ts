@@ -96,5 +96,5 @@ t.test('stemming, typos, a named mount, the mount facet and the usable filter', 
   t.equal((await search('remove a note'))[0], 'notes.add_note', 'a synonym still finds the only note tool of its kind');
   t.same(await search('message', { mount: 'notes' }), [], 'the mount facet keeps to one mount');
   t.same(await search('email', { usable: (name) => name !== 'mail.send' }), ['mail.inbox'], 'only usable tools');
-  t.equal((await search('clock note'))[0], 'clock.now', 'naming a mount ranks its tools first');
+  t.match((await search('search mail'))[0], /^mail\./, 'naming a mount ranks its tools above a better word match');
 });

@@ -24,15 +24,15 @@ interface ToolDocument {
   description: string;
   parameters: string;
   parameterText: string;
-  mount: string;
 }
 
 /**
  * How much a match in each field counts: a tool's name says what it does
  * most plainly, its parameters least (BM25 within each field, MiniSearch's
- * ranking).
+ * ranking). The mount's prefix is in the name (`github.create_issue`); a
+ * field of its own cost a search more time than it gave results.
  */
-const FIELD_WEIGHTS = { name: 3, title: 2, description: 1, parameters: 1, parameterText: 0.5, mount: 1.5 };
+const FIELD_WEIGHTS = { name: 3, title: 2, description: 1, parameters: 1, parameterText: 0.5 };
 /** Words this long or longer may have one typo: shorter ones would match too many others. */
 const TYPO_LENGTH = 5;
 /** Words this long or longer also match the words they begin ("repo" finds "repositories"). */
@@ -42,14 +42,17 @@ const PREFIX_LENGTH = 4;
  * scores this many times its match: the user said where the tool is.
  */
 const NAMED_MOUNT_BOOST = 3;
+/** Tools indexed between two turns of the event loop when an index is built from scratch (about a millisecond's work). */
+const INDEX_CHUNK = 50;
 /** A synonym's match counts this much of the query's own word's. */
 const SYNONYM_WEIGHT = 0.4;
 
 /**
  * Lexical search over a generation's served tools (DESIGN.md, "Discovery for
  * big catalogues"): every field of a definition a user's words may meet
- * (name, title, description, parameter names and descriptions, the mount's
- * prefix), stemmed, with typo tolerance (fuzzy terms of five letters or
+ * (name with its mount's prefix, title, description, parameter names and
+ * descriptions), the mount as a facet (a search narrowed to it, and a boost
+ * for the mount a query names), stemmed, with typo tolerance (fuzzy terms of five letters or
  * more) and prefix matches, ranked by BM25 over weighted fields; offline,
  * in the host's process.
  *
@@ -98,7 +101,8 @@ export class ToolSearch {
       return new ToolSearch(engine, byName);
     }
     const engine = await newEngine();
-    engine.addAll(tools.map(documentOf));
+    // In chunks, yielding between them: a big catalogue is indexed without holding up the requests being served.
+    await engine.addAllAsync(tools.map(documentOf), { chunkSize: INDEX_CHUNK });
     return new ToolSearch(engine, byName);
   }
 
@@ -167,7 +171,7 @@ function sameDefinition(a: SearchableTool, b: SearchableTool): boolean {
   return a.item === b.item && a.mount === b.mount && a.served.description === b.served.description;
 }
 
-function documentOf({ name, served, mount }: SearchableTool): ToolDocument {
+function documentOf({ name, served }: SearchableTool): ToolDocument {
   const schema = served.inputSchema as { properties?: Record<string, { description?: unknown }> } | undefined;
   const properties = Object.entries(schema?.properties ?? {});
   const annotations = served.annotations as { title?: unknown } | undefined;
@@ -178,7 +182,6 @@ function documentOf({ name, served, mount }: SearchableTool): ToolDocument {
     description: text(served.description),
     parameters: properties.map(([parameter]) => parameter).join(' '),
     parameterText: properties.map(([, property]) => text(property?.description)).join(' '),
-    mount: mount ?? '',
   };
 }
 

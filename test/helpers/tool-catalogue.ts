@@ -28,6 +28,8 @@ export interface CatalogueTask {
   task: string;
   package: string;
   tool: string;
+  /** Written after the ranking was tuned, and not tuned on: the fairer measure. */
+  heldOut?: boolean;
 }
 
 /** A search-mode host's name limit. */
