@@ -156,11 +156,12 @@ async function record(server: ServerToRecord): Promise<void> {
     const recorded: RecordedServer = {
       package: name,
       version: manifest.version,
-      command: [`${name}@${manifest.version}`, ...(server.args ?? [])].map((arg) => arg.replace(SCRATCH, '<dir>')),
+      command: [`${name}@${manifest.version}`, ...(server.args ?? [])],
       tools,
     };
     const file = join(OUT_DIR, `${name.replace('/', '__')}@${manifest.version}.json`);
-    writeFileSync(file, JSON.stringify(recorded, null, 2) + '\n');
+    // The scratch directory a server names (its working directory, a path it was given) is this machine's, not the tool's.
+    writeFileSync(file, JSON.stringify(recorded, null, 2).replaceAll(SCRATCH, '<dir>') + '\n');
     // In the repository's own format, as `npm run lint` checks every file.
     spawnSync(join(REPO_ROOT, 'node_modules/.bin/prettier'), ['--write', file], { stdio: 'ignore' });
     console.log(`${name}@${manifest.version}: ${tools.length} tools`);
