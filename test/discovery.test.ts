@@ -6,9 +6,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test as Tap } from 'tap';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, runCli, startStdioHost, type Teardown } from './helpers/host.js';
+import { CLI, runCli, startHttpHost, startStdioHost, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -202,6 +202,31 @@ t.test('a 2026-07-28 client lists the small catalogue and calls a found tool by 
   const call = await client.callTool({ name: found[0]!.name, arguments: { amount: 5, from: 'GBP', to: 'JPY' } });
   t.equal(firstText(call), '5 GBP in JPY');
   t.same(names((await client.listTools()).tools), ['search_tools'], 'a stateless client is not given a list to keep');
+});
+
+t.test('over Streamable HTTP: a 2026-07-28 client and a legacy session each find and call a tool', async (t) => {
+  const ws = workspace(t);
+  const host = await startHttpHost(t, ws.writeConfig({ discovery: { mode: 'search' }, plugins: [FX] }));
+  const modern = new Client(
+    { name: 'modern', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => modern.close());
+  t.same(names((await modern.listTools()).tools), ['search_tools']);
+  const found = await search(t, modern, { query: 'bank holidays', limit: 1 });
+  t.equal(firstText(await modern.callTool({ name: found[0]!.name, arguments: {} })), 'none');
+
+  const legacy = new Client({ name: 'legacy', version: '1.0.0' });
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => legacy.close());
+  t.not(legacy.getNegotiatedProtocolVersion(), '2026-07-28');
+  await search(t, legacy, { query: 'bank holidays', limit: 1 });
+  t.same(
+    names((await legacy.listTools()).tools),
+    ['search_tools', 'fx.holidays'],
+    'the session list keeps what it found',
+  );
 });
 
 t.test('a reload that removes a surfaced tool withdraws it with list_changed', async (t) => {
