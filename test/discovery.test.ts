@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, runCli, startHttpHost, startStdioHost, type Teardown } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
+import { validateConfig } from '../host/config/validate.js';
 
 t.setTimeout(120_000);
 
@@ -270,6 +271,27 @@ t.test("'auto' lists every tool up to the threshold and serves search above it",
   await host.until('list_changed for the switch to search', () => host.notified.tools === 1);
   t.same(names((await host.client.listTools()).tools), ['search_tools'], '4 tools, threshold 3: search');
 });
+
+t.test(
+  'a discovery section resolves with its defaults; search may be served, so names default to 64 characters',
+  async (t) => {
+    const plugins = [{ package: '@t/fx' }];
+    const resolved = validateConfig(
+      { discovery: { mode: 'auto', threshold: undefined }, plugins },
+      '/srv/mcp-host.config.js',
+    );
+    t.same(resolved.discovery, { mode: 'auto', threshold: 40, alwaysVisible: [], results: 5, maxSurfaced: 32 });
+    t.match(resolved, { maxNameLength: 64, shortenNames: true });
+    const kept = validateConfig(
+      { discovery: { mode: 'search' }, maxNameLength: 128, shortenNames: false, plugins },
+      '/srv/mcp-host.config.js',
+    );
+    t.match(kept, { maxNameLength: 128, shortenNames: false }, 'the config says otherwise');
+    const listed = validateConfig({ discovery: { mode: 'all' }, plugins }, '/srv/mcp-host.config.js');
+    t.match(listed, { maxNameLength: 128, shortenNames: false, discovery: { mode: 'all' } });
+    t.notOk('discovery' in validateConfig({ plugins }, '/srv/mcp-host.config.js'), 'no section, no settings');
+  },
+);
 
 t.test('discovery settings are checked: each problem names its key and the fix', async (t) => {
   const ws = workspace(t);

@@ -192,8 +192,8 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
 }
 
 /** A section without its keys set to undefined (a config may write `mode: process.env.MODE`). */
-function definedKeys<T extends object>(section: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(section ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
+function definedKeys<T extends object>(section: T): Partial<T> {
+  return Object.fromEntries(Object.entries(section).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** The problems found so far, and what every check needs to word them. */
