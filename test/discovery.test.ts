@@ -159,6 +159,7 @@ t.test('bad search arguments are a tool error naming the argument and the fix; a
     [{}, '"query" must be a non-empty string, got nothing'],
     [{ query: '  ' }, '"query" must be a non-empty string, got "  "'],
     [{ query: 'rate', limit: 0 }, '"limit" must be an integer from 1 to 50, got 0'],
+    [{ query: 'rate '.repeat(101) }, '"query" is 505 characters, over the 500 a search takes'],
     [{ query: 'rate', mount: 7 }, `"mount" must be a mount's prefix, got 7`],
   ] as const) {
     const result = await host.client.callTool({ name: 'search_tools', arguments: args });

@@ -14,6 +14,12 @@ type Params = Record<string, unknown>;
 type Discovery = Required<DiscoveryConfig>;
 
 /**
+ * The longest query searched. A search's cost grows with its words, and a
+ * request is cheap to make long: a task is said in a sentence or two.
+ */
+const MAX_QUERY_LENGTH = 500;
+
+/**
  * The discovery settings when `identity` is served search rather than
  * every tool, else undefined: always in `'search'` mode, above `threshold`
  * usable tools in `'auto'`, never in `'all'` or without a discovery
@@ -124,6 +130,9 @@ function searchArguments(
   const { query, limit, mount } = given;
   if (typeof query !== 'string' || query.trim() === '') {
     return `Invalid arguments for tool ${SEARCH_TOOL_NAME}: "query" must be a non-empty string, got ${JSON.stringify(query) ?? 'nothing'}. ${fix}`;
+  }
+  if (query.length > MAX_QUERY_LENGTH) {
+    return `Invalid arguments for tool ${SEARCH_TOOL_NAME}: "query" is ${query.length} characters, over the ${MAX_QUERY_LENGTH} a search takes. ${fix}`;
   }
   if (
     limit !== undefined &&
