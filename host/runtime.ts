@@ -65,6 +65,8 @@ export class HostRuntime {
     // only the live generation hears of it: index it as it is now.
     next.reindex();
     if (!before) return undefined;
+    // The search index of the new catalogue is the old one's, changed where the reload changed it.
+    next.succeed(before);
     // Reported to whoever asked: the changes of the generation's own mounts (a dual-era mount's 2026-07-28 face).
     const diff = diffGenerations(before, next);
     // Each era's clients are told of what changed in the catalogue they are served.

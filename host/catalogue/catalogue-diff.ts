@@ -1,4 +1,5 @@
 import type { Generation } from './generation.js';
+import { stableJson } from '../stable-json.js';
 import {
   ALL_LIST_KINDS,
   changedListOf,
@@ -68,6 +69,8 @@ export function diffGenerations(before: Generation, after: Generation): Catalogu
       changedLists.add(changedListOf(kind));
     }
   }
+  // How tools are listed (every tool, or search) is part of what a client's tools/list shows.
+  if (stableJson(before.config.discovery) !== stableJson(after.config.discovery)) changedLists.add('tools');
   const oldMounts = new Map(before.mounts.map((m) => [m.name, m]));
   const newMounts = new Map(after.mounts.map((m) => [m.name, m]));
   return {

@@ -15,6 +15,11 @@ const GLOB_OPTIONS = { dot: true } as const;
 
 type Matcher = (name: string) => boolean;
 
+/** Whether a name matches one of `globs`, as curation matches names (discovery's alwaysVisible too). */
+export function nameMatcher(globs: string[]): Matcher {
+  return picomatch(globs, GLOB_OPTIONS);
+}
+
 /** The part of an entry's curation that applies to one list. */
 interface ListCuration {
   include?: Matcher;
@@ -48,7 +53,7 @@ export class Curation {
     readonly config: CurationConfig = {},
     private readonly entryWhere = 'plugin entry',
   ) {
-    const compile = (globs: string[] | undefined) => (globs?.length ? picomatch(globs, GLOB_OPTIONS) : undefined);
+    const compile = (globs: string[] | undefined) => (globs?.length ? nameMatcher(globs) : undefined);
     const listOf = (key: 'tools' | 'prompts' | 'resources'): ListCuration => {
       const section: ItemCuration = normalGlobs(key, config[key] ?? {});
       const rename = new Map(Object.entries(section.rename ?? {}));

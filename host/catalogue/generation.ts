@@ -8,7 +8,8 @@ import { CatalogueIndex } from './catalogue-index.js';
 import { Curation } from './curation.js';
 import type { ListItem, ListKind } from '../vocabulary/list-kinds.js';
 import { MountView } from './mount-view.js';
-import type { Era } from '../protocol-versions.js';
+import { ERAS, type Era } from '../protocol-versions.js';
+import { SEARCH_TOOL_NAME, ToolSearch } from './tool-search.js';
 
 /**
  * One complete catalogue: a config, the mounts it names, how each is served
@@ -27,6 +28,10 @@ export class Generation {
    * such a mount both eras are served this generation.
    */
   private readonly legacyView?: Generation;
+  /** The search index of this view's tools, once asked for (tool-search.ts). */
+  private search?: Promise<ToolSearch>;
+  /** The index the next search index is built from by difference: the last generation's, or this one's before a reindex. */
+  private searchPredecessor?: Promise<ToolSearch>;
 
   /** `curations[i]` is what of `mounts[i]` is served (all of it when absent). */
   constructor(
@@ -70,11 +75,25 @@ export class Generation {
   get problems(): Problem[] {
     const seen = new Set<string>();
     return this.eraViews
-      .flatMap((view) => view.index.allProblems)
+      .flatMap((view) => [...view.index.allProblems, ...view.searchToolProblems()])
       .filter((problem) => {
         const text = JSON.stringify(problem);
         return !seen.has(text) && seen.add(text);
       });
+  }
+
+  /** A served tool that would take the search tool's name where clients may be served search. */
+  private searchToolProblems(): Problem[] {
+    const mode = this.config.discovery?.mode ?? 'all';
+    const owner = this.index.owners.tools.get(SEARCH_TOOL_NAME);
+    if (mode === 'all' || !owner) return [];
+    return [
+      {
+        where: owner.mount.description,
+        what: `serves a tool named "${SEARCH_TOOL_NAME}", the name of the host's own search tool under discovery.mode '${mode}', and a client could not tell them apart.`,
+        fix: `mount it under a prefix, or rename the tool in its entry (tools.rename: { ${JSON.stringify(owner.own)}: "…" }).`,
+      },
+    ];
   }
 
   /** How this generation serves one of its mounts. */
@@ -116,7 +135,50 @@ export class Generation {
   /** Rebuild the index after a mount's lists changed. */
   reindex(): void {
     this.currentIndex = this.buildIndex();
+    this.searchPredecessor = this.search ?? this.searchPredecessor;
+    this.search = undefined;
     this.legacyView?.reindex();
+    this.prepareSearch();
+  }
+
+  /** The search index of the tools this view serves, built at first need from its predecessor's. */
+  toolSearch(): Promise<ToolSearch> {
+    return (this.search ??= this.buildSearch());
+  }
+
+  /**
+   * Build each view's search index from `before`'s (a reload's swap): only
+   * what the reload changed is indexed again.
+   */
+  succeed(before: Generation): void {
+    for (const era of ERAS) {
+      const view = this.view(era);
+      view.searchPredecessor ??= before.view(era).search;
+    }
+    this.prepareSearch();
+  }
+
+  /**
+   * Where clients may be served search, build the index now, after the
+   * current request, so that no search waits for it.
+   */
+  private prepareSearch(): void {
+    if ((this.config.discovery?.mode ?? 'all') === 'all') return;
+    setImmediate(() => {
+      for (const view of this.eraViews) void view.toolSearch();
+    });
+  }
+
+  private async buildSearch(): Promise<ToolSearch> {
+    const predecessor = await this.searchPredecessor;
+    this.searchPredecessor = undefined;
+    const tools = [...this.index.owners.tools].map(([name, { mount, item, served }]) => ({
+      name,
+      item,
+      served,
+      mount: mount.spec.prefix,
+    }));
+    return ToolSearch.build(tools, predecessor);
   }
 
   /**

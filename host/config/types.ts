@@ -321,6 +321,28 @@ export interface HostConfig {
   log?: { level?: LogLevel };
   telemetry?: TelemetryConfig;
   cluster?: ClusterConfig;
+  /** List every tool, or a few and a search tool over the rest (docs/discovery.md). Default: mode 'all'. */
+  discovery?: DiscoveryConfig;
+}
+
+/** How a client finds tools in a big catalogue (docs/discovery.md). */
+export type DiscoveryMode = 'all' | 'search' | 'auto';
+
+/**
+ * Discovery for big catalogues: instead of every tool, a client lists the
+ * always-visible ones and `search_tools`, and finds the rest by search.
+ */
+export interface DiscoveryConfig {
+  /** 'all' lists every tool; 'search' lists alwaysVisible and the search tool; 'auto' searches above threshold tools. Default 'all'. */
+  mode?: DiscoveryMode;
+  /** 'auto' only: an identity that may use more tools than this is served search. Default 40 (Cursor's cap). */
+  threshold?: number;
+  /** Globs on served tool names always listed beside the search tool. Default none. */
+  alwaysVisible?: string[];
+  /** How many tools a search returns unless its `limit` says otherwise. Default 5. */
+  results?: number;
+  /** A 2025-era session's list keeps at most this many found tools; the oldest found goes first. Default 32. */
+  maxSurfaced?: number;
 }
 
 /** OpenTelemetry export (host/telemetry/): off unless this section or the standard OTEL_* environment asks. */
@@ -359,4 +381,6 @@ export interface ResolvedConfig {
   telemetry?: TelemetryConfig;
   /** Resolved at start (cluster/cluster-options.ts): its defaults come from the environment and the HTTP address. */
   cluster?: ClusterConfig;
+  /** Absent without a discovery section: every tool is listed, as with mode 'all'. */
+  discovery?: Required<DiscoveryConfig>;
 }

@@ -23,6 +23,8 @@ import type {
   AllowConfig,
   ClusterConfig,
   CommandPluginEntry,
+  DiscoveryConfig,
+  DiscoveryMode,
   HostConfig,
   HttpAuthConfig,
   HttpOAuthConfig,
@@ -55,6 +57,9 @@ const OWN_PROCESS: readonly unknown[] = ['process', 'sandbox'];
 const MIN_MEMORY_LIMIT_MB = 16;
 const PINS_POLICIES: readonly PinsPolicy[] = ['warn', 'refuse'];
 const UPSTREAM_SESSIONS: readonly UpstreamSessions[] = ['shared', 'per-client'];
+const DISCOVERY_MODES: readonly DiscoveryMode[] = ['all', 'search', 'auto'];
+/** The most tools one search may return: a result is definitions in full, and a client's context is not. */
+export const MAX_SEARCH_RESULTS = 50;
 
 /** The host is never reachable from the network unless asked. */
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -79,6 +84,10 @@ const DEFAULTS = {
   isolation: 'none',
   logLevel: 'info',
   pins: 'warn',
+  /** 'all' is what a host without discovery has always served; the rest fit the strictest common client (Cursor: 40 tools). */
+  discovery: { mode: 'all', threshold: 40, alwaysVisible: [], results: 5, maxSurfaced: 32 },
+  /** Where a client may be served search, the name limit of the strictest clients. */
+  searchMaxNameLength: 64,
 } as const;
 
 /**
@@ -144,6 +153,9 @@ export function inspectConfig(raw: unknown, file: string): ConfigInspection {
 
 function withDefaults(config: HostConfig, file: string): ResolvedConfig {
   const { http, reload, upstreams, log } = config;
+  const discovery = config.discovery && { ...DEFAULTS.discovery, ...definedKeys(config.discovery) };
+  // Search is for clients that cap their tools, and such clients cap names too: names fit them unless the config says otherwise.
+  const searching = discovery !== undefined && discovery.mode !== 'all';
   return {
     file,
     dir: dirname(file),
@@ -152,10 +164,10 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     ...(config.instructions !== undefined && { instructions: config.instructions }),
     protocolVersions: config.protocolVersions ?? [...DEFAULT_REVISIONS],
     separator: config.separator ?? DEFAULTS.separator,
-    maxNameLength: config.maxNameLength ?? DEFAULTS.maxNameLength,
+    maxNameLength: config.maxNameLength ?? (searching ? DEFAULTS.searchMaxNameLength : DEFAULTS.maxNameLength),
     ...(config.pageSize !== undefined && { pageSize: config.pageSize }),
     isolation: config.isolation ?? DEFAULTS.isolation,
-    shortenNames: config.shortenNames ?? false,
+    shortenNames: config.shortenNames ?? searching,
     pins: config.pins ?? DEFAULTS.pins,
     plugins: config.plugins,
     ...(http && {
@@ -183,7 +195,13 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     log: { level: log?.level ?? DEFAULTS.logLevel },
     ...(config.telemetry && { telemetry: config.telemetry }),
     ...(config.cluster && { cluster: config.cluster }),
+    ...(discovery && { discovery: { ...discovery, alwaysVisible: [...discovery.alwaysVisible] } }),
   };
+}
+
+/** A section without its keys set to undefined (a config may write `mode: process.env.MODE`). */
+function definedKeys<T extends object>(section: T): Partial<T> {
+  return Object.fromEntries(Object.entries(section).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** The problems found so far, and what every check needs to word them. */
@@ -488,6 +506,20 @@ const TELEMETRY_FIELDS: Record<keyof TelemetryConfig, Check> = {
   recordArguments: field(aBoolean, 'false (true puts tool arguments and results on spans)'),
 };
 
+const DISCOVERY_FIELDS: Record<keyof DiscoveryConfig, Check> = {
+  mode: field(
+    oneOf(DISCOVERY_MODES),
+    '"search" (list alwaysVisible and search_tools) or "auto" (search above threshold tools)',
+  ),
+  threshold: field(
+    aPositiveInteger,
+    `${DEFAULTS.discovery.threshold} (search once an identity may use more tools than this)`,
+  ),
+  alwaysVisible: field(anArrayOfNonEmptyStrings, '["notes.*", "clock.now"] (globs on served tool names)'),
+  results: field(integerFrom(1, MAX_SEARCH_RESULTS), String(DEFAULTS.discovery.results)),
+  maxSurfaced: field(aPositiveInteger, String(DEFAULTS.discovery.maxSurfaced)),
+};
+
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
   version: field(aNonEmptyString, '"1.0.0"'),
@@ -523,6 +555,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
   telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
   cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
+  discovery: section(DISCOVERY_FIELDS, '{ mode: "search", alwaysVisible: ["notes.*"] }'),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

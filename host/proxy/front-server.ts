@@ -17,6 +17,10 @@ import { SessionScope } from './session-scope.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
 import type { Era } from '../protocol-versions.js';
+import { identityOf } from '../vocabulary/identity.js';
+import { SurfacedTools } from './surfaced-tools.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
+import { searchModeTools, searchServed, searchTools } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
@@ -79,6 +83,8 @@ export function createFrontSession(
   session.scope = scope;
   /** A request's hooks, naming this session to a `sessions: 'per-client'` mount. */
   const scoped = (hooks: CallHooks): CallHooks => (scope ? { ...hooks, scope } : hooks);
+  /** What this session's searches found, added to its list: a 2025-era session lives long enough to list it. */
+  const surfaced = options.longLived && era === 'legacy' ? new SurfacedTools() : undefined;
   const handle = (method: string, handler: Handler) =>
     method === 'tools/call'
       ? server.setRequestHandler(
@@ -102,12 +108,33 @@ export function createFrontSession(
   };
 
   // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
-  handle('tools/list', async (request) => {
-    const page = await list('tools')(request);
+  handle('tools/list', async (request, ctx) => {
+    const generation = served();
+    const identity = identityOf(ctx);
+    const discovery = searchServed(generation, identity);
+    const page = discovery
+      ? { tools: searchModeTools(generation, identity, discovery, request.params?.cursor, surfaced) }
+      : await list('tools')(request);
     return servesModernEra(server) ? unwrapListedSchemas(page) : page;
   });
   handle('tools/call', async (request, ctx) => {
     logCaller(runtime.logger, ctx, 'tools/call');
+    const generation = served();
+    const identity = identityOf(ctx);
+    const discovery = request.params?.name === SEARCH_TOOL_NAME ? searchServed(generation, identity) : undefined;
+    if (discovery) {
+      // Found tools are shown as tools/list shows them to this client (a 2026-07-28 one's unwrapped).
+      const present = servesModernEra(server)
+        ? (tools: Params[]) => unwrapListedSchemas({ tools }).tools as Params[]
+        : undefined;
+      const { result, surfacedChanged } = await searchTools(generation, identity, discovery, request.params!, {
+        surfaced,
+        present,
+      });
+      // Told before the answer, so a client that lists on the answer sees what was found.
+      if (surfacedChanged) session.listChanged(new Set(['tools']));
+      return result;
+    }
     // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
     const schema = servesModernEra(server) ? listedOutputSchema(served(), request.params?.name) : undefined;
     const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>

@@ -22,6 +22,7 @@ import { logCaller } from './caller-log.js';
 import { asProtocolError } from './front-server.js';
 import { servesModernEra } from './protocol-era.js';
 import { SessionLogLevel } from './session-log-level.js';
+import { maySearch } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -187,6 +188,8 @@ export class HotPathTransport implements Transport {
     if (telemetryOn() || server.getNegotiatedProtocolVersion() === undefined || servesModernEra(server)) return false;
     if (server.getCapabilities()[route.capability] === undefined) return false;
     if (!isPlainObject(params) || params.task !== undefined) return false;
+    // The search tool is the host's own, served by the front server (tool-discovery.ts).
+    if (maySearch(this.runtime.current, params)) return false;
     // Its `_meta` the stdio wire has checked already (stdio-wire.ts).
     return route.wellFormed(params);
   }
