@@ -210,7 +210,10 @@ export async function startOpenIdProvider(
         if (!sub || subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidGrant('unknown subject token');
         const now = Math.floor(Date.now() / 1000);
         const [current] = keys;
-        const accessToken = await new SignJWT({ scope: scope ?? scopes.join(' '), client_id: ctx.oidc.client!.clientId })
+        const accessToken = await new SignJWT({
+          scope: scope ?? scopes.join(' '),
+          client_id: ctx.oidc.client!.clientId,
+        })
           .setProtectedHeader({ alg: 'RS256', kid: current!.privateJwk.kid!, typ: 'at+jwt' })
           .setIssuer(issuer)
           .setSubject(sub)
