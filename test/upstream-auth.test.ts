@@ -14,7 +14,7 @@ import { createLogger } from '../host/log.js';
 import type { RemoteSpec } from '../host/loader/types.js';
 import { RemoteChannel } from '../host/mounts/remote.js';
 import { eventually, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
-import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/upstream-openid-provider.js';
+import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
 import { firstText } from './helpers/results.js';
@@ -435,7 +435,7 @@ t.test(
     });
     const host = await startStdioHost(t, config, { env: { UPSTREAM_SECRET: SECRET } });
     t.equal(firstText(await host.client.callTool({ name: 'p.whoami', arguments: {} })), 'mcp-host');
-    await op.rotateKeys();
+    await op.rotateKeys({ retireOld: true });
     upstream.revokeSeen();
     const refusedBefore = upstream.refusals.length;
     t.equal(
@@ -446,7 +446,7 @@ t.test(
     t.same(upstream.refusals.slice(refusedBefore), ['revoked'], 'one refusal: the old token, once');
     t.equal(op.granted.client_credentials, 2, 'a new token was asked for');
     const last = upstream.authorizations.at(-1)!;
-    t.equal(decodeProtectedHeader(last.slice('Bearer '.length)).kid, 'k2', 'signed with the rotated key');
+    t.equal(decodeProtectedHeader(last.slice('Bearer '.length)).kid, op.currentKid(), 'signed with the rotated key');
   },
 );
 

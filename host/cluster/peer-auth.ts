@@ -1,6 +1,7 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PeerStamp, StampedRequest } from '../sinks/cluster.js';
 import type { Identity } from '../vocabulary/identity.js';
+import { TokenSeal } from './token-seal.js';
 
 /**
  * How far a stamp's time may be from the receiver's clock: forwarding is
@@ -24,17 +25,23 @@ export class PeerAuth {
   /** The nonces accepted within the window, each with when it may be forgotten (in insertion order: times only grow). */
   private readonly used = new Map<string, number>();
 
+  private readonly tokens: TokenSeal;
+
   /** `self`: this replica's name, the target a stamp it accepts must name. */
   constructor(
     private readonly key: Buffer,
     private readonly self: string,
-  ) {}
+  ) {
+    // Callers' tokens are sealed under a key of their own, derived from this one: no key serves two uses.
+    this.tokens = new TokenSeal(Buffer.from(hkdfSync('sha256', key, '', 'mcp-host callerTokens', 32)));
+  }
 
   /**
    * The header value for `request` (with `body`) forwarded to replica
    * `target` on behalf of `clientId`, who is `identity`: the owner replica
    * serves the request for the same identity this one verified. Its token
-   * stays here: a credential never travels between replicas.
+   * travels only sealed for the owner (token-seal.ts), which needs it when
+   * a mount exchanges each caller's token: never readable on the wire.
    */
   stamp(
     request: StampedRequest,
@@ -43,14 +50,18 @@ export class PeerAuth {
     clientId: string | undefined,
     identity?: Identity,
   ): string {
-    const { token: _token, ...carried } = identity ?? {};
+    const { token, ...carried } = identity ?? {};
+    const nonce = randomBytes(16).toString('base64url');
+    const sealed = token === undefined ? [] : [this.tokens.seal(token, `${nonce}.${target}`)];
     const fields = [
       VERSION,
       String(Date.now()),
-      randomBytes(16).toString('base64url'),
+      nonce,
       this.self,
       target,
-      Buffer.from(JSON.stringify(identity ? [clientId ?? '', carried] : [clientId ?? ''])).toString('base64url'),
+      Buffer.from(JSON.stringify(identity ? [clientId ?? '', carried, ...sealed] : [clientId ?? ''])).toString(
+        'base64url',
+      ),
       bodyDigest(body),
     ];
     return `${fields.join('.')}.${this.mac(fields, request)}`;
@@ -77,10 +88,15 @@ export class PeerAuth {
       };
     }
     // Made by a holder of the cluster's key (its MAC checked above): well-formed.
-    const [clientId, identity] = JSON.parse(Buffer.from(client!, 'base64url').toString()) as [string, Identity?];
+    const [clientId, identity, sealed] = JSON.parse(Buffer.from(client!, 'base64url').toString()) as [
+      string,
+      Identity?,
+      string?,
+    ];
+    const token = sealed === undefined ? undefined : this.tokens.open(sealed, `${nonce}.${target}`);
     return {
       clientId: clientId === '' ? undefined : clientId,
-      ...(identity && { identity }),
+      ...(identity && { identity: token === undefined ? identity : { ...identity, token } }),
       from: from!,
       nonce: nonce!,
       sentAt,

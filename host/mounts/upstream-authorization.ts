@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import {
   AuthorizationServerMismatchError,
   ClientCredentialsProvider,
@@ -78,7 +77,7 @@ export class CallerAuthRefused extends Error {
  * the next request goes out. With `auth.tokenExchange` the host's own
  * requests (handshake, lists, pings) use the same client's client
  * credentials, and each caller's requests carry a token exchanged for that
- * caller's own (RFC 8693), cached per caller until it expires. The caller's
+ * caller's own (RFC 8693), cached per subject until it expires. The caller's
  * token is only ever the exchange's `subject_token`: it never reaches the
  * upstream.
  */
@@ -166,7 +165,8 @@ export class UpstreamAuthorization implements AuthProvider {
   private async exchange(identity: Identity, fresh: boolean): Promise<string> {
     const credentials = this.spec.auth!;
     if (identity.kind !== 'oauth' || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
-    const key = createHash('sha256').update(identity.token).digest('hex');
+    // Per subject, not per token: a caller's next token (a refresh) is the same subject, and needs no new exchange.
+    const key = JSON.stringify([identity.claims.iss, identity.name]);
     const cached = this.exchanged.get(key);
     if (cached && !fresh && Date.now() < cached.renewAt) return cached.token;
     // The host's own token came first (the handshake), so the server is known unless the upstream asked nothing.

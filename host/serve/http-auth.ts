@@ -12,6 +12,7 @@ import type { HttpAuthConfig } from '../config/types.js';
 import { HostError } from '../errors.js';
 import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
 import { readSecretFile } from '../secret-file.js';
+import { authInfoFor, type Identity } from '../vocabulary/identity.js';
 
 /** The tokens in `text`, separated by commas or line ends (empty entries ignored). */
 function tokensIn(text: string): string[] {
@@ -152,12 +153,12 @@ export function bearerGate(
         );
       }
       // Static tokens do not expire, but the SDK's check requires an expiry.
-      return Promise.resolve({
-        token,
-        clientId: `token-${match + 1}`,
-        scopes: [],
-        expiresAt: Number.MAX_SAFE_INTEGER,
-      });
+      // Named by its place in the list: what a refusal (e.g. a token-exchange mount's) can name without the token.
+      const name = `token-${match + 1}`;
+      const identity: Identity = { kind: 'token', name, tokenName: name, claims: {}, scopes: [] };
+      return Promise.resolve(
+        authInfoFor(identity, { token, clientId: name, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER }),
+      );
     },
   };
   return async (req) => {
