@@ -233,6 +233,47 @@ export interface HostConfig {
   log?: { level?: LogLevel };
   telemetry?: TelemetryConfig;
   cluster?: ClusterConfig;
+  /** Who sees and may use what (docs/access.md); absent: every client, everything. */
+  access?: AccessRule[];
+  /** One JSON record per call, get, read, subscribe, completion and refusal (docs/access.md). */
+  audit?: AuditConfig;
+}
+
+/**
+ * Whom an access rule is for: every key given must match. Claims are an
+ * OAuth token's; `token` is a static token's name (`http.auth` tokens as
+ * `name:token`); `stdio` is the client on the host's own stdin and stdout.
+ */
+export interface AccessWho {
+  sub?: string;
+  client_id?: string;
+  /** A scope the token grants. */
+  scope?: string;
+  /** Any one of these in the token's `groups` claim. */
+  groups?: string[];
+  /** Any one of these in the token's `roles` claim. */
+  roles?: string[];
+  token?: string;
+  stdio?: boolean;
+}
+
+/** What the identities `who` matches see and may use: globs of composed names and of (normalised) URIs. */
+export interface AccessRule {
+  who: AccessWho;
+  tools?: string[];
+  prompts?: string[];
+  /** Resource URIs and resource template URIs. */
+  resources?: string[];
+}
+
+/** The audit log (host/audit/): a file of JSON lines, never stdout. */
+export interface AuditConfig {
+  /** The file written (relative to the config's directory). */
+  file: string;
+  /** Start a new file past `size` bytes, keeping `keep` old ones. */
+  rotate?: { size: number; keep: number };
+  /** Put a call's arguments in its record. Default false. */
+  recordArguments?: boolean;
 }
 
 /** OpenTelemetry export (host/telemetry/): off unless this section or the standard OTEL_* environment asks. */
@@ -271,4 +312,6 @@ export interface ResolvedConfig {
   telemetry?: TelemetryConfig;
   /** Resolved at start (cluster/cluster-options.ts): its defaults come from the environment and the HTTP address. */
   cluster?: ClusterConfig;
+  access?: AccessRule[];
+  audit?: AuditConfig;
 }

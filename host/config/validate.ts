@@ -18,8 +18,10 @@ import { ENTRY_KINDS, entryLabel, kindsNamedBy, prefixHint, type EntryKind } fro
 import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
 import { revisionListProblems } from './revisions.js';
+import { accessProblems } from './access-settings.js';
 import type {
   AllowConfig,
+  AuditConfig,
   ClusterConfig,
   CommandPluginEntry,
   HostConfig,
@@ -175,6 +177,8 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     log: { level: log?.level ?? DEFAULTS.logLevel },
     ...(config.telemetry && { telemetry: config.telemetry }),
     ...(config.cluster && { cluster: config.cluster }),
+    ...(config.access && { access: config.access }),
+    ...(config.audit && { audit: config.audit }),
   };
 }
 
@@ -404,6 +408,16 @@ const TELEMETRY_FIELDS: Record<keyof TelemetryConfig, Check> = {
   recordArguments: field(aBoolean, 'false (true puts tool arguments and results on spans)'),
 };
 
+const AUDIT_FIELDS: Record<keyof AuditConfig, Check> = {
+  file: field(aNonEmptyString, '"./audit.log" (relative to the config\'s directory)'),
+  rotate: section(
+    { size: field(aPositiveInteger, '10485760 (10 MiB)'), keep: field(aPositiveInteger, '5') },
+    '{ size: 10485760, keep: 5 }',
+    ['size', 'keep'],
+  ),
+  recordArguments: field(aBoolean, "false (true puts each call's arguments in its record)"),
+};
+
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
   version: field(aNonEmptyString, '"1.0.0"'),
@@ -439,6 +453,8 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
   telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
   cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
+  access: (findings, value) => findings.problems.push(...accessProblems(value, (path) => findings.where(path))),
+  audit: section(AUDIT_FIELDS, '{ file: "./audit.log" }', ['file']),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

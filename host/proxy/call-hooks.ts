@@ -1,5 +1,6 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
+import { identityOf } from '../vocabulary/identity.js';
 
 /**
  * The hooks that tie one forwarded request to the client that made it:
@@ -13,6 +14,7 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
   const progressToken = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
+    identity: identityOf(ctx),
     ...clientHeadersOf(ctx),
     ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
     ...(ctx.http?.closeStandaloneSSE && { closeStandaloneSSE: ctx.http.closeStandaloneSSE }),

@@ -13,6 +13,8 @@ import { reuseUnchangedPage } from './shared-list-results.js';
 import { FrontSession } from './front-session.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
+import { accessViewOf } from '../catalogue/access-rules.js';
+import { identityOf, type Identity } from '../vocabulary/identity.js';
 import type { Era } from '../protocol-versions.js';
 
 type Params = Record<string, unknown>;
@@ -45,7 +47,7 @@ const PARAMS_AS_SENT = {
  */
 export function createFrontSession(
   runtime: HostRuntime,
-  options: { longLived: boolean; reachable?: boolean; era: Era },
+  options: { longLived: boolean; reachable?: boolean; era: Era; identity?: Identity },
 ): FrontSession {
   const { era } = options;
   /** The live catalogue as this client's era is served it, read at each request. */
@@ -61,7 +63,7 @@ export function createFrontSession(
       supportedProtocolVersions: config.protocolVersions,
     },
   );
-  const session = new FrontSession(server, runtime.logger, era);
+  const session = new FrontSession(server, runtime.logger, era, options.identity);
   const handle = (method: string, handler: Handler) =>
     method === 'tools/call'
       ? server.setRequestHandler(
@@ -73,20 +75,22 @@ export function createFrontSession(
           method as 'tools/list',
           ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
         );
-  const list = (kind: ListKind) => async (request: { params?: Params }) => {
+  const list = (kind: ListKind) => async (request: { params?: Params }, ctx: ServerContext) => {
     const generation = served();
     const cursor = request.params?.cursor as string | undefined;
-    const page = await listPage(generation, kind, cursor);
+    // What this client's access rules let it see; every client the same rules match shares the composed page.
+    const access = accessViewOf(generation.config, identityOf(ctx));
+    const page = await listPage(generation, kind, cursor, undefined, access);
     // A 2026-07-28 client is told how long the composed page may be reused
     // (cache-hints.ts); its SDK copies every result it sends, so only a
     // 2025-era answer can be one shared with the last (shared-list-results.ts).
     if (servesModernEra(server)) return { ...asListResult(kind, page), ...page.hint };
-    return reuseUnchangedPage(generation, kind, cursor, asListResult(kind, page));
+    return reuseUnchangedPage(generation, kind, cursor, asListResult(kind, page), access.key);
   };
 
   // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
-  handle('tools/list', async (request) => {
-    const page = await list('tools')(request);
+  handle('tools/list', async (request, ctx) => {
+    const page = await list('tools')(request, ctx);
     return servesModernEra(server) ? unwrapListedSchemas(page) : page;
   });
   handle('tools/call', async (request, ctx) => {
@@ -111,8 +115,8 @@ export function createFrontSession(
     ),
   );
   if (capabilities.resources?.subscribe) {
-    handle('resources/subscribe', async (request) => {
-      await runtime.sessions.subscribe(session, String(request.params?.uri));
+    handle('resources/subscribe', async (request, ctx) => {
+      await runtime.sessions.subscribe(session, String(request.params?.uri), identityOf(ctx));
       return {};
     });
     handle('resources/unsubscribe', async (request) => {

@@ -15,6 +15,7 @@ import type { CallHooks, ModernClientRound } from '../vocabulary/call-hooks.js';
 import { describeThrown } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { callHooksFor, clientHeadersOf } from './call-hooks.js';
+import { identityOf } from '../vocabulary/identity.js';
 import { whyClientCannotAnswer } from './input-request-check.js';
 import { servesModernEra } from './protocol-era.js';
 import { isPlainObject } from '../plain-object.js';
@@ -204,6 +205,7 @@ class Continuation {
       onNotification: (notification) => this.caller?.onNotification?.(notification),
       // The upstream call is made once, for the first request: its headers are the ones forwarded.
       ...clientHeadersOf(ctx),
+      identity: identityOf(ctx),
       // A 2026-07-28 upstream answers this client as it came; on a 2025-era link the rounds are the host's.
       modernClient: modernRoundOf(ctx),
     };

@@ -141,7 +141,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     const answer = refused
       ? unauthorizedForward(refused)
       : isLegacy
-        ? await legacy.handle(read, clientId, forwarded !== undefined)
+        ? await legacy.handle(read, clientId, forwarded !== undefined, authInfo)
         : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
           (await modern.fetch(read, authInfo)));
     await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));

@@ -3,6 +3,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   isJSONRPCRequest,
   type JSONRPCMessage,
+  type AuthInfo,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
@@ -13,6 +14,7 @@ import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { SessionEventStore } from './session-event-store.js';
 import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
+import { identityOf } from '../vocabulary/identity.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -77,11 +79,11 @@ export class LegacySessions {
    * `owner`: which bearer token the request carried (`AuthInfo.clientId`), when the host checks tokens.
    * `forwarded`: another replica sent it here as this session's owner, so it is never forwarded on.
    */
-  async handle(read: ReadRequest, owner?: string, forwarded = false): Promise<Response> {
+  async handle(read: ReadRequest, owner?: string, forwarded = false, authInfo?: AuthInfo): Promise<Response> {
     const { request, json } = read;
     const id = request.headers.get('mcp-session-id');
     if (id === null) {
-      if (request.method === 'POST') return this.open(request, json, owner);
+      if (request.method === 'POST') return this.open(request, json, owner, authInfo);
       return jsonRpcErrorResponse(
         400,
         -32000,
@@ -142,7 +144,7 @@ export class LegacySessions {
     if (missed) return missed;
     const batch = refusedBatch(session, read);
     if (batch) return batch;
-    const response = await session.transport.handleRequest(request, parsed(json));
+    const response = await session.transport.handleRequest(request, parsed(json, authInfo));
     // The GET stream is where a broadcast (list_changed) can reach this
     // session: a session that never opened one costs a broadcast nothing.
     // Once it has, it stays counted in when the stream drops: what it misses
@@ -165,7 +167,12 @@ export class LegacySessions {
    * A POST without a session: an `initialize` opens one. Anything else gets
    * the transport's own 400 and the would-be session is dropped at once.
    */
-  private async open(request: Request, json: unknown, owner: string | undefined): Promise<Response> {
+  private async open(
+    request: Request,
+    json: unknown,
+    owner: string | undefined,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
     const full = this.fullFor(owner) ?? (await this.fullAcrossClusterFor(owner));
     if (full) return full;
     this.opening += 1;
@@ -177,7 +184,12 @@ export class LegacySessions {
     };
     try {
       // Not reachable by broadcasts until it opens its GET stream.
-      const front = createFrontSession(this.runtime, { longLived: true, reachable: false, era: 'legacy' });
+      const front = createFrontSession(this.runtime, {
+        longLived: true,
+        reachable: false,
+        era: 'legacy',
+        identity: identityOf({ http: { ...(authInfo && { authInfo }) } }),
+      });
       const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) => {
         recordLimitHit('http.eventStoreBytes');
         this.runtime.logger.warn(
@@ -206,7 +218,7 @@ export class LegacySessions {
       };
       transport.onmessage = cancelOnDisconnect(transport);
       await front.server.connect(transport);
-      const response = await transport.handleRequest(request, parsed(json));
+      const response = await transport.handleRequest(request, parsed(json, authInfo));
       if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
         uncount();
         await front.server.close();
@@ -286,8 +298,9 @@ export class LegacySessions {
 }
 
 /** The transport's options for a body read already: it need not read and parse it again. */
-function parsed(json: unknown): { parsedBody: unknown } | undefined {
-  return json === undefined ? undefined : { parsedBody: json };
+/** What the transport is told of a request besides itself: its body, read already, and who sent it (identity.ts). */
+function parsed(json: unknown, authInfo: AuthInfo | undefined): { parsedBody?: unknown; authInfo?: AuthInfo } {
+  return { ...(json !== undefined && { parsedBody: json }), ...(authInfo && { authInfo }) };
 }
 
 /** The same response, counted as open on its session until its body ends or the client drops it. */

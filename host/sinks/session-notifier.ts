@@ -1,5 +1,6 @@
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { Era } from '../protocol-versions.js';
+import type { Identity } from '../vocabulary/identity.js';
 
 /**
  * What the runtime needs of anything it notifies: a long-lived client
@@ -15,6 +16,8 @@ export interface SessionNotifier {
   readonly subscriptions: Set<string>;
   /** Set on an endpoint that fans out to many: it is no one client's session, and is not counted as one. */
   readonly fansOut?: boolean;
+  /** Whom it notifies, when one client: its access rules decide which changes it is told of. */
+  readonly identity?: Identity;
   /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
   listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void;

@@ -1,4 +1,5 @@
 import type { JSONRPCNotification } from '@modelcontextprotocol/server';
+import type { Identity } from './identity.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -40,6 +41,8 @@ export interface CallHooks {
    * echoes), and its `input_required` goes back to the client as it came.
    */
   modernClient?: ModernClientRound;
+  /** Who made the request: the access rules decide whether it may reach the item (anonymous when absent). */
+  identity?: Identity;
 }
 
 /** A 2026-07-28 client's own round of a request (see `CallHooks.modernClient`). */
