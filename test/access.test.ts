@@ -1,0 +1,148 @@
+// Access rules (docs/access.md): two named static tokens see different
+// catalogues over HTTP in both eras, and each is answered for the other's
+// items exactly as for names that do not exist; the stdio client is matched
+// by `stdio: true`; a reload that changes the rules tells a connected client
+// whose view changed, and only it. The host runs as a child process, driven
+// by the SDK's own Client; the plugins are the repository's examples.
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import t from 'tap';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { modernClient } from './helpers/cluster.js';
+
+const ALICE = 'alice:alice-token-0123456789';
+const CI = 'ci:ci-token-0123456789abcdef';
+
+const RULES = [
+  { who: { token: 'alice' }, tools: ['notes.*'], resources: ['note://**'] },
+  { who: { token: 'ci' }, tools: ['clock.*'], prompts: ['clock.*'] },
+  { who: { stdio: true }, tools: ['clock.now'] },
+];
+
+/** The config's text: the example plugins, both tokens, and `access`. */
+function configText(ws: Workspace, access: unknown[] = RULES, http = true): string {
+  const config = {
+    reload: { watch: true, debounceMs: 50 },
+    ...(http && { http: { port: 0, auth: { tokens: [ALICE, CI] } } }),
+    plugins: [
+      { package: '@mcp-host/notes', options: { file: join(ws.dir, 'notes.json'), exportDelayMs: 0 } },
+      { package: '@mcp-host/clock' },
+    ],
+    access,
+  };
+  return `export default ${JSON.stringify(config, null, 2)};\n`;
+}
+
+function config(ws: Workspace, http = true): string {
+  return ws.writeConfig(configText(ws, RULES, http));
+}
+
+async function connect(url: string, token: string, era: 'legacy' | 'modern'): Promise<Client> {
+  const client = era === 'modern' ? modernClient() : new Client({ name: 'access-test', version: '1.0.0' });
+  const secret = token.slice(token.indexOf(':') + 1);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+    }),
+  );
+  return client;
+}
+
+/** The error a call gets, as the client receives it. */
+async function refusal(attempt: Promise<unknown>): Promise<unknown> {
+  try {
+    await attempt;
+  } catch (error) {
+    const { code, message, data } = error as { code?: number; message: string; data?: unknown };
+    return { code, message, data };
+  }
+  throw new Error('expected a refusal');
+}
+
+t.test("two static tokens see different lists in both eras, and the other one's items are unknown", async (t) => {
+  const ws = makeWorkspace(t);
+  const host = await startHttpHost(t, config(ws), { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+  for (const era of ['legacy', 'modern'] as const) {
+    const alice = await connect(host.url, ALICE, era);
+    const ci = await connect(host.url, CI, era);
+    t.teardown(() => Promise.all([alice.close(), ci.close()]));
+    const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+    t.same(
+      await names(alice),
+      [
+        'notes.add_note',
+        'notes.delete_note',
+        'notes.export_notes',
+        'notes.list_notes',
+        'notes.read_note',
+        'notes.search_notes',
+      ],
+      `${era}: alice sees the notes tools`,
+    );
+    t.same(
+      await names(ci),
+      ['clock.convert_time', 'clock.countdown', 'clock.list_time_zones', 'clock.now'],
+      `${era}: ci sees the clock tools`,
+    );
+    t.same((await alice.listPrompts()).prompts, [], `${era}: alice is allowed no prompt`);
+    t.same(
+      (await ci.listPrompts()).prompts.map((prompt) => prompt.name),
+      ['clock.plan_meeting'],
+    );
+    t.same((await ci.listResourceTemplates()).resourceTemplates, [], `${era}: ci is allowed no resource`);
+    t.ok((await alice.listResourceTemplates()).resourceTemplates.length > 0);
+
+    // The other's tool, and a tool that exists nowhere: the same answer, word for word.
+    for (const [client, theirs, nowhere] of [
+      [alice, 'clock.now', 'clock.no_such_tool'],
+      [ci, 'notes.list_notes', 'notes.no_such_tool'],
+    ] as const) {
+      const denied = await refusal(client.callTool({ name: theirs, arguments: {} }));
+      const unknown = await refusal(client.callTool({ name: nowhere, arguments: {} }));
+      t.same(denied, JSON.parse(JSON.stringify(unknown).replaceAll(nowhere, theirs)), `${era}: ${theirs} as unknown`);
+      t.match(denied, { message: new RegExp(`Unknown tool "${theirs.replace('.', '\\.')}"`) });
+    }
+    const deniedPrompt = await refusal(alice.getPrompt({ name: 'clock.plan_meeting', arguments: {} }));
+    const unknownPrompt = await refusal(alice.getPrompt({ name: 'clock.no_such_prompt', arguments: {} }));
+    t.same(
+      deniedPrompt,
+      JSON.parse(JSON.stringify(unknownPrompt).replaceAll('clock.no_such_prompt', 'clock.plan_meeting')),
+    );
+    const deniedRead = await refusal(ci.readResource({ uri: 'note://some-note' }));
+    const unknownRead = await refusal(alice.readResource({ uri: 'note://no-such-note' }));
+    t.same(deniedRead, JSON.parse(JSON.stringify(unknownRead).replaceAll('no-such-note', 'some-note')), `${era}: read`);
+    t.match((await ci.callTool({ name: 'clock.now', arguments: {} })).content, [{ type: 'text' }]);
+  }
+});
+
+t.test(
+  'the stdio client is matched by stdio: true; a reload that changes its rules tells it, one that does not stays quiet',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const file = config(ws, false);
+    const host = await startStdioHost(t, file);
+    const { client } = host;
+    t.same(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['clock.now'],
+    );
+    const denied = await refusal(client.callTool({ name: 'notes.list_notes', arguments: {} }));
+    t.match(denied, { code: -32602, message: /^Unknown tool "notes\.list_notes": no mounted plugin serves it/ });
+
+    // Alice's rule changes: nothing the stdio client sees does.
+    const reloads = () => host.log().match(/reloaded \(/g)?.length ?? 0;
+    writeFileSync(file, configText(ws, [{ ...RULES[0], tools: ['notes.list_notes'] }, RULES[1], RULES[2]], false));
+    await host.until('the first reload', () => reloads() === 1);
+    t.equal(host.notified.tools, 0, 'not told of a change it cannot see');
+
+    writeFileSync(
+      file,
+      configText(ws, [RULES[0], RULES[1], { who: { stdio: true }, tools: ['clock.now', 'clock.countdown'] }], false),
+    );
+    await host.until('told its tools changed', () => host.notified.tools === 1);
+    t.same((await client.listTools()).tools.map((tool) => tool.name).sort(), ['clock.countdown', 'clock.now']);
+    t.equal(host.notified.prompts, 0);
+  },
+);
