@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
+import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
+import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';
 
@@ -146,3 +148,65 @@ t.test(
     t.equal(host.notified.prompts, 0);
   },
 );
+
+t.test('mcp-host check names each bad rule: its who key, its glob, its list kind', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig({
+    plugins: [],
+    access: [
+      { who: { subject: 'alice' }, tools: ['x.*'] },
+      { who: {}, tools: ['ok'] },
+      { who: { token: 'ci' }, tool: ['clock.*'] },
+      { who: { groups: 'admins', stdio: false }, resources: ['note://[x', ''] },
+      { who: { sub: 'bob' }, tools: 'notes.*' },
+      'nope',
+    ],
+  });
+  const run = await runCli(['check', '--config', file]);
+  t.equal(run.code, 1);
+  t.equal(
+    run.stdout,
+    [
+      `mcp-host check: 9 problems in ${file}`,
+      '- mcp-host.config.js: access[0].who.subject: unknown key "subject". Fix: remove it; the keys allowed here are "sub", "client_id", "scope", "groups", "roles", "token" and "stdio".',
+      "- mcp-host.config.js: access[1].who: expected an object naming whom the rule is for, got an empty one (it would match no one in particular). Fix: e.g. who: { sub: 'alice' }, { scope: 'notes' }, { groups: ['admins'] }, { token: 'ci' } or { stdio: true }.",
+      '- mcp-host.config.js: access[2].tool: unknown key "tool": a rule allows tools, prompts or resources only. Fix: did you mean "tools"?',
+      "- mcp-host.config.js: access[3].who.groups: expected a non-empty array of non-empty strings, got \"admins\". Fix: e.g. who: { sub: 'alice' }, { scope: 'notes' }, { groups: ['admins'] }, { token: 'ci' } or { stdio: true }.",
+      '- mcp-host.config.js: access[3].who.stdio: expected true, got false. Fix: write stdio: true, or leave it out.',
+      `- mcp-host.config.js: access[3].resources[0]: expected a glob of composed URIs, but "note://[x" is not one: Missing closing: "]" - use "\\\\]" to match literal characters. Fix: e.g. resources: ['note://**'] ('*' matches within a name, '**' across '/').`,
+      `- mcp-host.config.js: access[3].resources[1]: expected a glob of composed URIs, got "". Fix: e.g. resources: ['note://**'] ('*' matches within a name, '**' across '/').`,
+      `- mcp-host.config.js: access[4].tools: expected an array of globs, got "notes.*". Fix: e.g. tools: ['notes.*'].`,
+      `- mcp-host.config.js: access[5]: expected an access rule object, got "nope". Fix: e.g. { who: { token: 'ci' }, tools: ['clock.*'] }.`,
+      '',
+    ].join('\n'),
+  );
+  const notAList = await runCli(['check', '--config', ws.writeConfig({ plugins: [], access: { who: {} } })]);
+  t.match(
+    notAList.stdout,
+    "access: expected an array of access rules, got an object. Fix: e.g. access: [{ who: { token: 'ci' }, tools: ['clock.*'] }], or leave access out to let every client see everything.",
+  );
+});
+
+t.test('who matches claims, scopes, groups and roles, token names and stdio; every key given must match', (t) => {
+  const oauth = (claims: Record<string, unknown>, scopes: string[] = []): Identity => ({
+    kind: 'oauth',
+    name: String(claims.sub),
+    claims,
+    scopes,
+  });
+  const alice = oauth({ sub: 'alice', client_id: 'app', groups: ['ops', 'admins'], roles: 'reader' }, ['notes', 'mcp']);
+  t.ok(whoMatches({ sub: 'alice' }, alice));
+  t.notOk(whoMatches({ sub: 'bob' }, alice));
+  t.ok(whoMatches({ client_id: 'app', scope: 'notes' }, alice));
+  t.notOk(whoMatches({ client_id: 'app', scope: 'admin' }, alice), 'every key must match');
+  t.ok(whoMatches({ groups: ['devs', 'admins'] }, alice), 'any one group');
+  t.notOk(whoMatches({ groups: ['devs'] }, alice));
+  t.notOk(whoMatches({ roles: ['reader'] }, alice), 'a claim that is not an array holds no role');
+  t.ok(whoMatches({ roles: ['reader'] }, oauth({ sub: 'carol', roles: ['reader'] })));
+  t.notOk(whoMatches({ token: 'alice' }, alice), 'a token name is not a subject');
+  t.ok(whoMatches({ token: 'ci' }, { kind: 'token', name: 'ci', tokenName: 'ci', claims: {}, scopes: [] }));
+  t.ok(whoMatches({ stdio: true }, STDIO_IDENTITY));
+  t.notOk(whoMatches({ stdio: true }, ANONYMOUS_IDENTITY));
+  t.equal(describeWho({ sub: 'alice', groups: ['ops'] }), '{ sub: "alice", groups: ["ops"] }');
+  t.end();
+});

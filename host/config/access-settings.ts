@@ -71,13 +71,8 @@ function whoProblems(who: unknown, path: string, where: (path: string) => string
   const fix =
     "e.g. who: { sub: 'alice' }, { scope: 'notes' }, { groups: ['admins'] }, { token: 'ci' } or { stdio: true }.";
   if (!isPlainObject(who) || Object.keys(who).length === 0) {
-    return [
-      {
-        where: where(path),
-        what: `expected an object naming whom the rule is for, got ${describeValue(who)}.`,
-        fix,
-      },
-    ];
+    const got = isPlainObject(who) ? 'an empty one (it would match no one in particular)' : describeValue(who);
+    return [{ where: where(path), what: `expected an object naming whom the rule is for, got ${got}.`, fix }];
   }
   const problems: Problem[] = [];
   for (const [key, value] of Object.entries(who)) {
