@@ -210,3 +210,86 @@ t.test('who matches claims, scopes, groups and roles, token names and stdio; eve
   t.equal(describeWho({ sub: 'alice', groups: ['ops'] }), '{ sub: "alice", groups: ["ops"] }');
   t.end();
 });
+
+t.test(
+  'mcp-host access explain: what an identity sees, the rule that decides each item, and why the rest is denied',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const file = ws.writeConfig({
+      plugins: [
+        { package: '@mcp-host/clock' },
+        { package: '@mcp-host/notes', options: { file: join(ws.dir, 'n.json') } },
+      ],
+      access: [
+        { who: { scope: 'notes' }, tools: ['notes.*'], resources: ['note://**'] },
+        { who: { groups: ['admins'] }, tools: ['**'], prompts: ['**'] },
+        { who: { token: 'ci' }, tools: ['clock.now'] },
+      ],
+    });
+    const alice = await runCli(['access', 'explain', '--config', file, '--sub', 'alice', '--scope', 'notes mcp']);
+    t.equal(alice.code, 0, alice.stderr);
+    const others = (...rules: string[]) => `; listed by ${rules.join(', ')}, for others`;
+    const admins = 'access[1] { groups: ["admins"] }';
+    t.equal(
+      alice.stdout,
+      [
+        'identity: oauth "alice" (sub: "alice", scope: "notes mcp")',
+        'rules for this identity: access[0] { scope: "notes" }',
+        'sees (7):',
+        ...['add_note', 'list_notes', 'read_note', 'search_notes', 'delete_note', 'export_notes'].map(
+          (tool) => `  tool notes.${tool}  <- access[0] { scope: "notes" }`,
+        ),
+        '  template note://{id}  <- access[0] { scope: "notes" }',
+        'denied (9):',
+        `  tool clock.now  <- no rule for this identity lists it${others(admins, 'access[2] { token: "ci" }')}`,
+        ...['convert_time', 'list_time_zones', 'countdown'].map(
+          (tool) => `  tool clock.${tool}  <- no rule for this identity lists it${others(admins)}`,
+        ),
+        `  prompt clock.plan_meeting  <- no rule for this identity lists it${others(admins)}`,
+        `  prompt notes.review_note  <- no rule for this identity lists it${others(admins)}`,
+        '  resource clock://zones  <- no rule for this identity lists it',
+        '  resource notes://index  <- no rule for this identity lists it',
+        '  template clock://time/{+zone}  <- no rule for this identity lists it',
+        '',
+      ].join('\n'),
+    );
+    const stranger = await runCli(['access', 'explain', '--config', file, '--token', 'nobody']);
+    t.match(
+      stranger.stdout,
+      /^identity: token "nobody"\nno rule is for this identity: it sees nothing\nsees \(0\):\ndenied \(16\):\n/,
+    );
+    t.match(stranger.stdout, `  tool clock.countdown  <- no rule is for this identity${others(admins)}\n`);
+    const admin = await runCli([
+      'access',
+      'explain',
+      '--config',
+      file,
+      '--group',
+      'admins',
+      '--role',
+      'x',
+      '--client-id',
+      'app',
+    ]);
+    t.match(admin.stdout, /^identity: oauth "app" \(client_id: "app", groups: \["admins"\], roles: \["x"\]\)\n/);
+    t.match(admin.stdout, 'prompt notes.review_note  <- access[1] { groups: ["admins"] }\n');
+    const local = await runCli(['access', 'explain', '--config', file, '--stdio']);
+    t.match(local.stdout, /^identity: stdio "stdio"\nno rule is for this identity/);
+
+    const open = ws.writeConfig({ plugins: [{ package: '@mcp-host/clock' }] }, 'open.config.js');
+    const everyone = await runCli(['access', 'explain', '--config', open]);
+    t.match(
+      everyone.stdout,
+      /^identity: anonymous "anonymous"\nthe config sets no access rules: every client sees everything\nsees:\n {2}tool clock\.now\n/,
+    );
+
+    const wrong = await runCli(['access', 'show', '--config', file]);
+    t.equal(wrong.code, 2);
+    t.match(wrong.stderr, 'mcp-host: access takes one subcommand: explain (mcp-host access explain --sub alice)');
+    const misplaced = await runCli(['list', '--config', file, '--sub', 'alice']);
+    t.match(
+      misplaced.stderr,
+      'mcp-host: --sub, --client-id, --scope, --group, --role and --token go with "access explain"',
+    );
+  },
+);

@@ -59,6 +59,11 @@ export class AccessPolicy {
     return this.rules.filter(({ rule }) => whoMatches(rule.who, identity)).map(({ index, rule }) => ({ index, rule }));
   }
 
+  /** The rules that list an item, whoever they are for (`mcp-host access explain` says why a denied item is). */
+  listing(kind: ListKind, item: string): Decision[] {
+    return this.rules.filter((rule) => allowedBy(rule, kind, item)).map(({ index, rule }) => ({ index, rule }));
+  }
+
   /** What `identity` sees: shared by every identity the same rules match. */
   viewFor(identity: Identity): AccessView {
     const matched = this.rules.filter(({ rule }) => whoMatches(rule.who, identity));
@@ -66,9 +71,7 @@ export class AccessPolicy {
     let view = this.views.get(key);
     if (!view) {
       const decide = (kind: ListKind, item: string): Decision | undefined => {
-        const list = kind === 'resourceTemplates' ? 'resources' : kind;
-        // A list left out or empty allows nothing (to the curation matcher, no include means everything).
-        const found = matched.find(({ rule, allowed }) => rule[list]?.length && allowed.serves(kind, item));
+        const found = matched.find((rule) => allowedBy(rule, kind, item));
         return found && { index: found.index, rule: found.rule };
       };
       view = { key, decide, allows: (kind, item) => decide(kind, item) !== undefined };
@@ -76,6 +79,12 @@ export class AccessPolicy {
     }
     return view;
   }
+}
+
+/** Whether a rule lists an item. One it leaves out or gives empty allows nothing (to the curation matcher, no include means everything). */
+function allowedBy({ rule, allowed }: CompiledRule, kind: ListKind, item: string): boolean {
+  const list = kind === 'resourceTemplates' ? 'resources' : kind;
+  return rule[list]?.length !== undefined && rule[list].length > 0 && allowed.serves(kind, item);
 }
 
 const policies = new WeakMap<ResolvedConfig, AccessPolicy>();
