@@ -5,7 +5,7 @@
 // whose view changed, and only it. The host runs as a child process, driven
 // by the SDK's own Client; the plugins are the repository's examples.
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
@@ -293,3 +293,94 @@ t.test(
     );
   },
 );
+
+t.test('audit: every call, read and refusal is a JSON line with its identity, rule and outcome', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig(
+    configText(ws, RULES, true).replace(
+      'export default {',
+      "export default {\n  audit: { file: './logs/audit.log', recordArguments: true },",
+    ),
+  );
+  const host = await startHttpHost(t, file, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+  const alice = await connect(host.url, ALICE, 'legacy');
+  const ci = await connect(host.url, CI, 'modern');
+  await alice.callTool({ name: 'notes.list_notes', arguments: {} });
+  await refusal(alice.callTool({ name: 'clock.now', arguments: { zone: 'UTC' } }));
+  await refusal(alice.readResource({ uri: 'note://missing' }));
+  await ci.callTool({ name: 'clock.now', arguments: { zone: 'UTC' } });
+  await ci.callTool({ name: 'clock.convert_time', arguments: { time: 'not a time', to: 'Nowhere/Zone' } });
+  const stranger = await fetch(host.url, {
+    method: 'POST',
+    headers: { authorization: 'Bearer wrong-token-0123456789' },
+  });
+  t.equal(stranger.status, 401);
+  await Promise.all([alice.close(), ci.close()]);
+  host.child.kill('SIGTERM');
+  await host.exited;
+
+  const records = readFileSync(join(ws.dir, 'logs/audit.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`not JSON: ${line}`);
+      }
+    });
+  const common = { time: String, durationMs: Number };
+  t.match(records, [
+    {
+      ...common,
+      identity: { name: 'alice', kind: 'token' },
+      session: String,
+      client: 'access-test',
+      method: 'tools/call',
+      target: 'notes.list_notes',
+      mount: 'notes',
+      decision: 'allow',
+      rule: 0,
+      outcome: 'ok',
+      arguments: {},
+    },
+    {
+      identity: { name: 'alice', kind: 'token' },
+      method: 'tools/call',
+      target: 'clock.now',
+      decision: 'deny',
+      outcome: 'error',
+      code: -32602,
+      arguments: { zone: 'UTC' },
+    },
+    {
+      identity: { name: 'alice' },
+      method: 'resources/read',
+      target: 'note://missing',
+      decision: 'allow',
+      rule: 0,
+      outcome: 'error',
+    },
+    {
+      identity: { name: 'ci', kind: 'token' },
+      client: 'modern',
+      method: 'tools/call',
+      target: 'clock.now',
+      mount: 'clock',
+      rule: 1,
+      outcome: 'ok',
+    },
+    { identity: { name: 'ci' }, target: 'clock.convert_time', outcome: 'tool_error' },
+    {
+      identity: { name: 'unauthenticated', kind: 'none' },
+      method: 'http',
+      target: '/mcp',
+      decision: 'refuse',
+      rule: 'http.auth',
+      outcome: 'error',
+      code: 401,
+    },
+  ]);
+  t.equal(records.length, 6, 'one record each, nothing else');
+  t.notOk('mount' in records[1]!, 'a denied call names no mount');
+});

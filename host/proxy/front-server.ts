@@ -14,6 +14,7 @@ import { FrontSession } from './front-session.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
 import { accessViewOf } from '../catalogue/access-rules.js';
+import { audited, isAudited } from './audited.js';
 import { identityOf, type Identity } from '../vocabulary/identity.js';
 import type { Era } from '../protocol-versions.js';
 
@@ -64,8 +65,12 @@ export function createFrontSession(
     },
   );
   const session = new FrontSession(server, runtime.logger, era, options.identity);
-  const handle = (method: string, handler: Handler) =>
-    method === 'tools/call'
+  const handle = (method: string, serve: Handler) => {
+    // Calls, gets, reads, subscriptions and completions each leave an audit record (audited.ts).
+    const handler: Handler = isAudited(method)
+      ? (request, ctx) => audited(served(), server, ctx, method, request.params ?? {}, () => serve(request, ctx))
+      : serve;
+    return method === 'tools/call'
       ? server.setRequestHandler(
           method,
           PARAMS_AS_SENT as never,
@@ -75,6 +80,7 @@ export function createFrontSession(
           method as 'tools/list',
           ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
         );
+  };
   const list = (kind: ListKind) => async (request: { params?: Params }, ctx: ServerContext) => {
     const generation = served();
     const cursor = request.params?.cursor as string | undefined;

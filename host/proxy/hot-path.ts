@@ -17,6 +17,7 @@ import { isPlainObject } from '../plain-object.js';
 import { telemetryOn } from '../sinks/telemetry.js';
 import { callHooksFor } from './call-hooks.js';
 import { asProtocolError } from './front-server.js';
+import { audited } from './audited.js';
 import { servesModernEra } from './protocol-era.js';
 
 type Params = Record<string, unknown>;
@@ -194,7 +195,12 @@ export class HotPathTransport implements Transport {
     };
     Promise.resolve()
       // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
-      .then(() => route(this.runtime.current.view('legacy'), params, callHooksFor(context.ctx, params)))
+      .then(() => {
+        const generation = this.runtime.current.view('legacy');
+        return audited(generation, server, context.ctx, method, params, () =>
+          route(generation, params, callHooksFor(context.ctx, params)),
+        );
+      })
       .then(
         (result) => answer({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(result) : result }),
         (error: unknown) => answer(errorResponse(id, error)),

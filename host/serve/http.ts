@@ -5,6 +5,7 @@ import type { HostRuntime } from '../runtime.js';
 import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
+import { auditRefusal } from './audit-refusal.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import { readRequest, RequestBodyTooLarge, writeAnswer, writeWhole, type ReadRequest } from './node-exchange.js';
 import { isLoopback, MCP_PATH } from './listen-address.js';
@@ -213,7 +214,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       }
     } else if (checkToken) {
       const verdict = await checkToken(req);
-      if ('challenge' in verdict) return refuse(req, res, verdict.challenge);
+      if ('challenge' in verdict) {
+        auditRefusal(path, verdict.challenge.status, 'http.auth');
+        return refuse(req, res, verdict.challenge);
+      }
       // Which token it was travels on, so a session answers only the token
       // that opened it. The token itself is the host's, checked and dropped
       // here: no plugin can be handed it, not even one whose entry forwards
