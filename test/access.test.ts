@@ -5,7 +5,7 @@
 // whose view changed, and only it. The host runs as a child process, driven
 // by the SDK's own Client; the plugins are the repository's examples.
 import { join } from 'node:path';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
@@ -384,3 +384,35 @@ t.test('audit: every call, read and refusal is a JSON line with its identity, ru
   t.equal(records.length, 6, 'one record each, nothing else');
   t.notOk('mount' in records[1]!, 'a denied call names no mount');
 });
+
+t.test(
+  'audit.rotate: past size bytes the file is renamed .1 and a new one started; only keep old ones stay',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const file = ws.writeConfig({
+      reload: { watch: false },
+      plugins: [{ package: '@mcp-host/clock' }],
+      audit: { file: './logs/audit.log', rotate: { size: 600, keep: 2 } },
+    });
+    const host = await startStdioHost(t, file);
+    // A record is about 200 bytes: 12 make four files' worth.
+    for (let i = 0; i < 12; i++) await host.client.callTool({ name: 'clock.now', arguments: {} });
+    await host.client.close();
+    await host.until('the host to exit', () => !alive(host.pid));
+    const logs = join(ws.dir, 'logs');
+    t.same(readdirSync(logs).sort(), ['audit.log', 'audit.log.1', 'audit.log.2']);
+    const records = ['audit.log.2', 'audit.log.1', 'audit.log'].flatMap((name) =>
+      readFileSync(join(logs, name), 'utf8').trim().split('\n').filter(Boolean),
+    );
+    t.ok(records.length >= 3 && records.length < 12, `the oldest records were dropped: ${records.length} kept`);
+  },
+);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

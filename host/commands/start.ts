@@ -56,7 +56,7 @@ export async function start(options: StartOptions): Promise<number> {
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
   if (config.audit) {
-    installAuditLog(openAuditLog(config.audit, config.dir));
+    installAuditLog(openAuditLog(config.audit, config.dir, options.logger));
     options.logger.info(`audit log on: ${config.audit.file}`);
   }
   // Armed before serving: a client that is connected can rely on reloads.
