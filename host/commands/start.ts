@@ -16,6 +16,7 @@ import { startReloading } from '../reload/reload-service.js';
 import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { installAuditLog, stopAuditLog } from '../sinks/audit.js';
+import { installCounterFactory } from '../sinks/call-counters.js';
 import { openAuditLog } from '../audit/audit-log.js';
 import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
@@ -71,6 +72,7 @@ export async function start(options: StartOptions): Promise<number> {
     clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
   if (cluster) {
     runtime.stateSigning = cluster.stateSigning;
+    installCounterFactory((counter) => cluster.counter(counter));
     cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.

@@ -125,6 +125,27 @@ function globProblems(globs: unknown, path: string, list: string, where: (path: 
   return problems;
 }
 
+/** The problems of `limits.callsPerMinute.perTool`: globs of composed tool names, each to a number of calls. */
+export function perToolProblems(value: unknown, where: (path?: string) => string): Problem[] {
+  const fix = "e.g. perTool: { 'search.*': 10 } (at most 10 calls a minute to the tools matching search.*).";
+  if (!isPlainObject(value))
+    return [{ where: where(), what: `expected an object of globs to numbers, got ${describeValue(value)}.`, fix }];
+  return Object.entries(value).flatMap(([glob, limit]): Problem[] => {
+    const reason = glob === '' ? 'got ""' : unparsable(glob);
+    const problems: Problem[] = [];
+    if (reason !== undefined)
+      problems.push({ where: where(), what: `expected a glob of composed tool names, ${reason}.`, fix });
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+      problems.push({
+        where: where(),
+        what: `the limit for "${glob}" must be a positive integer, got ${describeValue(limit)}.`,
+        fix,
+      });
+    }
+    return problems;
+  });
+}
+
 /** Why picomatch cannot compile `glob`, or undefined when it can. */
 function unparsable(glob: string): string | undefined {
   try {

@@ -237,6 +237,13 @@ export interface HostConfig {
   access?: AccessRule[];
   /** One JSON record per call, get, read, subscribe, completion and refusal (docs/access.md). */
   audit?: AuditConfig;
+  /** How many tool calls an identity may make (docs/access.md); shared through Redis in a cluster. */
+  limits?: LimitsConfig;
+}
+
+/** Calls per minute per identity: over all tools (`default`), and per glob of composed tool names (`perTool`). */
+export interface LimitsConfig {
+  callsPerMinute: { default?: number; perTool?: Record<string, number> };
 }
 
 /**
@@ -314,4 +321,5 @@ export interface ResolvedConfig {
   cluster?: ClusterConfig;
   access?: AccessRule[];
   audit?: AuditConfig;
+  limits?: LimitsConfig;
 }

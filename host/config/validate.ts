@@ -18,7 +18,7 @@ import { ENTRY_KINDS, entryLabel, kindsNamedBy, prefixHint, type EntryKind } fro
 import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
 import { revisionListProblems } from './revisions.js';
-import { accessProblems } from './access-settings.js';
+import { accessProblems, perToolProblems } from './access-settings.js';
 import type {
   AllowConfig,
   AuditConfig,
@@ -179,6 +179,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     ...(config.cluster && { cluster: config.cluster }),
     ...(config.access && { access: config.access }),
     ...(config.audit && { audit: config.audit }),
+    ...(config.limits && { limits: config.limits }),
   };
 }
 
@@ -455,6 +456,20 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
   access: (findings, value) => findings.problems.push(...accessProblems(value, (path) => findings.where(path))),
   audit: section(AUDIT_FIELDS, '{ file: "./audit.log" }', ['file']),
+  limits: section(
+    {
+      callsPerMinute: section(
+        {
+          default: field(aPositiveInteger, '60'),
+          perTool: (findings, value, path) =>
+            findings.problems.push(...perToolProblems(value, (at) => findings.where(at ?? path))),
+        },
+        '{ default: 60, perTool: { "search.*": 10 } }',
+      ),
+    },
+    '{ callsPerMinute: { default: 60 } }',
+    ['callsPerMinute'],
+  ),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

@@ -5,6 +5,7 @@ import { RpcError } from '../rpc-error.js';
 import { audit, auditOn, recordsArguments, type AuditRecord } from '../sinks/audit.js';
 import { currentTraceId } from '../sinks/telemetry.js';
 import { identityOf } from '../vocabulary/identity.js';
+import { CallLimited } from './call-limits.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -47,7 +48,7 @@ export async function audited(
   const started = performance.now();
   const time = new Date().toISOString();
   const traceId = currentTraceId();
-  const record = (outcome: Pick<AuditRecord, 'outcome' | 'code'>) =>
+  const record = (outcome: Pick<AuditRecord, 'outcome' | 'code'> & Partial<Pick<AuditRecord, 'decision' | 'rule'>>) =>
     audit({
       time,
       ...who(generation, server, ctx, method, params),
@@ -61,7 +62,9 @@ export async function audited(
     record({ outcome: result.isError === true ? 'tool_error' : 'ok' });
     return result;
   } catch (error) {
-    record({ outcome: 'error', ...(codeOf(error) !== undefined && { code: codeOf(error) }) });
+    // A call a limit refused was allowed by the rules and refused by the limit: the record names the limit.
+    const limited: Partial<AuditRecord> = error instanceof CallLimited ? { decision: 'refuse', rule: error.limit } : {};
+    record({ outcome: 'error', ...(codeOf(error) !== undefined && { code: codeOf(error) }), ...limited });
     throw error;
   }
 }

@@ -3,7 +3,8 @@ import type { HostRuntime } from '../runtime.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
-import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
+import { complete, getPrompt, readResource } from '../catalogue/routing.js';
+import { callToolWithinLimits } from './call-limits.js';
 import type { ListKind } from '../vocabulary/list-kinds.js';
 import { callHooksFor } from './call-hooks.js';
 import { forwardMultiRoundTrip } from './input-required.js';
@@ -103,7 +104,7 @@ export function createFrontSession(
     // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
     const schema = servesModernEra(server) ? listedOutputSchema(served(), request.params?.name) : undefined;
     const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-      callTool(served(), request.params ?? {}, hooks),
+      callToolWithinLimits(served(), request.params ?? {}, hooks),
     );
     return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
   });

@@ -12,7 +12,8 @@ import type {
 import type { HostRuntime } from '../runtime.js';
 import type { Generation } from '../catalogue/generation.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
-import { callTool, getPrompt, readResource } from '../catalogue/routing.js';
+import { getPrompt, readResource } from '../catalogue/routing.js';
+import { callToolWithinLimits } from './call-limits.js';
 import { isPlainObject } from '../plain-object.js';
 import { telemetryOn } from '../sinks/telemetry.js';
 import { callHooksFor } from './call-hooks.js';
@@ -36,7 +37,7 @@ const ROUTES: Record<
   'tools/call': {
     capability: 'tools',
     wellFormed: (params) => typeof params.name === 'string' && optionalObject(params.arguments),
-    route: callTool,
+    route: callToolWithinLimits,
   },
   'prompts/get': {
     capability: 'prompts',

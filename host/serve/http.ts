@@ -6,6 +6,7 @@ import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
 import { auditRefusal } from './audit-refusal.js';
+import { withRetryAfter } from './retry-after.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import { readRequest, RequestBodyTooLarge, writeAnswer, writeWhole, type ReadRequest } from './node-exchange.js';
 import { isLoopback, MCP_PATH } from './listen-address.js';
@@ -145,7 +146,9 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         ? await legacy.handle(read, clientId, forwarded !== undefined, authInfo)
         : ((cluster && !forwarded ? await forwardedContinuation(cluster, read, clientId) : undefined) ??
           (await modern.fetch(read, authInfo)));
-    await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));
+    // A call refused by a limit says when to retry in a header too, where the answer is whole JSON (retry-after.ts).
+    const told = runtime.current.config.limits ? await withRetryAfter(answer) : answer;
+    await writeAnswer(res, told, exchange.signal, streamBoundOf(res));
     answered = true;
   };
 

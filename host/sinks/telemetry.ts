@@ -176,7 +176,8 @@ export type ContainmentLimit =
   | 'http.bodyTimeoutMs'
   | 'http.maxStreamQueueBytes'
   | 'http.eventStoreBytes'
-  | 'stdio.backpressure';
+  | 'stdio.backpressure'
+  | 'limits.callsPerMinute';
 
 /** A containment limit refused a request or a connection, cut a stream, or paused input. */
 export function recordLimitHit(limit: ContainmentLimit): void {
