@@ -10,6 +10,7 @@ import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
 import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
+import { namedToken } from '../host/serve/token-names.js';
 import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';
@@ -310,6 +311,17 @@ t.test('audit: every call, read and refusal is a JSON line with its identity, ru
   await refusal(alice.readResource({ uri: 'note://missing' }));
   await ci.callTool({ name: 'clock.now', arguments: { zone: 'UTC' } });
   await ci.callTool({ name: 'clock.convert_time', arguments: { time: 'not a time', to: 'Nowhere/Zone' } });
+  await ci.complete({
+    ref: { type: 'ref/prompt', name: 'clock.plan_meeting' },
+    argument: { name: 'zones', value: 'par' },
+  });
+  const deniedCompletion = await refusal(
+    ci.complete({ ref: { type: 'ref/resource', uri: 'note://{id}' }, argument: { name: 'id', value: 'x' } }),
+  );
+  const unknownCompletion = await refusal(
+    ci.complete({ ref: { type: 'ref/resource', uri: 'nowhere://{id}' }, argument: { name: 'id', value: 'x' } }),
+  );
+  t.same(deniedCompletion, JSON.parse(JSON.stringify(unknownCompletion).replaceAll('nowhere://', 'note://')));
   const stranger = await fetch(host.url, {
     method: 'POST',
     headers: { authorization: 'Bearer wrong-token-0123456789' },
@@ -372,6 +384,16 @@ t.test('audit: every call, read and refusal is a JSON line with its identity, ru
     },
     { identity: { name: 'ci' }, target: 'clock.convert_time', outcome: 'tool_error' },
     {
+      method: 'completion/complete',
+      target: 'clock.plan_meeting',
+      mount: 'clock',
+      decision: 'allow',
+      rule: 1,
+      outcome: 'ok',
+    },
+    { method: 'completion/complete', target: 'note://{id}', decision: 'deny', outcome: 'error' },
+    { method: 'completion/complete', target: 'nowhere://{id}', decision: 'deny', outcome: 'error' },
+    {
       identity: { name: 'unauthenticated', kind: 'none' },
       method: 'http',
       target: '/mcp',
@@ -381,7 +403,7 @@ t.test('audit: every call, read and refusal is a JSON line with its identity, ru
       code: 401,
     },
   ]);
-  t.equal(records.length, 6, 'one record each, nothing else');
+  t.equal(records.length, 9, 'one record each, nothing else');
   t.notOk('mount' in records[1]!, 'a denied call names no mount');
 });
 
@@ -416,3 +438,27 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+t.test('a static token without a name is named by its digest: stable, and telling nothing of the token', (t) => {
+  t.same(namedToken('ci:ci-token-0123456789abcdef'), { name: 'ci', token: 'ci-token-0123456789abcdef' });
+  const unnamed = namedToken('plain-token-0123456789');
+  t.match(unnamed, { name: /^token-[0-9a-f]{8}$/, token: 'plain-token-0123456789' });
+  t.same(namedToken('plain-token-0123456789'), unnamed, 'the same name every time');
+  t.equal(namedToken('not a name:x-token-0123456789').name.startsWith('token-'), true, 'a name has no spaces');
+  t.end();
+});
+
+t.test('an audit file that cannot be rotated is logged, and the calls are served all the same', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeFile('logs/audit.log.1/in-the-way', '');
+  const file = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [{ package: '@mcp-host/clock' }],
+    audit: { file: './logs/audit.log', rotate: { size: 300, keep: 1 } },
+  });
+  const host = await startStdioHost(t, file);
+  for (let i = 0; i < 4; i++) {
+    t.match((await host.client.callTool({ name: 'clock.now', arguments: {} })).content, [{ type: 'text' }]);
+  }
+  await host.until('the failed rotation logged', () => /audit log .*audit\.log: could not rotate: /.test(host.log()));
+});
