@@ -462,3 +462,55 @@ t.test('an audit file that cannot be rotated is logged, and the calls are served
   }
   await host.until('the failed rotation logged', () => /audit log .*audit\.log: could not rotate: /.test(host.log()));
 });
+
+/** A flat plugin with two tools, two resources and subscriptions. */
+const KIT = `import { McpServer } from '@modelcontextprotocol/server';
+export default {
+  create() {
+    const server = new McpServer({ name: 'kit', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+    for (const name of ['open_tool', 'closed_tool']) {
+      server.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+    }
+    for (const uri of ['docs://public/readme', 'docs://private/keys']) {
+      server.registerResource(uri, uri, {}, async (u) => ({ contents: [{ uri: u.href, text: 'read ' + u.href }] }));
+    }
+    server.server.setRequestHandler('resources/subscribe', async () => ({}));
+    server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    return server;
+  },
+};
+`;
+
+t.test(
+  'a lone flat mount under access rules: unlisted names are not forwarded, denied subscriptions refused',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/@t/kit',
+      { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
+      { 'index.js': KIT },
+    );
+    const file = ws.writeConfig({
+      reload: { watch: false },
+      plugins: [{ package: '@t/kit', flat: true }],
+      access: [{ who: { stdio: true }, tools: ['open_tool'], resources: ['docs://public/**'] }],
+    });
+    const { client } = await startStdioHost(t, file);
+    t.same(
+      (await client.listResources()).resources.map((resource) => resource.uri),
+      ['docs://public/readme'],
+    );
+    const denied = await refusal(client.callTool({ name: 'closed_tool', arguments: {} }));
+    const unknown = await refusal(client.callTool({ name: 'no_such_tool', arguments: {} }));
+    t.same(denied, JSON.parse(JSON.stringify(unknown).replaceAll('no_such_tool', 'closed_tool')));
+    t.match(unknown, {
+      message: 'Unknown tool "no_such_tool": no mounted plugin serves it. Fix: use a name from tools/list.',
+    });
+    t.same(await client.subscribeResource({ uri: 'docs://public/readme' }), {});
+    t.match(await refusal(client.subscribeResource({ uri: 'docs://private/keys' })), {
+      code: -32602,
+      message:
+        'Cannot subscribe to "docs://private/keys": no mounted plugin that supports resource subscriptions serves it.',
+    });
+  },
+);
