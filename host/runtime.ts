@@ -114,13 +114,17 @@ function toldOf(
 ): Parameters<ClientSessions['broadcastListChanged']> {
   if (!before.config.access && !next.config.access) return [changed, [era]];
   const seen = new Map<string, Set<ChangedList>>();
+  const every = new Set<ChangedList>(['tools', 'prompts', 'resources']);
+  // An endpoint that fans out to many clients (the 2026-07-28 listen streams) cannot tell them apart:
+  // when the rules changed, it tells them all of every list, as their views may each have changed.
+  const rulesChanged = JSON.stringify(before.config.access) !== JSON.stringify(next.config.access);
   const seenBy = (session: SessionNotifier): ReadonlySet<ChangedList> => {
     const { identity } = session;
-    if (!identity) return changed;
+    if (!identity) return rulesChanged ? every : changed;
     const key = `${accessViewOf(before.config, identity).key}|${accessViewOf(next.config, identity).key}`;
     let lists = seen.get(key);
     if (!lists) seen.set(key, (lists = changedListsSeenBy(before.view(era), next.view(era), identity)));
     return lists;
   };
-  return [new Set<ChangedList>(['tools', 'prompts', 'resources']), [era], seenBy];
+  return [every, [era], seenBy];
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
+import { runCli, startHttpHost, startStdioHost, until, watchingNotificationStream } from './helpers/host.js';
 import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
 import { namedToken } from '../host/serve/token-names.js';
 import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
@@ -512,5 +512,43 @@ t.test(
       message:
         'Cannot subscribe to "docs://private/keys": no mounted plugin that supports resource subscriptions serves it.',
     });
+  },
+);
+
+t.test(
+  'over HTTP: a plugin change reaches the sessions whose rules show it; a rules change reaches listen streams',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const file = config(ws);
+    const host = await startHttpHost(t, file, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+    const watched = watchingNotificationStream();
+    const alice = new Client({ name: 'access-test', version: '1.0.0' });
+    let aliceTold = 0;
+    alice.setNotificationHandler('notifications/resources/list_changed', () => void aliceTold++);
+    await alice.connect(
+      new StreamableHTTPClientTransport(new URL(host.url), {
+        fetch: watched.fetch,
+        requestInit: { headers: { authorization: `Bearer ${ALICE.slice('alice:'.length)}` } },
+      }),
+    );
+    t.teardown(() => alice.close());
+    await watched.opened;
+    const ci = await connect(host.url, CI, 'modern');
+    let ciTold = 0;
+    ci.setNotificationHandler('notifications/tools/list_changed', () => void ciTold++);
+    const stream = await ci.listen({ toolsListChanged: true });
+    t.teardown(() => Promise.all([ci.close(), stream.close()]));
+
+    // A new note is a new resource: alice, who sees note://**, is told.
+    await alice.callTool({ name: 'notes.add_note', arguments: { title: 'one', body: 'first' } });
+    await until('resources/list_changed to alice', () => aliceTold > 0);
+
+    // A rules change: the listen streams cannot be told apart, so each is told.
+    writeFileSync(file, configText(ws, [RULES[0], { ...RULES[1], tools: ['clock.now'] }, RULES[2]]));
+    await until('tools/list_changed on the listen stream', () => ciTold > 0);
+    t.same(
+      (await ci.listTools()).tools.map((tool) => tool.name),
+      ['clock.now'],
+    );
   },
 );
