@@ -9,7 +9,7 @@ import t from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { runCli, startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
-import { modernClient, SECRET, writeClusterConfig } from './helpers/cluster.js';
+import { alternating, modernClient, SECRET, writeClusterConfig } from './helpers/cluster.js';
 import { freePort, startRedis } from './helpers/engines.js';
 
 const ALICE = 'alice:alice-token-0123456789';
@@ -118,6 +118,7 @@ t.test('in a two-replica cluster the count is shared through Redis', async (t) =
   const config = writeClusterConfig(ws, {
     http: { port: 0, auth: { tokens: [ALICE] } },
     limits: { callsPerMinute: { default: 3 } },
+    access: [{ who: { token: 'alice' }, tools: ['r.*'] }],
   });
   const redis = await startRedis(t);
   const env = {
@@ -138,4 +139,20 @@ t.test('in a two-replica cluster the count is shared through Redis', async (t) =
   await a!.client.callTool({ name: 'r.whoami', arguments: {} });
   const refused = await refusal(b!.client.callTool({ name: 'r.whoami', arguments: {} }));
   t.match(refused, { code: -32029, data: { limit: 'limits.callsPerMinute.default', identity: 'alice' } });
+
+  // A 2025-era session lives on one replica; its requests through the other are forwarded there, and
+  // served as the identity that opened it (the forwarding stamp names only the token's session owner).
+  const urls = replicas.map((replica) => replica.url);
+  const legacy = new Client({ name: 'limits-test', version: '1.0.0' });
+  await legacy.connect(
+    new StreamableHTTPClientTransport(new URL(urls[0]!), {
+      fetch: alternating(urls),
+      requestInit: { headers: { authorization: `Bearer ${ALICE.slice('alice:'.length)}` } },
+    }),
+  );
+  t.teardown(() => legacy.close());
+  const here = (await legacy.listTools()).tools.map((tool) => tool.name);
+  const forwarded = (await legacy.listTools()).tools.map((tool) => tool.name);
+  t.ok(here.includes('r.whoami'), 'alice sees the tools her rule allows');
+  t.same(forwarded, here, 'the same through the other replica');
 });

@@ -42,6 +42,12 @@ interface LegacySession {
   events: SessionEventStore;
   /** Which bearer token opened it (`token-N`), when the host checks tokens: only that one may use it. */
   owner: string | undefined;
+  /**
+   * Who opened it (identity.ts): every later request of the session is
+   * served as theirs, also one another replica forwards here, whose stamp
+   * names only the owner.
+   */
+  authInfo: AuthInfo | undefined;
   /** HTTP exchanges still streaming: calls in flight, the GET notification stream. */
   open: number;
   /** When the last exchange began or ended. */
@@ -144,7 +150,7 @@ export class LegacySessions {
     if (missed) return missed;
     const batch = refusedBatch(session, read);
     if (batch) return batch;
-    const response = await session.transport.handleRequest(request, parsed(json, authInfo));
+    const response = await session.transport.handleRequest(request, parsed(json, session.authInfo));
     // The GET stream is where a broadcast (list_changed) can reach this
     // session: a session that never opened one costs a broadcast nothing.
     // Once it has, it stays counted in when the stream drops: what it misses
@@ -208,7 +214,7 @@ export class LegacySessions {
           await this.options.cluster?.registerSession(id, owner);
         },
       });
-      const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
+      const session: LegacySession = { transport, front, events, owner, authInfo, open: 0, lastActive: Date.now() };
       // DELETE, idle expiry, shutdown: the session leaves the map however it
       // ends (the front server leaves the runtime through its own onclose).
       transport.onclose = () => {
