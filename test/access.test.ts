@@ -161,6 +161,7 @@ t.test('mcp-host check names each bad rule: its who key, its glob, its list kind
       { who: { groups: 'admins', stdio: false }, resources: ['note://[x', ''] },
       { who: { sub: 'bob' }, tools: 'notes.*' },
       'nope',
+      { tools: ['clock.*'] },
     ],
   });
   const run = await runCli(['check', '--config', file]);
@@ -168,7 +169,7 @@ t.test('mcp-host check names each bad rule: its who key, its glob, its list kind
   t.equal(
     run.stdout,
     [
-      `mcp-host check: 9 problems in ${file}`,
+      `mcp-host check: 10 problems in ${file}`,
       '- mcp-host.config.js: access[0].who.subject: unknown key "subject". Fix: remove it; the keys allowed here are "sub", "client_id", "scope", "groups", "roles", "token" and "stdio".',
       "- mcp-host.config.js: access[1].who: expected an object naming whom the rule is for, got an empty one (it would match no one in particular). Fix: e.g. who: { sub: 'alice' }, { scope: 'notes' }, { groups: ['admins'] }, { token: 'ci' } or { stdio: true }.",
       '- mcp-host.config.js: access[2].tool: unknown key "tool": a rule allows tools, prompts or resources only. Fix: did you mean "tools"?',
@@ -178,6 +179,7 @@ t.test('mcp-host check names each bad rule: its who key, its glob, its list kind
       `- mcp-host.config.js: access[3].resources[1]: expected a glob of composed URIs, got "". Fix: e.g. resources: ['note://**'] ('*' matches within a name, '**' across '/').`,
       `- mcp-host.config.js: access[4].tools: expected an array of globs, got "notes.*". Fix: e.g. tools: ['notes.*'].`,
       `- mcp-host.config.js: access[5]: expected an access rule object, got "nope". Fix: e.g. { who: { token: 'ci' }, tools: ['clock.*'] }.`,
+      "- mcp-host.config.js: access[6].who: expected an object naming whom the rule is for, got undefined. Fix: e.g. who: { sub: 'alice' }, { scope: 'notes' }, { groups: ['admins'] }, { token: 'ci' } or { stdio: true }.",
       '',
     ].join('\n'),
   );

@@ -111,6 +111,18 @@ t.test('limits config: each problem named', async (t) => {
   );
   const missing = await runCli(['check', '--config', ws.writeConfig({ plugins: [], limits: {} }, 'b.config.js')]);
   t.match(missing.stdout, 'limits.callsPerMinute: expected an object, got undefined.');
+  const odd = await runCli([
+    'check',
+    '--config',
+    ws.writeConfig({ plugins: [], limits: { callsPerMinute: { perTool: 'search.*' } } }, 'c.config.js'),
+  ]);
+  t.match(odd.stdout, 'limits.callsPerMinute.perTool: expected an object of globs to numbers, got "search.*".');
+  const blank = await runCli([
+    'check',
+    '--config',
+    ws.writeConfig({ plugins: [], limits: { callsPerMinute: { perTool: { '': 1 } } } }, 'd.config.js'),
+  ]);
+  t.match(blank.stdout, 'limits.callsPerMinute.perTool: expected a glob of composed tool names, got "".');
 });
 
 t.test('in a two-replica cluster the count is shared through Redis', async (t) => {
