@@ -466,7 +466,7 @@ t.test('an audit file that cannot be rotated is logged, and the calls are served
 });
 
 /** A flat plugin with two tools, two resources and subscriptions. */
-const KIT = `import { McpServer } from '@modelcontextprotocol/server';
+const KIT = `import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 export default {
   create() {
     const server = new McpServer({ name: 'kit', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
@@ -478,6 +478,11 @@ export default {
     }
     server.server.setRequestHandler('resources/subscribe', async () => ({}));
     server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    server.registerTool(
+      'routed',
+      { inputSchema: fromJsonSchema({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } }) },
+      async () => ({ content: [{ type: 'text', text: 'routed' }] }),
+    );
     return server;
   },
 };
@@ -552,5 +557,65 @@ t.test(
       (await ci.listTools()).tools.map((tool) => tool.name),
       ['clock.now'],
     );
+  },
+);
+
+t.test(
+  'a 2026-07-28 call of a denied tool with x-mcp-header arguments is unknown, not refused for its headers',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/@t/kit',
+      { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
+      { 'index.js': KIT },
+    );
+    const file = ws.writeConfig({
+      reload: { watch: false },
+      http: { port: 0, auth: { tokens: [ALICE, CI] } },
+      plugins: [{ package: '@t/kit' }],
+      access: [
+        { who: { token: 'alice' }, tools: ['kit.routed'] },
+        { who: { token: 'ci' }, tools: ['kit.open_tool'] },
+      ],
+    });
+    const host = await startHttpHost(t, file, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+    const call = async (token: string, name: string) => {
+      const response = await fetch(host.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token.slice(token.indexOf(':') + 1)}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': name,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: {
+            name,
+            arguments: { region: 'eu' },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+            },
+          },
+        }),
+      });
+      return { status: response.status, body: (await response.json()) as { error?: { message: string } } };
+    };
+    const allowed = await call(ALICE, 'kit.routed');
+    t.match(
+      allowed.body.error?.message,
+      /Mcp-Param-Region header is absent/,
+      'alice, who may use it, is told of the header',
+    );
+    const denied = await call(CI, 'kit.routed');
+    const unknown = await call(CI, 'kit.no_such_tool');
+    t.same(denied, JSON.parse(JSON.stringify(unknown).replaceAll('kit.no_such_tool', 'kit.routed')));
+    t.match(denied.body.error?.message, /^Unknown tool "kit\.routed"/);
   },
 );
