@@ -550,10 +550,10 @@ if (process.env.BENCH_ONLY_CALLS === undefined) {
   await compareStartTime();
 }
 
-// CPU per call (cpu-per-call.ts), reload figures (latency from trigger to list_changed, memory across 1,000 reloads), curation's and telemetry's cost, each in its own process.
+// CPU per call (cpu-per-call.ts), reload figures (latency from trigger to list_changed, memory across 1,000 reloads), curation's, telemetry's and the access rules' cost, each in its own process.
 for (const script of process.env.BENCH_ONLY_CALLS !== undefined
   ? []
-  : ['cpu-per-call.js', 'reload-latency.js', 'reload-memory.js', 'curation.js', 'telemetry.js']) {
+  : ['cpu-per-call.js', 'reload-latency.js', 'reload-memory.js', 'curation.js', 'telemetry.js', 'access-rules.js']) {
   console.log('');
   if (spawnSync(node, [join(REPO_ROOT, 'dist/bench', script)], { stdio: 'inherit' }).status !== 0) process.exitCode = 1;
 }
