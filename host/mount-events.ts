@@ -130,10 +130,16 @@ function logPluginMessage(logger: Logger, params: LoggingMessageNotification['pa
   );
 }
 
-/** The composed keys of what a generation serves of `mount`, per kind. */
+/**
+ * The composed keys of what a generation serves of `mount`, per kind, in the
+ * view of the era whose face it is; none without access rules, which alone
+ * need them.
+ */
 function servedKeys(generation: Generation, mount: Mount): [ListKind, string][] {
+  const view = generation.eraViews.find((eraView) => eraView.mounts.includes(mount));
+  if (!view || !generation.config.access) return [];
   return ALL_LIST_KINDS.flatMap((kind) =>
-    generation.served(mount, kind).map((item): [ListKind, string] => [kind, keyOf(kind, item)]),
+    view.served(mount, kind).map((item): [ListKind, string] => [kind, keyOf(kind, item)]),
   );
 }
 
