@@ -42,7 +42,7 @@ export class AccessPolicy {
   private readonly rules: CompiledRule[];
   private readonly views = new Map<string, AccessView>();
 
-  constructor(readonly config: readonly AccessRule[]) {
+  constructor(config: readonly AccessRule[]) {
     this.rules = config.map((rule, index) => ({
       index,
       rule,
