@@ -50,9 +50,11 @@ field), it checks that package as a plugin: manifest, definition, a dry create()
 Print, for one identity, every item of the composed catalogue it sees under the config's access
 rules and the rule that lets it (index and who), and every item it is denied and why: no rule is
 for it, or the rules for it do not list the item (and which rules for others do).
-  --sub S, --client-id C   an OAuth token's sub and client_id claims
+  --sub S                  an OAuth token's sub claim
+  --client-id C            its client_id claim
   --scope "A B"            the scopes it grants, space-separated
-  --group G, --role R      in its groups or roles claim (repeatable)
+  --group G                in its groups claim (repeatable)
+  --role R                 in its roles claim (repeatable)
   --token NAME             a static token's name (http.auth tokens given as NAME:TOKEN)
   --stdio                  the client on the host's stdin and stdout
   --config PATH            the config file (default: found from the working directory upward)`,
