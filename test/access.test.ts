@@ -13,7 +13,7 @@ import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
 import { namedToken } from '../host/serve/token-names.js';
 import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
-import { modernClient } from './helpers/cluster.js';
+import { eventually, modernClient } from './helpers/cluster.js';
 
 const ALICE = 'alice:alice-token-0123456789';
 const CI = 'ci:ci-token-0123456789abcdef';
@@ -476,8 +476,13 @@ export default {
     for (const uri of ['docs://public/readme', 'docs://private/keys']) {
       server.registerResource(uri, uri, {}, async (u) => ({ contents: [{ uri: u.href, text: 'read ' + u.href }] }));
     }
-    server.server.setRequestHandler('resources/subscribe', async () => ({}));
+    const subscribed = [];
+    server.server.setRequestHandler('resources/subscribe', async (request) => {
+      subscribed.push(request.params.uri);
+      return {};
+    });
     server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    server.registerTool('subscribed', {}, async () => ({ content: [{ type: 'text', text: subscribed.join(' ') }] }));
     server.registerTool(
       'routed',
       { inputSchema: fromJsonSchema({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } }) },
@@ -619,3 +624,27 @@ t.test(
     t.match(denied.body.error?.message, /^Unknown tool "kit\.routed"/);
   },
 );
+
+t.test('a 2026-07-28 listen stream watches only the URIs its caller may read', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage(
+    'node_modules/@t/kit',
+    { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
+    { 'index.js': KIT },
+  );
+  const file = ws.writeConfig({
+    reload: { watch: false },
+    http: { port: 0, auth: { tokens: [CI] } },
+    plugins: [{ package: '@t/kit' }],
+    access: [{ who: { token: 'ci' }, tools: ['kit.subscribed'], resources: ['docs://public/**'] }],
+  });
+  const host = await startHttpHost(t, file, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+  const ci = await connect(host.url, CI, 'modern');
+  const stream = await ci.listen({ resourceSubscriptions: ['docs://private/keys', 'docs://public/readme'] });
+  t.teardown(() => Promise.all([ci.close(), stream.close()]));
+  const subscribed = async () =>
+    ((await ci.callTool({ name: 'kit.subscribed', arguments: {} })).content as { text: string }[])[0]!.text;
+  await eventually('the public URI watched', async () => (await subscribed()).includes('docs://public/readme'));
+  // Asked first, the private URI would have reached the plugin first.
+  t.equal(await subscribed(), 'docs://public/readme', 'the plugin was never asked to watch the denied URI');
+});

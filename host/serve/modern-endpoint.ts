@@ -80,7 +80,11 @@ export function createModernEndpoint(
         return response;
       }
       answered?.();
-      const uris = resourcesOf(listening.params);
+      // A URI the caller may not read is not watched for it: no plugin is subscribed on its behalf.
+      const access = accessViewOf(runtime.current.config, identityOf({ http: { ...(authInfo && { authInfo }) } }));
+      const uris = resourcesOf(listening.params).filter(
+        (uri) => access.allows('resources', uri) || access.allows('resourceTemplates', uri),
+      );
       listenStreams += 1;
       for (const uri of uris) watched.hold(uri);
       return onAnswered(response, () => {
