@@ -6,7 +6,7 @@
 // by the SDK's own Client; the plugins are the repository's examples.
 import { join } from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli, startHttpHost, startStdioHost, until, watchingNotificationStream } from './helpers/host.js';
 import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
@@ -466,6 +466,17 @@ t.test('an audit file that cannot be rotated is logged, and the calls are served
 });
 
 /** A flat plugin with two tools, two resources and subscriptions. */
+/** A workspace with the kit plugin below installed, and a config mounting it. */
+function kitConfig(t: Test, config: Record<string, unknown>): string {
+  const ws = makeWorkspace(t);
+  ws.writePackage(
+    'node_modules/@t/kit',
+    { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
+    { 'index.js': KIT },
+  );
+  return ws.writeConfig(config);
+}
+
 const KIT = `import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 export default {
   create() {
@@ -496,13 +507,7 @@ export default {
 t.test(
   'a lone flat mount under access rules: unlisted names are not forwarded, denied subscriptions refused',
   async (t) => {
-    const ws = makeWorkspace(t);
-    ws.writePackage(
-      'node_modules/@t/kit',
-      { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
-      { 'index.js': KIT },
-    );
-    const file = ws.writeConfig({
+    const file = kitConfig(t, {
       reload: { watch: false },
       plugins: [{ package: '@t/kit', flat: true }],
       access: [{ who: { stdio: true }, tools: ['open_tool'], resources: ['docs://public/**'] }],
@@ -568,13 +573,7 @@ t.test(
 t.test(
   'a 2026-07-28 call of a denied tool with x-mcp-header arguments is unknown, not refused for its headers',
   async (t) => {
-    const ws = makeWorkspace(t);
-    ws.writePackage(
-      'node_modules/@t/kit',
-      { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
-      { 'index.js': KIT },
-    );
-    const file = ws.writeConfig({
+    const file = kitConfig(t, {
       reload: { watch: false },
       http: { port: 0, auth: { tokens: [ALICE, CI] } },
       plugins: [{ package: '@t/kit' }],
@@ -626,13 +625,7 @@ t.test(
 );
 
 t.test('a 2026-07-28 listen stream watches only the URIs its caller may read', async (t) => {
-  const ws = makeWorkspace(t);
-  ws.writePackage(
-    'node_modules/@t/kit',
-    { name: '@t/kit', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'kit' } },
-    { 'index.js': KIT },
-  );
-  const file = ws.writeConfig({
+  const file = kitConfig(t, {
     reload: { watch: false },
     http: { port: 0, auth: { tokens: [CI] } },
     plugins: [{ package: '@t/kit' }],
