@@ -550,7 +550,7 @@ if (process.env.BENCH_ONLY_CALLS === undefined) {
   await compareStartTime();
 }
 
-// CPU per call (cpu-per-call.ts), reload figures (latency from trigger to list_changed, memory across 1,000 reloads), curation's, telemetry's and OAuth token checks' cost, discovery's recall and search latency (discovery.ts), each in its own process.
+// CPU per call (cpu-per-call.ts), reload figures (latency from trigger to list_changed, memory across 1,000 reloads), curation's, telemetry's and OAuth token checks' and the access rules' cost, discovery's recall and search latency (discovery.ts), each in its own process.
 for (const script of process.env.BENCH_ONLY_CALLS !== undefined
   ? []
   : [
@@ -560,6 +560,7 @@ for (const script of process.env.BENCH_ONLY_CALLS !== undefined
       'curation.js',
       'telemetry.js',
       'oauth-verification.js',
+      'access-rules.js',
       'discovery.js',
     ]) {
   console.log('');

@@ -18,6 +18,7 @@ Usage:
   mcp-host reload [--cluster] [--config PATH]
   mcp-host status [--cluster] [--json] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
+  mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
   mcp-host init
   mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
   mcp-host <command> --help
@@ -44,6 +45,19 @@ field), it checks that package as a plugin: manifest, definition, a dry create()
 --options given (default {}), and its tools under the names they would get.
   --config PATH   the config file (default: found from the working directory upward)
   --options JSON  the options a plugin package's dry create() is given (default {})`,
+  access: `Usage: mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
+
+Print, for one identity, every item of the composed catalogue it sees under the config's access
+rules and the rule that lets it (index and who), and every item it is denied and why: no rule is
+for it, or the rules for it do not list the item (and which rules for others do).
+  --sub S                  an OAuth token's sub claim
+  --client-id C            its client_id claim
+  --scope "A B"            the scopes it grants, space-separated
+  --group G                in its groups claim (repeatable)
+  --role R                 in its roles claim (repeatable)
+  --token NAME             a static token's name (http.auth tokens given as NAME:TOKEN)
+  --stdio                  the client on the host's stdin and stdout
+  --config PATH            the config file (default: found from the working directory upward)`,
   init: `Usage: mcp-host init
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
@@ -111,7 +125,7 @@ withheld from clients until pinned again (pins: 'refuse').
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const commands = ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add'];
+  const commands = ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add', 'access'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
@@ -138,9 +152,15 @@ async function main(argv: string[]): Promise<number> {
         'allow-scripts': { type: 'boolean' },
         options: { type: 'string' },
         'allow-withheld': { type: 'boolean' },
+        sub: { type: 'string' },
+        'client-id': { type: 'string' },
+        scope: { type: 'string' },
+        group: { type: 'string', multiple: true },
+        role: { type: 'string', multiple: true },
+        token: { type: 'string' },
       },
       strict: true,
-      allowPositionals: command === 'add',
+      allowPositionals: command === 'add' || command === 'access',
     }));
   } catch (error) {
     throw new UsageError(describeThrown(error));
@@ -170,6 +190,9 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError('--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
   if (values['allow-withheld'] && command !== 'check') throw new UsageError('--allow-withheld goes with "check"');
+  const identityFlags = [values.sub, values['client-id'], values.scope, values.group, values.role, values.token];
+  if (identityFlags.some((value) => value !== undefined) && command !== 'access')
+    throw new UsageError('--sub, --client-id, --scope, --group, --role and --token go with "access explain"');
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
@@ -206,6 +229,21 @@ async function main(argv: string[]): Promise<number> {
         : (await import('./commands/status.js')).status({ ...common, json: values.json === true });
     case 'pin':
       return (await import('./commands/pin.js')).pin({ ...common, diff: values.diff === true });
+    case 'access':
+      if (positionals.length !== 1 || positionals[0] !== 'explain')
+        throw new UsageError('access takes one subcommand: explain (mcp-host access explain --sub alice)');
+      return (await import('./commands/access-explain.js')).accessExplain({
+        ...common,
+        who: {
+          ...(values.sub !== undefined && { sub: values.sub }),
+          ...(values['client-id'] !== undefined && { clientId: values['client-id'] }),
+          ...(values.scope !== undefined && { scope: values.scope }),
+          ...(values.group && { groups: values.group }),
+          ...(values.role && { roles: values.role }),
+          ...(values.token !== undefined && { token: values.token }),
+          ...(values.stdio && { stdio: true }),
+        },
+      });
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }

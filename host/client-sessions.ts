@@ -7,6 +7,7 @@ import type { SessionNotifier } from './sinks/session-notifier.js';
 import { recordListChanged } from './sinks/telemetry.js';
 import type { ChangedList } from './vocabulary/list-kinds.js';
 import { ERAS, type Era } from './protocol-versions.js';
+import type { Identity } from './vocabulary/identity.js';
 
 /**
  * The long-lived sessions the host notifies and the resources they follow:
@@ -66,13 +67,22 @@ export class ClientSessions implements Iterable<SessionNotifier> {
     }
   }
 
-  /** Tell every session of `eras` that can hear it; returns the lists at least one session was sent. */
-  broadcastListChanged(lists: ReadonlySet<ChangedList>, eras: readonly Era[] = ERAS): Set<ChangedList> {
+  /**
+   * Tell every session of `eras` that can hear it; returns the lists at least
+   * one session was sent. `seenBy`, when given, narrows `lists` to those a
+   * session's identity can see change (access rules).
+   */
+  broadcastListChanged(
+    lists: ReadonlySet<ChangedList>,
+    eras: readonly Era[] = ERAS,
+    seenBy?: (session: SessionNotifier) => ReadonlySet<ChangedList>,
+  ): Set<ChangedList> {
     const sent = new Set<ChangedList>();
     if (lists.size === 0) return sent;
     for (const session of this.reachable) {
       if (!eras.includes(session.era)) continue;
-      const told = session.listChanged(lists);
+      const seen = seenBy ? seenBy(session) : lists;
+      const told = session.listChanged(new Set([...seen].filter((list) => lists.has(list))));
       recordListChanged(told);
       for (const list of told) sent.add(list);
     }
@@ -91,12 +101,13 @@ export class ClientSessions implements Iterable<SessionNotifier> {
 
   /**
    * Subscribe a session to a resource. The owning plugin is asked once, by
-   * the first session; later sessions join that subscription.
+   * the first session; later sessions join that subscription. `identity`,
+   * the subscriber, must be allowed the URI by the access rules.
    */
-  async subscribe(session: SessionNotifier, uri: string): Promise<void> {
+  async subscribe(session: SessionNotifier, uri: string, identity?: Identity): Promise<void> {
     const generation = this.live();
     const sessions = this.subscribers.get(uri) ?? new Set<SessionNotifier>();
-    const owner = subscriptionOwner(generation.view(session.era), uri);
+    const owner = subscriptionOwner(generation.view(session.era), uri, identity);
     if (owner.sessionPeers && session.scope) {
       // The session's own upstream is subscribed, and tells that session alone (proxy/session-scope.ts).
       await owner.request('resources/subscribe', { uri }, { scope: session.scope });

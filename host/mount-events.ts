@@ -7,7 +7,16 @@ import type { Mount, MountEvents } from './mounts/mount.js';
 import { RefreshCoalescer } from './mounts/refresh-coalescer.js';
 import { driftProblem } from './pins/drift.js';
 import { recordMountState } from './sinks/telemetry.js';
-import { ALL_LIST_KINDS, changedListOf, kindsChangedBy, type ChangedList } from './vocabulary/list-kinds.js';
+import {
+  ALL_LIST_KINDS,
+  changedListOf,
+  keyOf,
+  kindsChangedBy,
+  type ChangedList,
+  type ListKind,
+} from './vocabulary/list-kinds.js';
+import { accessViewOf } from './catalogue/access-rules.js';
+import type { SessionNotifier } from './sinks/session-notifier.js';
 
 /**
  * What the live generation's mounts report that no single request owns (a
@@ -72,7 +81,7 @@ export class LiveMountEvents implements MountEvents {
         lists.add(changedListOf(kind));
       }
     }
-    this.sessions.broadcastListChanged(lists, eras);
+    this.sessions.broadcastListChanged(lists, eras, seenThrough(generation, [servedKeys(generation, mount)]));
     if (mount.isUp) this.sessions.resubscribe(generation, mount);
   }
 
@@ -81,6 +90,7 @@ export class LiveMountEvents implements MountEvents {
    * and pass the notification on as the host's.
    */
   private async mountListsChanged(mount: Mount, kinds: ReturnType<typeof kindsChangedBy>): Promise<void> {
+    const before = this.live() && servedKeys(this.live()!, mount);
     try {
       await mount.refresh(kinds);
     } catch (error) {
@@ -95,7 +105,8 @@ export class LiveMountEvents implements MountEvents {
       if (owner === mount) mount.logger.warn(formatProblem(driftProblem(mount.description, drift, withheld)));
     }
     // A change in one face of a dual-era upstream is news only to that era's clients.
-    this.sessions.broadcastListChanged(new Set(kinds.map(changedListOf)), eras);
+    const touched = [servedKeys(generation, mount), ...(before ? [before] : [])];
+    this.sessions.broadcastListChanged(new Set(kinds.map(changedListOf)), eras, seenThrough(generation, touched));
   }
 }
 
@@ -117,4 +128,35 @@ function logPluginMessage(logger: Logger, params: LoggingMessageNotification['pa
     { pluginLogger: params.logger, data: params.data },
     'log message from the plugin, tied to no single client session',
   );
+}
+
+/**
+ * The composed keys of what a generation serves of `mount`, per kind, in the
+ * view of the era whose face it is; none without access rules, which alone
+ * need them.
+ */
+function servedKeys(generation: Generation, mount: Mount): [ListKind, string][] {
+  const view = generation.eraViews.find((eraView) => eraView.mounts.includes(mount));
+  if (!view || !generation.config.access) return [];
+  return ALL_LIST_KINDS.flatMap((kind) =>
+    view.served(mount, kind).map((item): [ListKind, string] => [kind, keyOf(kind, item)]),
+  );
+}
+
+/**
+ * Under access rules, which of a mount's changed lists a session hears of:
+ * those where its rules let it see some of the mount's items (`touched`,
+ * before the change and after). Undefined (everyone hears) without rules.
+ */
+function seenThrough(
+  generation: Generation,
+  touched: [ListKind, string][][],
+): ((session: SessionNotifier) => ReadonlySet<ChangedList>) | undefined {
+  if (!generation.config.access) return undefined;
+  return (session) => {
+    if (!session.identity) return new Set(ALL_LIST_KINDS.map(changedListOf));
+    const access = accessViewOf(generation.config, session.identity);
+    const seen = touched.flat().filter(([kind, key]) => access.allows(kind, key));
+    return new Set(seen.map(([kind]) => changedListOf(kind)));
+  };
 }

@@ -2,7 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Generation } from './catalogue/generation.js';
 import type { ChangedList } from './vocabulary/list-kinds.js';
 import type { Logger } from './log.js';
-import { diffGenerations, type CatalogueDiff } from './catalogue/catalogue-diff.js';
+import { changedListsSeenBy, diffGenerations, type CatalogueDiff } from './catalogue/catalogue-diff.js';
+import { accessViewOf } from './catalogue/access-rules.js';
+import type { SessionNotifier } from './sinks/session-notifier.js';
+import type { Era } from './protocol-versions.js';
 import { retireMounts } from './mounts/retire.js';
 import type { StateSigning } from './vocabulary/continuation-owner.js';
 import { ClientSessions } from './client-sessions.js';
@@ -74,8 +77,9 @@ export class HostRuntime {
       before.view('legacy') === before && next.view('legacy') === next
         ? diff
         : diffGenerations(before.view('legacy'), next.view('legacy'));
-    const notified = this.sessions.broadcastListChanged(diff.changedLists, ['modern']);
-    for (const list of this.sessions.broadcastListChanged(legacyDiff.changedLists, ['legacy'])) notified.add(list);
+    const notified = this.sessions.broadcastListChanged(...toldOf(before, next, 'modern', diff.changedLists));
+    const toldLegacy = toldOf(before, next, 'legacy', legacyDiff.changedLists);
+    for (const list of this.sessions.broadcastListChanged(...toldLegacy)) notified.add(list);
     const kept = new Set(next.mounts);
     // A new or replaced plugin starts with no subscriptions: renew those sessions hold on what it serves.
     const previous = new Set(before.mounts);
@@ -96,4 +100,33 @@ export class HostRuntime {
     const mounts = this.live?.mounts ?? [];
     await Promise.allSettled(mounts.map((mount) => mount.close()));
   }
+}
+
+/**
+ * What a swap tells the sessions of `era`: the lists that changed, or, under
+ * access rules (before or after), each client the lists whose part it may
+ * see changed, its rules' change included (computed once per pair of rule
+ * sets, not per client).
+ */
+function toldOf(
+  before: Generation,
+  next: Generation,
+  era: Era,
+  changed: Set<ChangedList>,
+): Parameters<ClientSessions['broadcastListChanged']> {
+  if (!before.config.access && !next.config.access) return [changed, [era]];
+  const seen = new Map<string, Set<ChangedList>>();
+  const every = new Set<ChangedList>(['tools', 'prompts', 'resources']);
+  // An endpoint that fans out to many clients (the 2026-07-28 listen streams) cannot tell them apart:
+  // when the rules changed, it tells them all of every list, as their views may each have changed.
+  const rulesChanged = JSON.stringify(before.config.access) !== JSON.stringify(next.config.access);
+  const seenBy = (session: SessionNotifier): ReadonlySet<ChangedList> => {
+    const { identity } = session;
+    if (!identity) return rulesChanged ? every : changed;
+    const key = `${accessViewOf(before.config, identity).key}|${accessViewOf(next.config, identity).key}`;
+    let lists = seen.get(key);
+    if (!lists) seen.set(key, (lists = changedListsSeenBy(before.view(era), next.view(era), identity)));
+    return lists;
+  };
+  return [every, [era], seenBy];
 }

@@ -23,6 +23,7 @@ export const LAYERS = [
   // The sinks' implementations (Redis, OpenTelemetry): wired at start, called by the layers below through sinks/.
   ['cluster'],
   ['telemetry'],
+  ['audit'],
   ['serve'],
   ['proxy'],
   ['reload'],

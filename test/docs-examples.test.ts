@@ -138,7 +138,7 @@ for (const file of DOCS) {
 t.test('docs/configuration.md names every key of the config, its sections and every kind of entry', async (t) => {
   const types = readFileSync(join(REPO_ROOT, 'host/config/types.ts'), 'utf8');
   const reference = readFileSync(join(REPO_ROOT, 'docs/configuration.md'), 'utf8');
-  const documented = `${reference}\n${readFileSync(join(REPO_ROOT, 'docs/telemetry.md'), 'utf8')}\n${readFileSync(join(REPO_ROOT, 'docs/replicas.md'), 'utf8')}\n${readFileSync(join(REPO_ROOT, 'docs/discovery.md'), 'utf8')}`;
+  const documented = `${reference}\n${readFileSync(join(REPO_ROOT, 'docs/telemetry.md'), 'utf8')}\n${readFileSync(join(REPO_ROOT, 'docs/replicas.md'), 'utf8')}\n${readFileSync(join(REPO_ROOT, 'docs/discovery.md'), 'utf8')}\n${readFileSync(join(REPO_ROOT, 'docs/access.md'), 'utf8')}`;
   const interfaces = [
     'HostConfig',
     'MountOptions',
@@ -159,6 +159,10 @@ t.test('docs/configuration.md names every key of the config, its sections and ev
     'TelemetryConfig',
     'ClusterConfig',
     'DiscoveryConfig',
+    'AccessWho',
+    'AccessRule',
+    'AuditConfig',
+    'LimitsConfig',
   ];
   for (const name of interfaces) {
     const body = new RegExp(`export interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(types)?.[1];

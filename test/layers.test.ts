@@ -107,15 +107,15 @@ t.test('a folder named in no layer is refused until it is given its place', asyn
   const stderr = await refused(
     t,
     {
-      'audit/file-sink.ts': "import { shared } from '../errors.js';\nexport const sink = shared;\n",
-      'audit/format.ts': 'export {};\n',
+      'ledger/file-sink.ts': "import { shared } from '../errors.js';\nexport const sink = shared;\n",
+      'ledger/format.ts': 'export {};\n',
       'errors.ts': 'export const shared = 1;\n',
     },
     1,
   );
   t.match(
     stderr,
-    "layers: host/audit/ is in no layer. Fix: add 'audit' to LAYERS in scripts/check-layers.js at its place in the order, and to the drawing in docs/architecture.md.",
+    "layers: host/ledger/ is in no layer. Fix: add 'ledger' to LAYERS in scripts/check-layers.js at its place in the order, and to the drawing in docs/architecture.md.",
   );
 });
 

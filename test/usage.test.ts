@@ -26,7 +26,7 @@ const commands = [...overview.stdout.matchAll(/^ {2}(mcp-host (\[?[a-z]+\]?).*)$
 t.test('the overview names every command', async (t) => {
   t.same(
     commands.map((command) => command.name),
-    ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add'],
+    ['start', 'check', 'list', 'reload', 'status', 'pin', 'access', 'init', 'add'],
   );
 });
 

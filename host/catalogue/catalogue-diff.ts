@@ -1,5 +1,7 @@
 import type { Generation } from './generation.js';
 import { stableJson } from '../stable-json.js';
+import type { Identity } from '../vocabulary/identity.js';
+import { accessViewOf, type AccessView } from './access-rules.js';
 import {
   ALL_LIST_KINDS,
   changedListOf,
@@ -44,9 +46,10 @@ function jsonOf(item: ListItem): string {
  * key with its own JSON and the description its entry gives it, if any: the
  * key carries the renaming.
  */
-function visible(generation: Generation, kind: ListKind): Map<string, string> {
+function visible(generation: Generation, kind: ListKind, access?: AccessView): Map<string, string> {
   const entries = new Map<string, string>();
   for (const [key, { item, served }] of generation.index.owners[kind]) {
+    if (access && !access.allows(kind, key)) continue;
     const described = served.description === item.description ? '' : `\0${String(served.description)}`;
     entries.set(key, jsonOf(item) + described);
   }
@@ -82,6 +85,24 @@ export function diffGenerations(before: Generation, after: Generation): Catalogu
     lists,
     changedLists,
   };
+}
+
+/**
+ * The lists whose change `identity` can see: those where what its access
+ * rules let it see differs between the two generations (their rules may
+ * differ too, after a reload).
+ */
+export function changedListsSeenBy(before: Generation, after: Generation, identity: Identity): Set<ChangedList> {
+  const accessBefore = accessViewOf(before.config, identity);
+  const accessAfter = accessViewOf(after.config, identity);
+  const changed = new Set<ChangedList>();
+  for (const kind of ALL_LIST_KINDS) {
+    const old = visible(before, kind, accessBefore);
+    const now = visible(after, kind, accessAfter);
+    const same = old.size === now.size && [...now].every(([key, json]) => old.get(key) === json);
+    if (!same) changed.add(changedListOf(kind));
+  }
+  return changed;
 }
 
 /** `plugins added: a, b`, one line per kind of change that has any: for the log and for `mcp-host reload`. */

@@ -2,7 +2,8 @@ import { formatProblem } from '../errors.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { Generation } from './generation.js';
-import { LIST_KINDS, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
+import { LIST_KINDS, keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
+import type { AccessView } from './access-rules.js';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.js';
 import { composedHint, type CacheHint } from '../vocabulary/cache-hints.js';
 
@@ -20,12 +21,16 @@ export interface ComposedPage {
  * mount's `nextCursor` is dropped and a page may span several mounts. With
  * `pageSize` the host pages its own output, resuming mid-page of a mount by
  * refetching that page and skipping what it already served.
+ *
+ * With `access`, the page holds only what that view of the access rules
+ * allows (its offsets count those items alone).
  */
 export async function listPage(
   generation: Generation,
   kind: ListKind,
   cursor: string | undefined,
   hooks?: CallHooks,
+  access?: AccessView,
 ): Promise<ComposedPage> {
   const problems = generation.index.problems[kind];
   if (problems.length > 0) {
@@ -46,7 +51,9 @@ export async function listPage(
     for (let pages = 0; pages < mount.spec.maxListPages; pages++) {
       const page = await mount.list(kind, mountCursor, hooks);
       hints.push(page.hint);
-      const fresh = view.presentPage(kind, page).slice(skip);
+      const presented = view.presentPage(kind, page);
+      const allowed = access ? presented.filter((item) => access.allows(kind, keyOf(kind, item))) : presented;
+      const fresh = allowed.slice(skip);
       const room = pageSize - items.length;
       if (fresh.length > room) {
         items.push(...fresh.slice(0, room));

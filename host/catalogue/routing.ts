@@ -6,6 +6,8 @@ import type { Owner } from './catalogue-index.js';
 import type { Generation } from './generation.js';
 import { keyOf } from '../vocabulary/list-kinds.js';
 import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
+import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
+import { accessViewOf } from './access-rules.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -48,10 +50,38 @@ export function ownerOfName(
   }
   const lone = loneFlatOwner(generation, kind, composed);
   if (lone) return { mount: lone, own: composed };
-  throw new RpcError(
+  throw unknownName(kind, composed);
+}
+
+function unknownName(kind: 'tools' | 'prompts', composed: string): RpcError {
+  const noun = kind === 'tools' ? 'tool' : 'prompt';
+  return new RpcError(
     ErrorCode.InvalidParams,
     `Unknown ${noun} "${composed}": no mounted plugin serves it. Fix: use a name from ${kind}/list.`,
   );
+}
+
+/**
+ * The owner of a name `identity` may use. One its access rules do not allow
+ * is answered as a name no plugin serves, word for word: a refusal that
+ * differed would tell the client the item exists.
+ */
+function ownerFor(
+  generation: Generation,
+  kind: 'tools' | 'prompts',
+  composed: string,
+  identity: Identity | undefined,
+): Pick<Owner, 'mount' | 'own'> {
+  if (!accessViewOf(generation.config, identity ?? ANONYMOUS_IDENTITY).allows(kind, composed)) {
+    throw unknownName(kind, composed);
+  }
+  return ownerOfName(generation, kind, composed);
+}
+
+/** Whether `identity` may read (subscribe to, complete) the URI or template `uri`. */
+function mayReach(generation: Generation, uri: string, identity: Identity | undefined): boolean {
+  const view = accessViewOf(generation.config, identity ?? ANONYMOUS_IDENTITY);
+  return view.allows('resources', uri) || view.allows('resourceTemplates', uri);
 }
 
 /**
@@ -87,6 +117,8 @@ function loneFlatOwner(generation: Generation, kind: 'tools' | 'prompts', compos
     (mount) => mount.spec.prefix !== undefined && composed.startsWith(mount.spec.prefix + separator),
   );
   if (flat.length !== 1 || claimed || (generation.lock && generation.config.pins === 'refuse')) return undefined;
+  // With access rules, an unlisted name is never forwarded: the plugin's answer would tell a denied name from an unknown one.
+  if (generation.config.access) return undefined;
   const [mount] = flat as [Mount];
   // As for a prefixed name: a mount that is down may never have said what it provides, and is refused naming its state.
   const mayServe = mount.provides(kind) || !mount.isUp;
@@ -98,12 +130,12 @@ function capitalized(word: string): string {
 }
 
 export function callTool(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
-  const owner = ownerOfName(generation, 'tools', String(params.name));
+  const owner = ownerFor(generation, 'tools', String(params.name), hooks.identity);
   return owner.mount.request('tools/call', { ...params, name: owner.own }, hooks);
 }
 
 export function getPrompt(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
-  const owner = ownerOfName(generation, 'prompts', String(params.name));
+  const owner = ownerFor(generation, 'prompts', String(params.name), hooks.identity);
   return owner.mount.request('prompts/get', { ...params, name: owner.own }, hooks);
 }
 
@@ -143,6 +175,9 @@ function servesTemplateMatching(generation: Generation, mount: Mount, uri: strin
  */
 export async function readResource(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
   const uri = String(params.uri);
+  const notFound = () =>
+    new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri });
+  if (!mayReach(generation, uri, hooks.identity)) throw notFound();
   let lastNotFound: unknown;
   for (const mount of resourceCandidates(generation, uri)) {
     try {
@@ -153,15 +188,18 @@ export async function readResource(generation: Generation, params: Params, hooks
     }
   }
   // Curated out or never there, alike: "not found" (-32002, which the SDK sends as -32602 with data.uri).
-  throw (
-    lastNotFound ??
-    new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri })
-  );
+  // Under access rules always in the host's words, as a denied URI is answered.
+  throw (generation.config.access ? undefined : lastNotFound) ?? notFound();
 }
 
-/** The one mount a subscription to `uri` belongs to: the first candidate. */
-export function subscriptionOwner(generation: Generation, uri: string): Mount {
-  const owner = resourceCandidates(generation, uri).find(
+/**
+ * The one mount a subscription to `uri` belongs to: the first candidate.
+ * `identity`, when given, must be allowed the URI; one denied it is answered
+ * as for a URI nobody serves.
+ */
+export function subscriptionOwner(generation: Generation, uri: string, identity?: Identity): Mount {
+  const allowed = identity === undefined || mayReach(generation, uri, identity);
+  const owner = (allowed ? resourceCandidates(generation, uri) : []).find(
     (mount) => (mount.capabilities.resources as { subscribe?: boolean } | undefined)?.subscribe,
   );
   if (!owner) {
@@ -182,14 +220,15 @@ export function subscriptionOwner(generation: Generation, uri: string): Mount {
 export function complete(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
   const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
   if (ref.type === 'ref/prompt') {
-    const owner = ownerOfName(generation, 'prompts', String(ref.name));
+    const owner = ownerFor(generation, 'prompts', String(ref.name), hooks.identity);
     return owner.mount.request('completion/complete', { ...params, ref: { ...ref, name: owner.own } }, hooks);
   }
   const uri = String(ref.uri);
-  const owner =
-    generation.index.owners.resourceTemplates.get(uri)?.mount ??
-    generation.index.owners.resources.get(uri)?.mount ??
-    generation.mounts.find((mount) => servesTemplateMatching(generation, mount, uri));
+  const owner = !mayReach(generation, uri, hooks.identity)
+    ? undefined
+    : (generation.index.owners.resourceTemplates.get(uri)?.mount ??
+      generation.index.owners.resources.get(uri)?.mount ??
+      generation.mounts.find((mount) => servesTemplateMatching(generation, mount, uri)));
   if (!owner) {
     throw new RpcError(
       ErrorCode.InvalidParams,

@@ -1,7 +1,7 @@
 import type { HostStatus } from '../host-status.js';
 import type { ReloadOutcome } from '../reload/reloader.js';
 
-export type ClusterKeyKind = 'replica' | 'session' | 'token' | 'channel' | 'stamp';
+export type ClusterKeyKind = 'replica' | 'session' | 'token' | 'channel' | 'stamp' | 'limit';
 
 /** Where the cluster `name` keeps `id` of a `kind` in Redis (one prefix: one cluster's keys never meet another's). */
 export function clusterKey(name: string, kind: ClusterKeyKind, id: string): string {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { CounterOptions } from '../sinks/call-counters.js';
 import type { Logger } from '../log.js';
 import { describeThrown } from '../errors.js';
 import { settlesWithin } from '../settles-within.js';
@@ -487,6 +489,23 @@ export class Cluster implements ClusterLink {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * A call counter kept in the cluster's Redis, so that a limit holds across
+   * replicas. While Redis is unreachable each replica counts in its own
+   * memory (the counter's insurance), as it serves its own sessions alone.
+   */
+  counter(options: CounterOptions): RateLimiterAbstract {
+    const keyPrefix = this.key('limit', options.keyPrefix);
+    return new RateLimiterRedis({
+      ...options,
+      keyPrefix,
+      storeClient: this.redis,
+      useRedisPackage: true,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new RateLimiterMemory({ ...options, keyPrefix }),
+    });
   }
 
   private key(kind: ClusterKeyKind, id: string): string {

@@ -16,6 +16,9 @@ import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
 import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
+import { installAuditLog, stopAuditLog } from '../sinks/audit.js';
+import { installCounterFactory } from '../sinks/call-counters.js';
+import { openAuditLog } from '../audit/audit-log.js';
 import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
 
@@ -54,6 +57,10 @@ export async function start(options: StartOptions): Promise<number> {
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
+  if (config.audit) {
+    installAuditLog(openAuditLog(config.audit, config.dir, options.logger));
+    options.logger.info(`audit log on: ${config.audit.file}`);
+  }
   // Armed before serving: a client that is connected can rely on reloads.
   const reloading = await startReloading(runtime, {
     configFile: config.file,
@@ -66,6 +73,7 @@ export async function start(options: StartOptions): Promise<number> {
     clusterOptions && (await (await import('../cluster/cluster.js')).Cluster.join(clusterOptions, options.logger));
   if (cluster) {
     runtime.stateSigning = cluster.stateSigning;
+    installCounterFactory((counter) => cluster.counter(counter));
     cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
@@ -104,6 +112,7 @@ export async function start(options: StartOptions): Promise<number> {
   await retireMounts(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
   await service.close();
   await stopTelemetry();
+  await stopAuditLog();
   return 0;
 }
 

@@ -321,6 +321,12 @@ export interface HostConfig {
   log?: { level?: LogLevel };
   telemetry?: TelemetryConfig;
   cluster?: ClusterConfig;
+  /** Who sees and may use what (docs/access.md); absent: every client, everything. */
+  access?: AccessRule[];
+  /** One JSON record per call, get, read, subscribe, completion and refusal (docs/access.md). */
+  audit?: AuditConfig;
+  /** How many tool calls an identity may make (docs/access.md); shared through Redis in a cluster. */
+  limits?: LimitsConfig;
   /** List every tool, or a few and a search tool over the rest (docs/discovery.md). Default: mode 'all'. */
   discovery?: DiscoveryConfig;
 }
@@ -343,6 +349,48 @@ export interface DiscoveryConfig {
   results?: number;
   /** A 2025-era session's list keeps at most this many found tools; the oldest found goes first. Default 32. */
   maxSurfaced?: number;
+}
+
+/** Calls per minute per identity: over all tools (`default`), and per glob of composed tool names (`perTool`). */
+export interface LimitsConfig {
+  callsPerMinute: { default?: number; perTool?: Record<string, number> };
+}
+
+/**
+ * Whom an access rule is for: every key given must match. Claims are an
+ * OAuth token's; `token` is a static token's name (`http.auth` tokens as
+ * `name:token`); `stdio` is the client on the host's own stdin and stdout.
+ */
+export interface AccessWho {
+  sub?: string;
+  client_id?: string;
+  /** A scope the token grants. */
+  scope?: string;
+  /** Any one of these in the token's `groups` claim. */
+  groups?: string[];
+  /** Any one of these in the token's `roles` claim. */
+  roles?: string[];
+  token?: string;
+  stdio?: boolean;
+}
+
+/** What the identities `who` matches see and may use: globs of composed names and of (normalised) URIs. */
+export interface AccessRule {
+  who: AccessWho;
+  tools?: string[];
+  prompts?: string[];
+  /** Resource URIs and resource template URIs. */
+  resources?: string[];
+}
+
+/** The audit log (host/audit/): a file of JSON lines, never stdout. */
+export interface AuditConfig {
+  /** The file written (relative to the config's directory). */
+  file: string;
+  /** Start a new file past `size` bytes, keeping `keep` old ones. */
+  rotate?: { size: number; keep: number };
+  /** Put a call's arguments in its record. Default false. */
+  recordArguments?: boolean;
 }
 
 /** OpenTelemetry export (host/telemetry/): off unless this section or the standard OTEL_* environment asks. */
@@ -383,4 +431,7 @@ export interface ResolvedConfig {
   cluster?: ClusterConfig;
   /** Absent without a discovery section: every tool is listed, as with mode 'all'. */
   discovery?: Required<DiscoveryConfig>;
+  access?: AccessRule[];
+  audit?: AuditConfig;
+  limits?: LimitsConfig;
 }

@@ -19,8 +19,10 @@ import { duplicatePrefixProblem, prefixProblem } from './prefix.js';
 import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './problem-wording.js';
 import { revisionListProblems } from './revisions.js';
 import { upstreamAuthProblems } from './upstream-auth.js';
+import { accessProblems, perToolProblems } from './access-settings.js';
 import type {
   AllowConfig,
+  AuditConfig,
   ClusterConfig,
   CommandPluginEntry,
   DiscoveryConfig,
@@ -196,6 +198,9 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     ...(config.telemetry && { telemetry: config.telemetry }),
     ...(config.cluster && { cluster: config.cluster }),
     ...(discovery && { discovery: { ...discovery, alwaysVisible: [...discovery.alwaysVisible] } }),
+    ...(config.access && { access: config.access }),
+    ...(config.audit && { audit: config.audit }),
+    ...(config.limits && { limits: config.limits }),
   };
 }
 
@@ -520,6 +525,16 @@ const DISCOVERY_FIELDS: Record<keyof DiscoveryConfig, Check> = {
   maxSurfaced: field(aPositiveInteger, String(DEFAULTS.discovery.maxSurfaced)),
 };
 
+const AUDIT_FIELDS: Record<keyof AuditConfig, Check> = {
+  file: field(aNonEmptyString, '"./audit.log" (relative to the config\'s directory)'),
+  rotate: section(
+    { size: field(aPositiveInteger, '10485760 (10 MiB)'), keep: field(aPositiveInteger, '5') },
+    '{ size: 10485760, keep: 5 }',
+    ['size', 'keep'],
+  ),
+  recordArguments: field(aBoolean, "false (true puts each call's arguments in its record)"),
+};
+
 const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   name: field(aNonEmptyString, '"my-host"'),
   version: field(aNonEmptyString, '"1.0.0"'),
@@ -556,6 +571,22 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
   cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
   discovery: section(DISCOVERY_FIELDS, '{ mode: "search", alwaysVisible: ["notes.*"] }'),
+  access: (findings, value) => findings.problems.push(...accessProblems(value, (path) => findings.where(path))),
+  audit: section(AUDIT_FIELDS, '{ file: "./audit.log" }', ['file']),
+  limits: section(
+    {
+      callsPerMinute: section(
+        {
+          default: field(aPositiveInteger, '60'),
+          perTool: (findings, value, path) =>
+            findings.problems.push(...perToolProblems(value, (at) => findings.where(at ?? path))),
+        },
+        '{ default: 60, perTool: { "search.*": 10 } }',
+      ),
+    },
+    '{ callsPerMinute: { default: 60 } }',
+    ['callsPerMinute'],
+  ),
 };
 
 const ITEM_CURATION_FIELDS: Record<keyof ItemCuration, Check> = {

@@ -14,8 +14,8 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
   const progressToken = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
-    ...clientHeadersOf(ctx),
     identity: identityOf(ctx),
+    ...clientHeadersOf(ctx),
     ...(ctx.http?.closeSSE && { closeSSE: ctx.http.closeSSE }),
     ...(ctx.http?.closeStandaloneSSE && { closeStandaloneSSE: ctx.http.closeStandaloneSSE }),
     ...(progressToken === undefined

@@ -3,7 +3,8 @@ import type { HostRuntime } from '../runtime.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
-import { callTool, complete, getPrompt, readResource } from '../catalogue/routing.js';
+import { complete, getPrompt, readResource } from '../catalogue/routing.js';
+import { callToolWithinLimits } from './call-limits.js';
 import type { ListKind } from '../vocabulary/list-kinds.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { callHooksFor } from './call-hooks.js';
@@ -16,8 +17,10 @@ import { FrontSession } from './front-session.js';
 import { SessionScope } from './session-scope.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
+import { accessViewOf } from '../catalogue/access-rules.js';
+import { audited, isAudited } from './audited.js';
+import { identityOf, type Identity } from '../vocabulary/identity.js';
 import type { Era } from '../protocol-versions.js';
-import { identityOf } from '../vocabulary/identity.js';
 import { SurfacedTools } from './surfaced-tools.js';
 import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
 import { searchModeTools, searchServed, searchTools } from './tool-discovery.js';
@@ -58,6 +61,7 @@ export function createFrontSession(
     era: Era;
     /** How logs name a long-lived session: `the stdio client`, `HTTP session …`. */
     clientName?: () => string;
+    identity?: Identity;
   },
 ): FrontSession {
   const { era } = options;
@@ -74,7 +78,7 @@ export function createFrontSession(
       supportedProtocolVersions: config.protocolVersions,
     },
   );
-  const session = new FrontSession(server, runtime.logger, era);
+  const session = new FrontSession(server, runtime.logger, era, options.identity);
   // A 2026-07-28 request stands alone, tied to no session: the shared upstream serves it (docs/isolation.md).
   const scope =
     options.longLived && era === 'legacy'
@@ -85,8 +89,12 @@ export function createFrontSession(
   const scoped = (hooks: CallHooks): CallHooks => (scope ? { ...hooks, scope } : hooks);
   /** What this session's searches found, added to its list: a 2025-era session lives long enough to list it. */
   const surfaced = options.longLived && era === 'legacy' ? new SurfacedTools() : undefined;
-  const handle = (method: string, handler: Handler) =>
-    method === 'tools/call'
+  const handle = (method: string, serve: Handler) => {
+    // Calls, gets, reads, subscriptions and completions each leave an audit record (audited.ts).
+    const handler: Handler = isAudited(method)
+      ? (request, ctx) => audited(served(), server, ctx, method, request.params ?? {}, () => serve(request, ctx))
+      : serve;
+    return method === 'tools/call'
       ? server.setRequestHandler(
           method,
           PARAMS_AS_SENT as never,
@@ -96,15 +104,18 @@ export function createFrontSession(
           method as 'tools/list',
           ((request: { params?: Params }, ctx: ServerContext) => handler(request, ctx).catch(toProtocolError)) as never,
         );
-  const list = (kind: ListKind) => async (request: { params?: Params }) => {
+  };
+  const list = (kind: ListKind) => async (request: { params?: Params }, ctx: ServerContext) => {
     const generation = served();
     const cursor = request.params?.cursor as string | undefined;
-    const page = await listPage(generation, kind, cursor);
+    // What this client's access rules let it see; every client the same rules match shares the composed page.
+    const access = accessViewOf(generation.config, identityOf(ctx));
+    const page = await listPage(generation, kind, cursor, undefined, access);
     // A 2026-07-28 client is told how long the composed page may be reused
     // (cache-hints.ts); its SDK copies every result it sends, so only a
     // 2025-era answer can be one shared with the last (shared-list-results.ts).
     if (servesModernEra(server)) return { ...asListResult(kind, page), ...page.hint };
-    return reuseUnchangedPage(generation, kind, cursor, asListResult(kind, page));
+    return reuseUnchangedPage(generation, kind, cursor, asListResult(kind, page), access.key);
   };
 
   // A 2026-07-28 client sees a tool's output as the plugin would show it: unwrapped (see output-schema-wrap.ts).
@@ -114,7 +125,7 @@ export function createFrontSession(
     const discovery = searchServed(generation, identity);
     const page = discovery
       ? { tools: searchModeTools(generation, identity, discovery, request.params?.cursor, surfaced) }
-      : await list('tools')(request);
+      : await list('tools')(request, ctx);
     return servesModernEra(server) ? unwrapListedSchemas(page) : page;
   });
   handle('tools/call', async (request, ctx) => {
@@ -138,7 +149,7 @@ export function createFrontSession(
     // Read before the call, from the generation it is made in; only a 2026-07-28 client needs it.
     const schema = servesModernEra(server) ? listedOutputSchema(served(), request.params?.name) : undefined;
     const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
-      callTool(served(), request.params ?? {}, scoped(hooks)),
+      callToolWithinLimits(served(), request.params ?? {}, scoped(hooks)),
     );
     return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
   });
@@ -156,8 +167,8 @@ export function createFrontSession(
     ),
   );
   if (capabilities.resources?.subscribe) {
-    handle('resources/subscribe', async (request) => {
-      await runtime.sessions.subscribe(session, String(request.params?.uri));
+    handle('resources/subscribe', async (request, ctx) => {
+      await runtime.sessions.subscribe(session, String(request.params?.uri), identityOf(ctx));
       return {};
     });
     handle('resources/unsubscribe', async (request) => {

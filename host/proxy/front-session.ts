@@ -5,6 +5,7 @@ import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { SessionNotifier } from '../sinks/session-notifier.js';
 import type { Era } from '../protocol-versions.js';
 import type { ClientScope } from '../vocabulary/client-scope.js';
+import type { Identity } from '../vocabulary/identity.js';
 
 /**
  * One connected client as the host sees it: the SDK `Server` instance that
@@ -20,6 +21,7 @@ export class FrontSession implements SessionNotifier {
     readonly server: Server,
     private readonly logger: Logger,
     readonly era: Era,
+    readonly identity?: Identity,
   ) {}
 
   /**

@@ -14,12 +14,14 @@ import type { HostRuntime } from '../runtime.js';
 import type { Generation } from '../catalogue/generation.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { ClientScope } from '../vocabulary/client-scope.js';
-import { callTool, getPrompt, readResource } from '../catalogue/routing.js';
+import { getPrompt, readResource } from '../catalogue/routing.js';
+import { callToolWithinLimits } from './call-limits.js';
 import { isPlainObject } from '../plain-object.js';
 import { telemetryOn } from '../sinks/telemetry.js';
 import { callHooksFor } from './call-hooks.js';
 import { logCaller } from './caller-log.js';
 import { asProtocolError } from './front-server.js';
+import { audited } from './audited.js';
 import { servesModernEra } from './protocol-era.js';
 import { SessionLogLevel } from './session-log-level.js';
 import { maySearch } from './tool-discovery.js';
@@ -40,7 +42,7 @@ const ROUTES: Record<
   'tools/call': {
     capability: 'tools',
     wellFormed: (params) => typeof params.name === 'string' && optionalObject(params.arguments),
-    route: callTool,
+    route: callToolWithinLimits,
   },
   'prompts/get': {
     capability: 'prompts',
@@ -232,7 +234,10 @@ export class HotPathTransport implements Transport {
         if (method === 'tools/call') logCaller(this.runtime.logger, context.ctx, method);
         const scope = this.scopeOf();
         const hooks = callHooksFor(context.ctx, params);
-        return route(this.runtime.current.view('legacy'), params, scope ? { ...hooks, scope } : hooks);
+        const generation = this.runtime.current.view('legacy');
+        return audited(generation, server, context.ctx, method, params, () =>
+          route(generation, params, scope ? { ...hooks, scope } : hooks),
+        );
       })
       .then(
         (result) => answer({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(result) : result }),

@@ -34,17 +34,20 @@ const texts = new WeakMap<object, string | undefined>();
  * `generation` if it is the same as `result` (its items, and `nextCursor`),
  * else `result`, kept as the one to compare the next answer with. Either way
  * its text is kept once made: nothing changes a list result after it is
- * composed.
+ * composed. `audience` names the access rules the page was filtered by
+ * (access-rules.ts): clients matched by other rules are answered pages of
+ * their own.
  */
 export function reuseUnchangedPage(
   generation: Generation,
   kind: ListKind,
   cursor: string | undefined,
   result: ListResult,
+  audience = '*',
 ): ListResult {
   let pages = lastResults.get(generation);
   if (!pages) lastResults.set(generation, (pages = new Map()));
-  const page = `${kind} ${cursor ?? ''}`;
+  const page = `${audience} ${kind} ${cursor ?? ''}`;
   const { field } = LIST_KINDS[kind];
   const last = pages.get(page);
   if (last && last.nextCursor === result.nextCursor && sameItems(last[field], result[field])) return last;

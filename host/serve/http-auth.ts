@@ -12,7 +12,8 @@ import type { HttpAuthConfig } from '../config/types.js';
 import { HostError } from '../errors.js';
 import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
 import { readSecretFile } from '../secret-file.js';
-import { authInfoFor, type Identity } from '../vocabulary/identity.js';
+import { authInfoFor } from '../vocabulary/identity.js';
+import { namedToken } from './token-names.js';
 
 /** The tokens in `text`, separated by commas or line ends (empty entries ignored). */
 function tokensIn(text: string): string[] {
@@ -85,7 +86,7 @@ export function bearerTokensOf(
     name,
   ];
   const source = sources.filter(Boolean).join(' and ');
-  if (tokens.some((token) => token.length < MIN_TOKEN_LENGTH)) {
+  if (tokens.some((entry) => namedToken(entry).token.length < MIN_TOKEN_LENGTH)) {
     refuse(
       `a token in ${source} is shorter than ${MIN_TOKEN_LENGTH} characters, short enough to guess.`,
       `use tokens of at least ${MIN_TOKEN_LENGTH} characters (${MAKE_A_TOKEN}).`,
@@ -136,7 +137,8 @@ export function bearerGate(
   tokens: readonly string[],
   source = TOKENS_ENV,
 ): (req: IncomingMessage) => Promise<{ challenge: Response } | { authInfo: AuthInfo }> {
-  const accepted = tokens.map(digest);
+  const named = tokens.map(namedToken);
+  const accepted = named.map(({ token }) => digest(token));
   const verifier = {
     verifyAccessToken(token: string): Promise<AuthInfo> {
       const offered = digest(token);
@@ -153,11 +155,12 @@ export function bearerGate(
         );
       }
       // Static tokens do not expire, but the SDK's check requires an expiry.
-      // Named by its place in the list: what a refusal (e.g. a token-exchange mount's) can name without the token.
-      const name = `token-${match + 1}`;
-      const identity: Identity = { kind: 'token', name, tokenName: name, claims: {}, scopes: [] };
+      const { name } = named[match]!;
       return Promise.resolve(
-        authInfoFor(identity, { token, clientId: name, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER }),
+        authInfoFor(
+          { kind: 'token', name, tokenName: name, claims: {}, scopes: [] },
+          { token, clientId: `token-${match + 1}`, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER },
+        ),
       );
     },
   };

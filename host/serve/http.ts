@@ -5,6 +5,8 @@ import type { HostRuntime } from '../runtime.js';
 import { HostError } from '../errors.js';
 import { rebindingGuard } from './http-guards.js';
 import { bearerGate } from './http-auth.js';
+import { auditRefusal } from './audit-refusal.js';
+import { withRetryAfter } from './retry-after.js';
 import { jsonRpcErrorResponse } from './http-responses.js';
 import { readRequest, RequestBodyTooLarge, writeAnswer, writeWhole, type ReadRequest } from './node-exchange.js';
 import { isLoopback, MCP_PATH } from './listen-address.js';
@@ -155,7 +157,9 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
         : ((cluster && !forwarded
             ? await forwardedContinuation(cluster, read, clientId, identityCarried(authInfo))
             : undefined) ?? (await modern.fetch(read, authInfo)));
-    await writeAnswer(res, answer, exchange.signal, streamBoundOf(res));
+    // A call refused by a limit says when to retry in a header too, where the answer is whole JSON (retry-after.ts).
+    const told = runtime.current.config.limits ? await withRetryAfter(answer) : answer;
+    await writeAnswer(res, told, exchange.signal, streamBoundOf(res));
     answered = true;
   };
 
@@ -232,7 +236,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       }
     } else if (checkToken) {
       const verdict = await checkToken(req);
-      if ('challenge' in verdict) return refuse(req, res, verdict.challenge);
+      if ('challenge' in verdict) {
+        auditRefusal(path, verdict.challenge.status, 'http.auth');
+        return refuse(req, res, verdict.challenge);
+      }
       // Which token it was travels on, so a session answers only the token
       // that opened it. The token itself is the host's, checked and dropped
       // here: no plugin can be handed it, not even one whose entry forwards

@@ -18,6 +18,7 @@ import { UNTRUSTED, type ClusterLink } from '../sinks/cluster.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import { HotPathTransport } from '../proxy/hot-path.js';
 import { identityCarried } from './carried-identity.js';
+import { identityOf } from '../vocabulary/identity.js';
 
 export interface LegacySessionOptions {
   maxRequestBodySize: number;
@@ -45,6 +46,12 @@ interface LegacySession {
   events: SessionEventStore;
   /** Which bearer token opened it (`token-N`), when the host checks tokens: only that one may use it. */
   owner: string | undefined;
+  /**
+   * Who opened it (identity.ts): every later request of the session is
+   * served as theirs, also one another replica forwards here, whose stamp
+   * names only the owner.
+   */
+  authInfo: AuthInfo | undefined;
   /** HTTP exchanges still streaming: calls in flight, the GET notification stream. */
   open: number;
   /** When the last exchange began or ended. */
@@ -149,7 +156,7 @@ export class LegacySessions {
     if (missed) return missed;
     const batch = refusedBatch(session, read);
     if (batch) return batch;
-    const response = await session.transport.handleRequest(request, parsed(json, authInfo));
+    const response = await session.transport.handleRequest(request, parsed(json, authInfo ?? session.authInfo));
     // The GET stream is where a broadcast (list_changed) can reach this
     // session: a session that never opened one costs a broadcast nothing.
     // Once it has, it stays counted in when the stream drops: what it misses
@@ -194,6 +201,7 @@ export class LegacySessions {
         reachable: false,
         era: 'legacy',
         clientName: () => `HTTP session ${transport.sessionId}`,
+        identity: identityOf({ http: { ...(authInfo && { authInfo }) } }),
       });
       const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) => {
         recordLimitHit('http.eventStoreBytes');
@@ -213,7 +221,7 @@ export class LegacySessions {
           await this.options.cluster?.registerSession(id, owner);
         },
       });
-      const session: LegacySession = { transport, front, events, owner, open: 0, lastActive: Date.now() };
+      const session: LegacySession = { transport, front, events, owner, authInfo, open: 0, lastActive: Date.now() };
       // Calls, prompts and reads skip the front server's second dispatch (hot-path.ts); it takes the transport's callbacks.
       const served = new HotPathTransport(
         transport,
@@ -310,6 +318,7 @@ export class LegacySessions {
 }
 
 /** The transport's options for a body read already: it need not read and parse it again. */
+/** What the transport is told of a request besides itself: its body, read already, and who sent it (identity.ts). */
 function parsed(json: unknown, authInfo: AuthInfo | undefined): HandleRequestOptions {
   return { ...(json !== undefined && { parsedBody: json }), ...(authInfo && { authInfo }) };
 }

@@ -7,6 +7,8 @@ import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../sinks/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
+import { accessViewOf } from '../catalogue/access-rules.js';
+import { identityOf } from '../vocabulary/identity.js';
 
 export interface ModernEndpoint {
   /** `read`: the request, its body read once (node-exchange.ts): the handler takes it parsed. */
@@ -64,7 +66,7 @@ export function createModernEndpoint(
           `Service Unavailable: mcp-host has ${maxListenStreams} subscriptions/listen streams open, its limit (http.maxListenStreams); close one, retry later, or raise http.maxListenStreams in the host config`,
         );
       }
-      const refusal = paramHeadersRefusal(runtime, request, json);
+      const refusal = paramHeadersRefusal(runtime, request, json, authInfo);
       if (refusal) return refusal;
       const listening = listen ? listenRequestOf(request, json) : undefined;
       const answered = listening && traceAnsweredAtEntry(listening);
@@ -78,7 +80,11 @@ export function createModernEndpoint(
         return response;
       }
       answered?.();
-      const uris = resourcesOf(listening.params);
+      // A URI the caller may not read is not watched for it: no plugin is subscribed on its behalf.
+      const access = accessViewOf(runtime.current.config, identityOf({ http: { ...(authInfo && { authInfo }) } }));
+      const uris = resourcesOf(listening.params).filter(
+        (uri) => access.allows('resources', uri) || access.allows('resourceTemplates', uri),
+      );
       listenStreams += 1;
       for (const uri of uris) watched.hold(uri);
       return onAnswered(response, () => {
@@ -109,10 +115,18 @@ function isListenRequest(request: Request): boolean {
  * does for tools it registers itself, because intermediaries route on the
  * headers and must see what the plugin will act on.
  */
-function paramHeadersRefusal(runtime: HostRuntime, request: Request, json: unknown): Response | undefined {
+function paramHeadersRefusal(
+  runtime: HostRuntime,
+  request: Request,
+  json: unknown,
+  authInfo: AuthInfo | undefined,
+): Response | undefined {
   if (request.method !== 'POST' || request.headers.get('mcp-method') !== 'tools/call') return undefined;
   const body = json as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } } | undefined;
   if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
+  // A tool the caller may not use is unknown to it: its call gets the unknown-tool answer, not a header check's.
+  const identity = identityOf({ http: { ...(authInfo && { authInfo }) } });
+  if (!accessViewOf(runtime.current.config, identity).allows('tools', body.params.name)) return undefined;
   const tool = runtime.current.index.owners.tools.get(body.params.name)?.served;
   const params = headerParamsOf(tool?.inputSchema);
   return params.length > 0 ? paramHeaderRefusal(params, body.params.arguments, request.headers, body.id) : undefined;

@@ -1,5 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { HostRuntime } from '../runtime.js';
+import { STDIO_IDENTITY } from '../vocabulary/identity.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { StdioWire } from './stdio-wire.js';
@@ -28,7 +29,12 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
       // it when the client falls back to `initialize`: one connection, so the
       // newest instance is the one being served.
       if (session) runtime.sessions.remove(session);
-      session = createFrontSession(runtime, { longLived: true, era, clientName: () => 'the stdio client' });
+      session = createFrontSession(runtime, {
+        longLived: true,
+        era,
+        clientName: () => 'the stdio client',
+        identity: STDIO_IDENTITY,
+      });
       return session.server;
     },
     {

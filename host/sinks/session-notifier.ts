@@ -1,6 +1,7 @@
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { Era } from '../protocol-versions.js';
 import type { ClientScope } from '../vocabulary/client-scope.js';
+import type { Identity } from '../vocabulary/identity.js';
 
 /**
  * What the runtime needs of anything it notifies: a long-lived client
@@ -18,6 +19,8 @@ export interface SessionNotifier {
   readonly fansOut?: boolean;
   /** A long-lived 2025-era session's scope: its subscriptions on a `sessions: 'per-client'` mount are its own upstream's. */
   readonly scope?: ClientScope;
+  /** Whom it notifies, when one client: its access rules decide which changes it is told of. */
+  readonly identity?: Identity;
   /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
   listChanged(lists: ReadonlySet<ChangedList>): ChangedList[];
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void;

@@ -74,6 +74,8 @@ export interface Instrumentation {
   listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
   limitHit(limit: ContainmentLimit): void;
+  /** The trace of the request being served, for the audit log. */
+  traceId(): string | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -93,6 +95,11 @@ export async function stopTelemetry(): Promise<void> {
   const stopping = active;
   active = undefined;
   await stopping?.shutdown();
+}
+
+/** The trace id of the request being served, when telemetry is on and one is. */
+export function currentTraceId(): string | undefined {
+  return active?.traceId();
 }
 
 /** Whether telemetry is on: what is instrumented only then asks this once, when it is set up. */
@@ -170,7 +177,8 @@ export type ContainmentLimit =
   | 'http.maxStreamQueueBytes'
   | 'http.eventStoreBytes'
   | 'upstreams.maxPerClientSessions'
-  | 'stdio.backpressure';
+  | 'stdio.backpressure'
+  | 'limits.callsPerMinute';
 
 /** A containment limit refused a request or a connection, cut a stream, or paused input. */
 export function recordLimitHit(limit: ContainmentLimit): void {

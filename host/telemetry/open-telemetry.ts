@@ -241,6 +241,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   });
 
   return {
+    traceId: () => trace.getActiveSpan()?.spanContext().traceId,
     serve(method: string, params: Params | undefined, ctx: ServerContext, server: Server, work: () => Promise<Params>) {
       const headers = (ctx.http as { req?: { headers: Headers } } | undefined)?.req?.headers;
       const { span, parent, measured } = serverSpan({

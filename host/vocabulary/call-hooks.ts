@@ -26,7 +26,11 @@ export interface CallHooks {
    * those the mount's entry forwards (`forwardHeaders`) go upstream.
    */
   clientHeaders?: Headers;
-  /** The client the request is made for (a remote mount with token exchange calls the upstream as it). */
+  /**
+   * Who made the request: the access rules decide whether it may reach the
+   * item (anonymous when absent), and a remote mount with token exchange
+   * calls the upstream as it.
+   */
   identity?: Identity;
   /**
    * Closes the client's SSE stream of this call (a resumable 2025-era HTTP

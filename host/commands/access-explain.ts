@@ -1,0 +1,109 @@
+import type { Logger } from '../log.js';
+import { composeCatalogue } from '../catalogue/compose.js';
+import { accessPolicyOf, describeWho, type Decision } from '../catalogue/access-rules.js';
+import type { Generation } from '../catalogue/generation.js';
+import { HostRuntime } from '../runtime.js';
+import { ALL_LIST_KINDS, keyOf, type ListKind } from '../vocabulary/list-kinds.js';
+import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../vocabulary/identity.js';
+
+/** Who `mcp-host access explain` is asked about, as its flags say. */
+export interface ExplainedIdentity {
+  sub?: string;
+  clientId?: string;
+  /** Space-separated, as a token's `scope` claim. */
+  scope?: string;
+  groups?: string[];
+  roles?: string[];
+  token?: string;
+  stdio?: boolean;
+}
+
+const NOUNS: Record<ListKind, string> = {
+  tools: 'tool',
+  prompts: 'prompt',
+  resources: 'resource',
+  resourceTemplates: 'template',
+};
+
+/**
+ * `mcp-host access explain`: every item of the composed catalogue, for one
+ * identity, and the rule that decides it: the rule that lets it be seen, or
+ * why none does (no rule is for this identity, or those that are do not list
+ * it, and which rules for others do).
+ */
+export async function accessExplain(options: {
+  configPath?: string;
+  cwd: string;
+  logger: Logger;
+  who: ExplainedIdentity;
+}): Promise<number> {
+  const runtime = new HostRuntime(options.logger);
+  const { generation } = await composeCatalogue({ ...options, events: runtime.events, id: 1 });
+  try {
+    process.stdout.write(`${explain(generation, identityOf(options.who)).join('\n')}\n`);
+    return 0;
+  } finally {
+    runtime.swap(generation);
+    await runtime.close();
+  }
+}
+
+/** The identity the flags describe: the stdio client, a static token, an OAuth token's claims, or anonymous. */
+export function identityOf(who: ExplainedIdentity): Identity {
+  if (who.stdio) return STDIO_IDENTITY;
+  if (who.token !== undefined) return { kind: 'token', name: who.token, tokenName: who.token, claims: {}, scopes: [] };
+  const claims: Record<string, unknown> = {
+    ...(who.sub !== undefined && { sub: who.sub }),
+    ...(who.clientId !== undefined && { client_id: who.clientId }),
+    ...(who.scope !== undefined && { scope: who.scope }),
+    ...(who.groups && { groups: who.groups }),
+    ...(who.roles && { roles: who.roles }),
+  };
+  if (Object.keys(claims).length === 0) return ANONYMOUS_IDENTITY;
+  const scopes = who.scope?.split(' ').filter(Boolean) ?? [];
+  return { kind: 'oauth', name: who.sub ?? who.clientId ?? 'oauth', claims, scopes };
+}
+
+function ruleName({ index, rule }: Decision): string {
+  return `access[${index}] ${describeWho(rule.who)}`;
+}
+
+/** The report's lines. */
+export function explain(generation: Generation, identity: Identity): string[] {
+  const policy = accessPolicyOf(generation.config);
+  const claims = Object.entries(identity.claims).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  const lines = [`identity: ${identity.kind} "${identity.name}"${claims.length > 0 ? ` (${claims.join(', ')})` : ''}`];
+  const items = ALL_LIST_KINDS.flatMap((kind) =>
+    generation.mounts.flatMap((mount) =>
+      generation.served(mount, kind).map((item) => ({ kind, key: keyOf(kind, item) })),
+    ),
+  );
+  if (!policy) {
+    lines.push('the config sets no access rules: every client sees everything', 'sees:');
+    lines.push(...items.map(({ kind, key }) => `  ${NOUNS[kind]} ${key}`));
+    return lines;
+  }
+  const matching = policy.matching(identity);
+  lines.push(
+    matching.length > 0
+      ? `rules for this identity: ${matching.map(ruleName).join(', ')}`
+      : 'no rule is for this identity: it sees nothing',
+  );
+  const view = policy.viewFor(identity);
+  const seen: string[] = [];
+  const denied: string[] = [];
+  for (const { kind, key } of items) {
+    const item = `${NOUNS[kind]} ${key}`;
+    const decision = view.decide(kind, key);
+    if (decision) {
+      seen.push(`  ${item}  <- ${ruleName(decision)}`);
+      continue;
+    }
+    const others = policy.listing(kind, key);
+    const why = matching.length === 0 ? 'no rule is for this identity' : 'no rule for this identity lists it';
+    const listedBy = others.length > 0 ? `; listed by ${others.map(ruleName).join(', ')}, for others` : '';
+    denied.push(`  ${item}  <- ${why}${listedBy}`);
+  }
+  lines.push(`sees (${seen.length}):`, ...seen, `denied (${denied.length}):`, ...denied);
+  return lines;
+}

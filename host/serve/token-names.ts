@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+
+/** A static bearer token and the name access rules and audit records know it by. */
+export interface NamedToken {
+  name: string;
+  token: string;
+}
+
+/** `name:token`: a name of letters, digits, `_`, `.` and `-`, at most 64, before the first colon. */
+const NAMED = /^([A-Za-z0-9_.-]{1,64}):(.+)$/s;
+
+/**
+ * An `http.auth` token entry as given (`ci:3f9a…`, or the token alone) with
+ * its name. An unnamed token is named `token-` and the first 8 hex digits of
+ * its SHA-256: stable across restarts and replicas, and telling nothing of
+ * the token.
+ */
+export function namedToken(entry: string): NamedToken {
+  const named = NAMED.exec(entry);
+  if (named) return { name: named[1]!, token: named[2]! };
+  return { name: `token-${createHash('sha256').update(entry).digest('hex').slice(0, 8)}`, token: entry };
+}
