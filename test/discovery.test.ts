@@ -231,6 +231,64 @@ t.test('over Streamable HTTP: a 2026-07-28 client and a legacy session each find
   );
 });
 
+t.test(
+  "access rules narrow what each identity finds, lists and may call, in both eras ('auto' counts per identity)",
+  async (t) => {
+    const ws = workspace(t);
+    const TREASURY = 'treasury-token-0123456789';
+    const CLERK = 'clerk-token-0123456789ab';
+    const config = ws.writeConfig({
+      http: { port: 0, auth: { tokens: [`treasury:${TREASURY}`, `clerk:${CLERK}`] } },
+      discovery: { mode: 'auto', threshold: 3, alwaysVisible: ['fx.rate', 'fx.convert'] },
+      access: [
+        { who: { token: 'treasury' }, tools: ['fx.*'] },
+        { who: { token: 'clerk' }, tools: ['fx.rate', 'fx.holidays'] },
+      ],
+      plugins: [FX],
+    });
+    const host = await startHttpHost(t, config);
+    const connect = async (token: string, pin?: string) => {
+      const client = new Client(
+        { name: 'identity', version: '1.0.0' },
+        pin ? { versionNegotiation: { mode: { pin } } } : {},
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(host.url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      t.teardown(() => client.close());
+      return client;
+    };
+    for (const pin of [undefined, '2026-07-28']) {
+      const era = pin ?? 'a legacy session';
+      const treasury = await connect(TREASURY, pin);
+      t.same(
+        names((await treasury.listTools()).tools),
+        ['search_tools', 'fx.convert', 'fx.rate'],
+        `${era}: the treasury may use 4 tools, over the threshold: it is served search`,
+      );
+      const found = await search(t, treasury, { query: 'convert dollars into euros' });
+      t.equal(found[0]?.name, 'fx.convert', `${era}: the treasury finds fx.convert`);
+
+      const clerk = await connect(CLERK, pin);
+      t.same(
+        names((await clerk.listTools()).tools),
+        ['fx.rate', 'fx.holidays'],
+        `${era}: the clerk may use 2 tools, under the threshold: it is listed them, not search`,
+      );
+      const refused = await clerk
+        .callTool({ name: 'search_tools', arguments: { query: 'convert' } })
+        .catch((e: Error) => e);
+      t.match(String(refused), 'Unknown tool "search_tools"', `${era}: nor may the clerk search`);
+      const denied = await clerk
+        .callTool({ name: 'fx.convert', arguments: { amount: 1, from: 'USD', to: 'EUR' } })
+        .catch((e: Error) => e);
+      t.match(String(denied), 'Unknown tool "fx.convert"', `${era}: a tool the clerk may not use is unknown to it`);
+    }
+  },
+);
+
 t.test('a reload that removes a surfaced tool withdraws it with list_changed', async (t) => {
   const ws = workspace(t);
   const write = (exclude: string[]) =>

@@ -33,7 +33,7 @@ const host = await startHttpHost(
   ws.writeConfig({
     reload: { watch: false },
     upstreams: { pingIntervalMs: 0 },
-    http: { port, auth: { tokens: [STATIC_TOKEN] }, oauth: { issuer: idp.issuer, audience, scopes: ['mcp'] } },
+    http: { port, auth: { tokens: [`ci:${STATIC_TOKEN}`] }, oauth: { issuer: idp.issuer, audience, scopes: ['mcp'] } },
     plugins: mounts,
   }),
   { args: [], env: { MCP_HOST_HTTP_TOKENS: undefined, UPSTREAM_SECRET: HOST_SECRET } },
@@ -109,7 +109,7 @@ t.test('a static-token client and a stdio client are refused, naming why and the
   const ci = await connect(t, STATIC_TOKEN);
   t.match(
     await refusalOf(ci),
-    `mount "shared" calls ${upstream.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is a client of the static token "token-1": it has no OAuth token to exchange. Fix: connect over HTTP with an access token the host accepts (http.oauth)`,
+    `mount "shared" calls ${upstream.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is a client of the static token "ci": it has no OAuth token to exchange. Fix: connect over HTTP with an access token the host accepts (http.oauth)`,
     'a static-token client is refused, naming its token and the fix',
   );
 
