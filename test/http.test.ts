@@ -329,9 +329,14 @@ t.test('one host over HTTP', async (t) => {
         t.match(await call, { name: 'AbortError' }, `${era}: the client's call failed with its connection`);
       } else {
         // A 2025-era client's SDK keeps the call pending (its answer would have come on the cut stream)
-        // until it closes or its 60 s request timeout: closing fails it.
+        // until it closes or its 60 s request timeout: closing fails it. Cut before the host's answer
+        // began, the POST itself fails first.
         await client.close();
-        t.match(await call, { message: /Connection closed/ }, `${era}: the call fails when the client closes`);
+        const failed = (await call) as Error;
+        t.ok(
+          /Connection closed/.test(failed.message) || failed.name === 'AbortError',
+          `${era}: the call fails, with its connection or when the client closes: ${String(failed)}`,
+        );
       }
     }
   });
