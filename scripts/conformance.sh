@@ -4,12 +4,18 @@
 # conformance plugin (plugins/conformance) mounted flat over Streamable HTTP,
 # at exactly what each protocol revision requires (`--requirements`).
 #
-# Usage: scripts/conformance.sh [--direct] [suite args...]
+# Usage: scripts/conformance.sh [--direct | --auth] [suite args...]
 #   scripts/conformance.sh                          # --requirements 2025-11-25, then 2026-07-28, through the host
 #   scripts/conformance.sh --direct                 # the same, against the plugin served alone (the baseline)
 #   scripts/conformance.sh --url URL                # any Streamable HTTP server at URL: directly, then through the host
 #                                                   # mounting it flat, side by side at each revision (the host must pass
 #                                                   # at least what the server passes alone)
+#   scripts/conformance.sh --auth                   # the same runs, the host with auth and governance on: a static
+#                                                   # bearer token named "suite" (random per run, never printed),
+#                                                   # access rules giving it everything, an audit log, a rate limit;
+#                                                   # the suite (which sends no credentials) reaches it through HAProxy
+#                                                   # adding the token; then the audit log must hold the suite's calls,
+#                                                   # each with identity "suite"
 #   scripts/conformance.sh --scenario ping          # one scenario (any suite args run once, as given)
 # Expects a build (`npm run conformance` builds first).
 #
@@ -35,6 +41,7 @@ SUITE_HOME="${MCP_CONFORMANCE_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conforma
 SUITE_CLI="$SUITE_HOME/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 RESULTS_DIR="${RESULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcp-host-conformance.XXXXXX")}"
 SERVER_PID=""
+PROXY_PID=""
 
 fail_to_run() {
   echo "conformance: $*" >&2
@@ -43,6 +50,7 @@ fail_to_run() {
 }
 
 stop_server() {
+  stop_proxy
   [ -n "$SERVER_PID" ] || return 0
   kill -TERM "$SERVER_PID" 2>/dev/null
   # Give the server its graceful shutdown (sessions closed, calls drained), then insist.
@@ -51,13 +59,24 @@ stop_server() {
   wait "$SERVER_PID" 2>/dev/null
   SERVER_PID=""
 }
+stop_proxy() {
+  [ -n "$PROXY_PID" ] || return 0
+  kill -TERM "$PROXY_PID" 2>/dev/null
+  wait "$PROXY_PID" 2>/dev/null
+  PROXY_PID=""
+}
 trap stop_server EXIT
 trap 'exit 130' INT TERM
 
 target=host
 UPSTREAM_URL=""
 if [ "${1:-}" = "--direct" ]; then target=direct; shift; fi
+auth=""
+if [ "${1:-}" = "--auth" ]; then auth=1; shift; fi
 if [ "${1:-}" = "--url" ]; then UPSTREAM_URL="${2:?--url needs the URL of a Streamable HTTP MCP server}"; shift 2; fi
+if [ -n "$auth" ] && { [ "$target" != host ] || [ -n "$UPSTREAM_URL" ] || [ "${1:-}" = "--direct" ]; }; then
+  fail_to_run "--auth judges the host serving the conformance plugin: it does not combine with --direct or --url"
+fi
 
 command -v node >/dev/null || fail_to_run "node is not on PATH"
 [ -f "$REPO/dist/host/cli.js" ] || fail_to_run "no build at $REPO/dist (run: npm run build)"
@@ -83,6 +102,13 @@ if [ ! -x "$SUITE_NODE" ] || [ ! -f "$SUITE_CLI" ] ||
 fi
 [ -x "$SUITE_NODE" ] || fail_to_run "no Node 22 at $SUITE_NODE"
 
+# --- with --auth: the host's config, its token, and the proxy that sends it ----------------
+if [ -n "$auth" ]; then
+  command -v haproxy >/dev/null || fail_to_run "--auth needs haproxy on PATH (install it: apt-get install haproxy, or .ci/run)"
+  # Random per run, handed only to the host and to HAProxy in their environment: never on disk, never printed.
+  MCP_CONFORMANCE_SUITE_TOKEN="$(node -p 'require("node:crypto").randomBytes(32).toString("base64url")')"
+fi
+
 # --- one run: a fresh server under test, the suite, the tally -------------------------------
 # A config mounting the server at --url flat (the host is what is judged, against that server's own baseline).
 CONFIG="$REPO/test/conformance/mcp-host.config.js"
@@ -92,6 +118,73 @@ if [ -n "$UPSTREAM_URL" ]; then
   printf 'export default { reload: { watch: false }, plugins: [{ url: %s, flat: true }] };\n' \
     "$(node -p 'JSON.stringify(process.argv[1])' "$UPSTREAM_URL")" >"$CONFIG"
 fi
+
+# start_proxy DIR HOST_PORT: HAProxy on a free 127.0.0.1 port, in front of the host at HOST_PORT, setting
+# `Authorization: Bearer <token>` on every request and passing the rest through as it is: Host and Origin
+# (dns-rebinding-protection judges the host's answer to them), every other header, bodies and SSE streams
+# in both directions. Sets PROXY_URL and PROXY_PID.
+start_proxy() {
+  local dir="$1" host_port="$2" proxy_port
+  proxy_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  # HAProxy expands "${VAR}" from its environment: the token is in no file. Long timeouts: an SSE stream
+  # (a GET, a call with progress) may stay open quietly for as long as the suite waits on it.
+  cat >"$dir/haproxy.cfg" <<CFG
+global
+  maxconn 512
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 10m
+  timeout server 10m
+frontend suite
+  bind 127.0.0.1:$proxy_port
+  http-request set-header Authorization "Bearer \${MCP_CONFORMANCE_SUITE_TOKEN}"
+  default_backend host
+backend host
+  server host 127.0.0.1:$host_port
+CFG
+  MCP_CONFORMANCE_SUITE_TOKEN="$MCP_CONFORMANCE_SUITE_TOKEN" haproxy -db -f "$dir/haproxy.cfg" </dev/null >"$dir/haproxy.log" 2>&1 &
+  PROXY_PID=$!
+  PROXY_URL="http://127.0.0.1:$proxy_port/mcp"
+  local deadline=$(($(date +%s) + ${WAIT_S:-20}))
+  until node -e 'require("http").get(process.argv[1],(r)=>process.exit(0)).on("error",()=>process.exit(1))' "$PROXY_URL" 2>/dev/null; do
+    if ! kill -0 "$PROXY_PID" 2>/dev/null; then
+      tail -n 30 "$dir/haproxy.log" >&2
+      PROXY_PID=""
+      fail_to_run "HAProxy exited before listening (config: $dir/haproxy.cfg, log: $dir/haproxy.log)"
+    fi
+    [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from HAProxy at $PROXY_URL within ${WAIT_S:-20}s (log: $dir/haproxy.log)"
+    sleep 0.2
+  done
+}
+
+# check_audit FILE LABEL [calls]: the host (stopped, so its log is flushed) recorded the suite's requests,
+# each under the identity the proxy's token names (with "calls": and among them tool calls, as a whole
+# run makes). Prints "LABEL audit: …"; returns 1 when it did not.
+check_audit() {
+  node - "$1" "$2" "${3:-}" <<'JS'
+const fs = require('node:fs');
+const [file, label, required] = process.argv.slice(2);
+if (!fs.existsSync(file)) {
+  console.log(`${label} audit: FAIL no audit file at ${file} (see the host's log beside it)`);
+  process.exit(1);
+}
+const records = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+const bySuite = records.filter((r) => r.identity?.kind === 'token' && r.identity?.name === 'suite');
+const others = records.length - bySuite.length;
+const methods = {};
+for (const r of bySuite) methods[r.method] = (methods[r.method] ?? 0) + 1;
+const calls = methods['tools/call'] ?? 0;
+const perMethod = Object.entries(methods).map(([m, n]) => `${m} ${n}`).join(', ');
+const missingCalls = required === 'calls' && calls === 0;
+const ok = !missingCalls && others === 0;
+console.log(
+  `${label} audit: ${ok ? 'PASS' : 'FAIL'} ${bySuite.length} records with identity token "suite" (${perMethod || 'none'})` +
+    `, ${others} with another identity or none${missingCalls ? ', and no tools/call record' : ''} (${file})`,
+);
+process.exit(ok ? 0 : 1);
+JS
+}
 
 # run LABEL SUITE_ARGS...: prints the run's scenarios and, last, "LABEL: N passed, M failed"; returns 0 when all passed.
 run() {
@@ -105,6 +198,10 @@ run() {
   if [ "$target" = direct ] && [ -n "$UPSTREAM_URL" ]; then
     # The server under --url is the operator's, already running: judged as it is, nothing started.
     url="$UPSTREAM_URL"
+  elif [ "$target" = host ] && [ -n "$auth" ]; then
+    MCP_CONFORMANCE_SUITE_TOKEN="$MCP_CONFORMANCE_SUITE_TOKEN" MCP_CONFORMANCE_AUDIT_FILE="$dir/audit.log" \
+      node "$REPO/dist/host/cli.js" start --config "$REPO/test/conformance/mcp-host.auth.config.js" \
+      --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   elif [ "$target" = host ]; then
     node "$REPO/dist/host/cli.js" start --config "$CONFIG" --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   else
@@ -113,9 +210,13 @@ run() {
   fi
   [ "$url" = "$UPSTREAM_URL" ] || SERVER_PID=$!
 
-  # Ready when /mcp answers anything over HTTP (a bare GET is refused: that is an answer).
+  # Ready when /mcp answers anything over HTTP (a bare GET is refused: that is an answer). With --auth the
+  # probe carries the token, so that the audit log holds no refusal of the script's own.
   local deadline=$(($(date +%s) + ${WAIT_S:-20}))
-  until node -e 'require("http").get(process.argv[1],(r)=>process.exit(0)).on("error",()=>process.exit(1))' "$url" 2>/dev/null; do
+  until MCP_CONFORMANCE_SUITE_TOKEN="${MCP_CONFORMANCE_SUITE_TOKEN:-}" node -e '
+    const token = process.env.MCP_CONFORMANCE_SUITE_TOKEN;
+    const headers = token ? { authorization: `Bearer ${token}` } : {};
+    require("http").get(process.argv[1], { headers }, () => process.exit(0)).on("error", () => process.exit(1))' "$url" 2>/dev/null; do
     if [ -n "$SERVER_PID" ] && ! kill -0 "$SERVER_PID" 2>/dev/null; then
       tail -n 30 "$log" >&2
       SERVER_PID=""
@@ -124,10 +225,12 @@ run() {
     [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from $url within ${WAIT_S:-20}s (log: $log)"
     sleep 0.2
   done
+  if [ -n "$auth" ]; then start_proxy "$dir" "$port"; url="$PROXY_URL"; fi
 
   local suite_log="$dir/suite.log"
   local what="$target${UPSTREAM_URL:+ mounting $UPSTREAM_URL}"
   [ "$url" = "$UPSTREAM_URL" ] && what="$UPSTREAM_URL directly"
+  [ -n "$auth" ] && what="$what with auth (through HAProxy adding the bearer token)"
   echo "conformance $SUITE_VERSION | node $("$SUITE_NODE" -v) | $what at $url | $* | results in $dir"
   local bounded=()
   command -v timeout >/dev/null && bounded=(timeout "${RUN_TIMEOUT_S:-600}")
@@ -186,6 +289,12 @@ if (started.length === 0 && announced === 0) {
 console.log(`${label}: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
 JS
+  local tally_status=$?
+  if [ -n "$auth" ]; then
+    # A run of the suite's own args may make no audited request; a revision's run makes tool calls.
+    check_audit "$dir/audit.log" "$label" "$([ "$label" = custom ] || echo calls)" || return 1
+  fi
+  return "$tally_status"
 }
 
 # --- the runs -------------------------------------------------------------------------------
@@ -218,6 +327,6 @@ for revision in 2025-11-25 2026-07-28; do
   run "$revision" --requirements "$revision" > >(tee -a "$RESULTS_DIR/tally.txt") || status=1
 done
 wait
-echo "--- conformance $SUITE_VERSION, $target:"
-grep -E '^(2025-11-25|2026-07-28): ' "$RESULTS_DIR/tally.txt"
+echo "--- conformance $SUITE_VERSION, $target${auth:+ with auth}:"
+grep -E '^(2025-11-25|2026-07-28):? ' "$RESULTS_DIR/tally.txt"
 exit "$status"
