@@ -82,6 +82,8 @@ command -v node >/dev/null || fail_to_run "node is not on PATH"
 [ -f "$REPO/dist/host/cli.js" ] || fail_to_run "no build at $REPO/dist (run: npm run build)"
 [ -d "$REPO/node_modules/@mcp-host/conformance" ] ||
   fail_to_run "@mcp-host/conformance is not linked (run: npm install at $REPO)"
+[ -z "$auth" ] || command -v haproxy >/dev/null ||
+  fail_to_run "--auth needs haproxy on PATH, the proxy that adds the suite's token (install it: apt-get install haproxy)"
 
 # --- the suite, and a Node that can run it --------------------------------------------------
 if [ "$(node -p 'Number(process.versions.node.split(".")[0])')" -ge 22 ]; then
@@ -102,9 +104,8 @@ if [ ! -x "$SUITE_NODE" ] || [ ! -f "$SUITE_CLI" ] ||
 fi
 [ -x "$SUITE_NODE" ] || fail_to_run "no Node 22 at $SUITE_NODE"
 
-# --- with --auth: the host's config, its token, and the proxy that sends it ----------------
+# --- with --auth: the token, and the proxy that sends it (start_proxy) ------------------------
 if [ -n "$auth" ]; then
-  command -v haproxy >/dev/null || fail_to_run "--auth needs haproxy on PATH (install it: apt-get install haproxy, or .ci/run)"
   # Random per run, handed only to the host and to HAProxy in their environment: never on disk, never printed.
   MCP_CONFORMANCE_SUITE_TOKEN="$(node -p 'require("node:crypto").randomBytes(32).toString("base64url")')"
 fi

@@ -7,7 +7,8 @@
 import base from './mcp-host.config.js';
 
 const token = process.env.MCP_CONFORMANCE_SUITE_TOKEN;
-if (!token) throw new Error('MCP_CONFORMANCE_SUITE_TOKEN is not set: run this config through scripts/conformance.sh --auth');
+if (!token)
+  throw new Error('MCP_CONFORMANCE_SUITE_TOKEN is not set: run this config through scripts/conformance.sh --auth');
 
 /** @type {import('mcp-host').HostConfig} */
 export default {
