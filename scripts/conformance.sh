@@ -29,8 +29,10 @@
 # Prints PASS/FAIL per scored scenario (a scenario passes when none of its checks is a FAILURE),
 # "(not scored)" for what the suite runs but does not score at that revision, then one tally line
 # per run: "<revision>: N passed, M failed" (with --url: "<revision> direct: …" and "<revision> host: …",
-# and the scenarios that pass directly but not through the host).
-# Exit: 0 all passed (with --url: the host passed every scenario the server passed alone), 1 otherwise,
+# and the scenarios that pass directly but not through the host; with --auth, after each tally,
+# "<revision> audit: PASS|FAIL N records with identity token "suite" (per method), M with another identity or none").
+# Exit: 0 all passed (with --url: the host passed every scenario the server passed alone; with --auth: and
+# each run's audit log holds its tool calls, every record with identity "suite"), 1 otherwise,
 # 2 could not run.
 set -uo pipefail
 
