@@ -21,6 +21,15 @@ import { firstText } from './helpers/results.js';
 
 const SECRET = 'host-client-secret';
 
+/** A config mounting the protected `url` under the prefix `p`, the host's client secret in UPSTREAM_SECRET. */
+function protectedMountConfig(t: Teardown, url: string, mode: 'clientCredentials' | 'tokenExchange'): string {
+  return makeWorkspace(t).writeConfig({
+    reload: { watch: false },
+    upstreams: { pingIntervalMs: 0 },
+    plugins: [{ url, prefix: 'p', auth: { [mode]: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } } }],
+  });
+}
+
 async function protectedUpstream(t: Teardown, accessTokenTtl?: number) {
   const op = await startOpenIdProvider(t, {
     clients: [{ clientId: 'mcp-host', clientSecret: SECRET }],
@@ -197,18 +206,7 @@ t.test(
   async (t) => {
     const ttlSeconds = 2;
     const { op, upstream } = await protectedUpstream(t, ttlSeconds);
-    const ws = makeWorkspace(t);
-    const config = ws.writeConfig({
-      reload: { watch: false },
-      upstreams: { pingIntervalMs: 0 },
-      plugins: [
-        {
-          url: upstream.url,
-          prefix: 'p',
-          auth: { clientCredentials: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
-        },
-      ],
-    });
+    const config = protectedMountConfig(t, upstream.url, 'clientCredentials');
     const clientToken = 'the-client-token-of-the-host-itself';
     const host = await startHttpHost(t, config, {
       env: { MCP_HOST_HTTP_TOKENS: clientToken, UPSTREAM_SECRET: SECRET },
@@ -297,18 +295,7 @@ t.test(
   'token exchange: each caller reaches the upstream with a token of its own; a stdio client is refused',
   async (t) => {
     const { op, upstream } = await protectedUpstream(t);
-    const ws = makeWorkspace(t);
-    const config = ws.writeConfig({
-      reload: { watch: false },
-      upstreams: { pingIntervalMs: 0 },
-      plugins: [
-        {
-          url: upstream.url,
-          prefix: 'p',
-          auth: { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
-        },
-      ],
-    });
+    const config = protectedMountConfig(t, upstream.url, 'tokenExchange');
     const host = await startStdioHost(t, config, { env: { UPSTREAM_SECRET: SECRET } });
     const refused = await host.client.callTool({ name: 'p.whoami', arguments: {} }).then(
       (result) => JSON.stringify(result),
@@ -421,18 +408,7 @@ t.test(
   'a token the upstream stops accepting is replaced and the request retried once, after the keys rotated',
   async (t) => {
     const { op, upstream } = await protectedUpstream(t);
-    const ws = makeWorkspace(t);
-    const config = ws.writeConfig({
-      reload: { watch: false },
-      upstreams: { pingIntervalMs: 0 },
-      plugins: [
-        {
-          url: upstream.url,
-          prefix: 'p',
-          auth: { clientCredentials: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
-        },
-      ],
-    });
+    const config = protectedMountConfig(t, upstream.url, 'clientCredentials');
     const host = await startStdioHost(t, config, { env: { UPSTREAM_SECRET: SECRET } });
     t.equal(firstText(await host.client.callTool({ name: 'p.whoami', arguments: {} })), 'mcp-host');
     await op.rotateKeys({ retireOld: true });
