@@ -4,9 +4,11 @@ import {
   ClientCredentialsProvider,
   OAuthError,
   PrivateKeyJwtProvider,
+  checkResourceAllowed,
   discoverOAuthServerInfo,
   extractWWWAuthenticateParams,
   fetchToken,
+  resourceUrlFromServerUrl,
   type AuthProvider,
   type AuthorizationServerMetadata,
   type OAuthClientProvider,
@@ -268,7 +270,7 @@ export class UpstreamAuthorization implements AuthProvider {
             },
       );
     }
-    const resource = this.spec.auth?.resource ?? info.resourceMetadata?.resource;
+    const resource = this.spec.auth?.resource ?? this.ownResource(info.resourceMetadata?.resource, resourceMetadataUrl);
     const scopes = info.resourceMetadata?.scopes_supported;
     return {
       issuer: info.authorizationServerMetadata?.issuer ?? info.authorizationServerUrl,
@@ -276,6 +278,23 @@ export class UpstreamAuthorization implements AuthProvider {
       ...(resource && { resource }),
       ...(scopes && { scopes }),
     };
+  }
+
+  /**
+   * The resource the upstream's metadata names, if it is the upstream's own (RFC 9728 §3.3: the same origin, the
+   * upstream's URL at or under its path). A token is asked for that resource and sent to the upstream, so a server
+   * naming another's resource would be handed a token for that other server (one it could replay there): refused.
+   */
+  private ownResource(resource: string | undefined, metadataUrl: URL | undefined): string | undefined {
+    if (resource === undefined) return undefined;
+    const own = resourceUrlFromServerUrl(this.spec.url);
+    // The SDK's metadata schema has already required `resource` to be a URL.
+    if (checkResourceAllowed({ requestedResource: own, configuredResource: resource })) return resource;
+    const key = this.spec.auth ? `auth.${this.spec.auth.mode}.resource` : 'auth.clientCredentials.resource';
+    throw new UpstreamAuthRefused({
+      cause: `${this.spec.url} publishes protected-resource metadata${metadataUrl ? ` (${metadataUrl.href})` : ''} naming the resource ${JSON.stringify(resource)}, which is not this server (${own.href}): the host asks for no token for another server's resource, since this server would be sent it (RFC 9728 §3.3).`,
+      fix: `check the entry's url: a server that names another's resource may be collecting tokens for it; if ${JSON.stringify(resource)} truly is this server's resource identifier, name it in the entry: ${key}: ${JSON.stringify(resource)}.`,
+    });
   }
 
   /** What an entry without `auth` needs, as the upstream's metadata tells it. */
