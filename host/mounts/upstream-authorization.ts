@@ -85,6 +85,12 @@ export class CallerAuthRefused extends Error {
  */
 export class UpstreamAuthorization implements AuthProvider {
   private server?: AuthorizationServer;
+  /**
+   * The authorization server the client's credential first went to, when the entry names no `issuer`: the only one
+   * it goes to after. A server whose later 401 names another (it was taken over, or its metadata was) would
+   * otherwise be handed the client's secret, good at the real one.
+   */
+  private firstIssuer?: string;
   private own?: CachedToken;
   private obtaining?: Promise<string>;
   private readonly exchanged = new Map<string, CachedToken>();
@@ -148,12 +154,16 @@ export class UpstreamAuthorization implements AuthProvider {
     const server = this.server!;
     try {
       this.own = await this.request(this.clientOf(credentials, server), server);
+      this.firstIssuer ??= server.issuer;
       return this.own.token;
     } catch (error) {
       if (error instanceof AuthorizationServerMismatchError) {
+        const registeredAt = credentials.issuer
+          ? `${credentials.issuer} (the entry's auth.${credentials.mode}.issuer)`
+          : `${this.firstIssuer} (where the host got its first token for it)`;
         throw new UpstreamAuthRefused({
-          cause: `${this.spec.url} names the authorization server ${server.issuer}, but client "${credentials.clientId}" is registered at ${credentials.issuer} (the entry's auth.${credentials.mode}.issuer): its credential is sent nowhere else.`,
-          fix: `if the server has moved to ${server.issuer}, register the client there and change issuer; otherwise check the entry's url: a server that names another authorization server may be collecting credentials.`,
+          cause: `${this.spec.url} names the authorization server ${server.issuer}, but client "${credentials.clientId}" is registered at ${registeredAt}: its credential is sent nowhere else.`,
+          fix: `if the server has moved to ${server.issuer}, register the client there and ${credentials.issuer ? 'change issuer' : `set auth.${credentials.mode}.issuer to it (or restart the host)`}; otherwise check the entry's url: a server that names another authorization server may be collecting credentials.`,
         });
       }
       throw new UpstreamAuthRefused({
@@ -201,6 +211,7 @@ export class UpstreamAuthorization implements AuthProvider {
         `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
       );
     }
+    this.firstIssuer ??= server.issuer;
     this.exchanged.delete(key);
     this.exchanged.set(key, token);
     if (this.exchanged.size > MAX_EXCHANGED) this.exchanged.delete(this.exchanged.keys().next().value!);
@@ -225,12 +236,12 @@ export class UpstreamAuthorization implements AuthProvider {
 
   /**
    * The SDK's provider for the configured client, bound to the issuer its credential may be sent to: the one the
-   * entry names, else the one the server's metadata names. A server naming another issuer than the entry's is
+   * entry names, else the first one it was sent to, else the one the server's metadata names. A server naming another issuer than the entry's is
    * refused by the SDK before the credential leaves the host.
    */
   private clientOf(credentials: UpstreamCredentials, server: AuthorizationServer): OAuthClientProvider {
     const { clientId, secret } = credentials;
-    const issuer = credentials.issuer ?? server.issuer;
+    const issuer = credentials.issuer ?? this.firstIssuer ?? server.issuer;
     return secret.kind === 'clientSecret'
       ? new ClientCredentialsProvider({ clientId, clientSecret: secret.value, expectedIssuer: issuer })
       : new PrivateKeyJwtProvider({
