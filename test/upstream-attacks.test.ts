@@ -8,8 +8,12 @@ import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { eventually, runCli, startStdioHost, type Teardown } from './helpers/host.js';
-import { startOpenIdProvider } from './helpers/openid-provider.js';
+import { createLogger } from '../host/log.js';
+import type { RemoteSpec } from '../host/loader/types.js';
+import { RemoteChannel } from '../host/mounts/remote.js';
+import type { Identity } from '../host/vocabulary/identity.js';
+import { eventually, runCli, startStdioHost, until, type Teardown } from './helpers/host.js';
+import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
 import { firstText } from './helpers/results.js';
@@ -184,5 +188,70 @@ t.test(
       `Fix: if the server has moved to ${collector.issuer}, register the client there and set auth.clientCredentials.issuer to it (or restart the host); otherwise check the entry's url`,
     );
     t.same(collector.tokenRequests, [], 'the collector was never asked for a token');
+  },
+);
+
+t.test(
+  "a token exchanged for one client's grant is not handed to another client of the same subject, nor to a client named as the subject",
+  async (t) => {
+    const op = await startOpenIdProvider(t, { clients: [{ clientId: 'mcp-host', clientSecret: SECRET }] });
+    const upstream = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
+    const spec: RemoteSpec = {
+      kind: 'remote',
+      url: upstream.url,
+      headers: {},
+      auth: { mode: 'tokenExchange', clientId: 'mcp-host', secret: { kind: 'clientSecret', value: SECRET } },
+      index: 0,
+      path: 'plugins[0]',
+      label: 'p',
+      prefix: 'p',
+      flat: false,
+      timeoutMs: 10_000,
+      maxResultBytes: 1 << 20,
+      maxListPages: 10,
+      forwardHeaders: [],
+      curation: {},
+      fingerprint: 'test',
+    };
+    const channel = new RemoteChannel(spec, createLogger('silent'));
+    const answers = new Map<unknown, unknown>();
+    channel.onmessage = (message) => {
+      if ('id' in message) answers.set(message.id, message);
+    };
+    t.teardown(() => channel.close());
+    await channel.start();
+    await channel.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    await until('the answer to initialize', () => answers.has(1));
+    await channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    let id = 1;
+    const callAs = async (name: string, claims: Record<string, unknown>, scopes: string[]) => {
+      const identity: Identity = {
+        kind: 'oauth',
+        name,
+        claims: { iss: op.issuer, ...claims },
+        scopes,
+        token: op.subjectToken(name),
+      };
+      const sent = ++id;
+      await channel.send(
+        { jsonrpc: '2.0', id: sent, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        { identity },
+      );
+      await until(`the answer to request ${sent}`, () => answers.has(sent));
+    };
+    await callAs('alice', { sub: 'alice', client_id: 'dashboard' }, ['mcp', 'admin']);
+    await callAs('alice', { sub: 'alice', client_id: 'dashboard' }, ['admin', 'mcp']);
+    t.equal(op.granted[TOKEN_EXCHANGE_GRANT], 1, "the same grant's next token: no new exchange");
+    await callAs('alice', { sub: 'alice', client_id: 'plugin-app' }, ['mcp', 'admin']);
+    t.equal(op.granted[TOKEN_EXCHANGE_GRANT], 2, 'another client of alice: an exchange of its own');
+    await callAs('alice', { sub: 'alice', client_id: 'dashboard' }, ['mcp']);
+    t.equal(op.granted[TOKEN_EXCHANGE_GRANT], 3, 'a token of fewer scopes: an exchange of its own');
+    await callAs('alice', { client_id: 'alice' }, ['mcp', 'admin']);
+    t.equal(op.granted[TOKEN_EXCHANGE_GRANT], 4, 'a client whose id is alice, without a subject: not alice');
   },
 );

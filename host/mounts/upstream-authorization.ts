@@ -177,8 +177,11 @@ export class UpstreamAuthorization implements AuthProvider {
   private async exchange(identity: Identity, fresh: boolean): Promise<string> {
     const credentials = this.spec.auth!;
     if (identity.kind !== 'oauth' || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
-    // Per subject, not per token: a caller's next token (a refresh) is the same subject, and needs no new exchange.
-    const key = JSON.stringify([identity.claims.iss, identity.name]);
+    // Per grant, not per token: a caller's next token (a refresh) is the same subject, client and scopes, and needs no
+    // new exchange. Not per subject alone: another client of the same user (or a token with fewer scopes) would be
+    // handed the token exchanged for a broader grant, and a client whose id is a user's `sub` that user's.
+    const { iss, sub, client_id } = identity.claims;
+    const key = JSON.stringify([iss, sub, client_id, [...identity.scopes].sort()]);
     const cached = this.exchanged.get(key);
     if (cached && !fresh && Date.now() < cached.renewAt) return cached.token;
     // The host's own token came first (the handshake), so the server is known unless the upstream asked nothing.
