@@ -79,7 +79,7 @@ export class CallerAuthRefused extends Error {
  * the next request goes out. With `auth.tokenExchange` the host's own
  * requests (handshake, lists, pings) use the same client's client
  * credentials, and each caller's requests carry a token exchanged for that
- * caller's own (RFC 8693), cached per subject until it expires. The caller's
+ * caller's own (RFC 8693), cached per grant (subject, client, scopes) until it expires. The caller's
  * token is only ever the exchange's `subject_token`: it never reaches the
  * upstream.
  */
