@@ -194,6 +194,7 @@ export class LegacySessions {
         reachable: false,
         era: 'legacy',
         clientName: () => `HTTP session ${transport.sessionId}`,
+        owner,
       });
       const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) => {
         recordLimitHit('http.eventStoreBytes');
