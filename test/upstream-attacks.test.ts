@@ -33,13 +33,16 @@ interface HostileServer {
  */
 async function startHostileServer(
   t: Teardown,
-  metadata: (url: string) => { resource: string; authorization_servers: string[] },
+  metadata: (url: string) => { resource: string; authorization_servers: string[] } | string,
 ): Promise<HostileServer> {
   const authorizations: (string | undefined)[] = [];
   let url = '';
   const server = createServer((req: IncomingMessage, res) => {
     if (req.url === '/.well-known/oauth-protected-resource/mcp') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(metadata(url)));
+      const document = metadata(url);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(typeof document === 'string' ? document : JSON.stringify(document));
       return;
     }
     authorizations.push(req.headers.authorization);
@@ -65,11 +68,14 @@ t.test("an upstream whose metadata names another server's resource is handed no 
     resource: `${new URL(url).origin}/`,
     authorization_servers: [op.issuer],
   }));
+  // A metadata document of a megabyte: the host reads no more of it than metadata takes.
+  const flooding = await startHostileServer(t, () => `{"resource": "${' '.repeat(1 << 20)}"}`);
   const ws = makeWorkspace(t);
   const config = ws.writeConfig({
     reload: { watch: false },
     plugins: [
       { url: hostile.url, prefix: 'hostile', auth: { clientCredentials: client } },
+      { url: flooding.url, prefix: 'flooding', auth: { clientCredentials: client } },
       { url: ownOrigin.url, prefix: 'own', auth: { clientCredentials: client } },
     ],
   });
@@ -78,6 +84,10 @@ t.test("an upstream whose metadata names another server's resource is handed no 
   t.match(
     run.stdout,
     `${hostile.url} publishes protected-resource metadata (${new URL(hostile.url).origin}/.well-known/oauth-protected-resource/mcp) naming the resource "${victim}", which is not this server (${hostile.url}): the host asks for no token for another server's resource, since this server would be sent it (RFC 9728 §3.3). Fix: check the entry's url: a server that names another's resource may be collecting tokens for it; if "${victim}" truly is this server's resource identifier, name it in the entry: auth.clientCredentials.resource: "${victim}".`,
+  );
+  t.match(
+    run.stdout,
+    `${flooding.url} refused the host with HTTP 401 and has OAuth metadata that could not be read (${new URL(flooding.url).origin}/.well-known/oauth-protected-resource/mcp answered more than 262144 bytes, far more than OAuth metadata or a token answer takes)`,
   );
   t.ok(hostile.authorizations.length > 0, 'the hostile server was asked');
   t.ok(

@@ -14,6 +14,7 @@ import {
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { describeThrown } from '../errors.js';
+import { boundedFetch } from './bounded-fetch.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
 import type { Identity } from '../vocabulary/identity.js';
 import { mountName } from './mount.js';
@@ -35,6 +36,8 @@ interface CachedToken {
   renewAt: number;
 }
 
+/** What the upstream's OAuth metadata and token endpoints are fetched with: in bounded time and size. */
+const oauthFetch = boundedFetch();
 /** A token is renewed this long before it expires (at most a tenth of its lifetime, for short-lived tokens). */
 const RENEW_BEFORE_MS = 30_000;
 /** Exchanged tokens kept per mount, one per caller; past this the oldest are dropped. */
@@ -225,6 +228,7 @@ export class UpstreamAuthorization implements AuthProvider {
     const asked = Date.now();
     const scope = this.scopeOf(server);
     const tokens = await fetchToken(provider, server.issuer, {
+      fetchFn: oauthFetch,
       ...(server.metadata && { metadata: server.metadata }),
       ...(server.resource && { resource: server.resource }),
       ...(scope && { scope }),
@@ -263,7 +267,10 @@ export class UpstreamAuthorization implements AuthProvider {
     let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>> | undefined;
     let unreadable: unknown;
     try {
-      info = await discoverOAuthServerInfo(this.spec.url, { ...(resourceMetadataUrl && { resourceMetadataUrl }) });
+      info = await discoverOAuthServerInfo(this.spec.url, {
+        fetchFn: oauthFetch,
+        ...(resourceMetadataUrl && { resourceMetadataUrl }),
+      });
     } catch (error) {
       unreadable = error;
     }
