@@ -56,10 +56,10 @@ export function createFrontSession(
     longLived: boolean;
     reachable?: boolean;
     era: Era;
-    /** How logs name a long-lived session: `the stdio client`, `HTTP session …`. */
-    clientName?: () => string;
     /** Who opened a long-lived session (its bearer token's `AuthInfo.clientId`), when the host checks tokens. */
     owner?: string;
+    /** How logs name a long-lived session: `the stdio client`, `HTTP session …`. */
+    clientName?: () => string;
   },
 ): FrontSession {
   const { era } = options;

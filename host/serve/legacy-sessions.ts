@@ -193,8 +193,8 @@ export class LegacySessions {
         longLived: true,
         reachable: false,
         era: 'legacy',
-        clientName: () => `HTTP session ${transport.sessionId}`,
         owner,
+        clientName: () => `HTTP session ${transport.sessionId}`,
       });
       const events = new SessionEventStore(this.options.eventStoreBytes, (dropped) => {
         recordLimitHit('http.eventStoreBytes');
