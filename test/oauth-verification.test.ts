@@ -82,7 +82,11 @@ t.test("a token's claims make the identity: subject or client, scopes from scope
     scopes: ['mcp', 'admin'],
   });
   t.match(await identity({ sub: 'carol', scp: 'mcp notes' }), { name: 'carol', scopes: ['mcp', 'notes'] });
-  t.match(await identity({}), { kind: 'oauth', name: 'oauth', scopes: [] });
+  t.match(
+    await refusal(server.verifyAccessToken(await sign({ scope: 'mcp' }))),
+    'invalid_token: the access token was refused: it names no subject (neither a "sub" nor a "client_id" claim), so mcp-host cannot tell whose it is; get a token that names its subject',
+    'a token naming no one is no one: refused, not one identity shared by every such token',
+  );
 });
 
 t.test('each malformed or unverifiable token is refused with what was wrong', async (t) => {

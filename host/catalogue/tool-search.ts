@@ -121,8 +121,10 @@ export class ToolSearch {
     options: { limit: number; usable: (name: string) => boolean; mount?: string },
   ): Promise<ListItem[]> {
     if (this.handedOn) return (await ToolSearch.build([...this.tools.values()])).search(query, options);
-    const terms = queryWords(query).flatMap((word) => termOf(word) ?? []);
-    const synonyms = terms.flatMap(synonymsOf).filter((synonym) => !terms.includes(synonym));
+    // Each term once: a word repeated to the length bound would otherwise cost a search per copy (a 500-character
+    // query of one four-letter word said a hundred times took several times the worst query of distinct words).
+    const terms = [...new Set(queryWords(query).flatMap((word) => termOf(word) ?? []))];
+    const synonyms = [...new Set(terms.flatMap(synonymsOf))].filter((synonym) => !terms.includes(synonym));
     const named = new Set(terms.flatMap((term) => [...(this.mountTerms.get(term) ?? [])]));
     const filter = ({ id }: { id: string }) =>
       options.usable(id) && (options.mount === undefined || this.tools.get(id)?.mount === options.mount);

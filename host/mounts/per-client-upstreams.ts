@@ -86,7 +86,30 @@ export class PerClientUpstreams implements SessionPeers {
         }),
       );
     }
+    const owned = this.ownedBy(scope.owner);
+    const share = Math.ceil(limit / 2);
+    if (owned >= share) {
+      recordLimitHit('upstreams.maxPerClientSessions');
+      this.mount.logger.warn(
+        `refused an upstream for ${scope.name}: its owner ${scope.owner} holds ${owned}, half of upstreams.maxPerClientSessions`,
+      );
+      return Promise.reject(
+        new HostError({
+          where: this.mount.description,
+          what: `has ${owned} of its ${limit} upstreams (upstreams.maxPerClientSessions, with sessions: 'per-client') open for sessions of ${scope.owner}, the most one client may hold (half, so that one client cannot take them all), so ${scope.name} gets none.`,
+          fix: `end sessions of ${scope.owner} no longer used (DELETE with their Mcp-Session-Id), or raise upstreams.maxPerClientSessions in the host config.`,
+        }),
+      );
+    }
     return this.start(scope).ready;
+  }
+
+  /** How many upstreams sessions of `owner` hold (none counted for sessions of no known owner: stdio, open HTTP). */
+  private ownedBy(owner: string | undefined): number {
+    if (owner === undefined) return 0;
+    let owned = 0;
+    for (const scope of this.upstreams.keys()) if (scope.owner === owner) owned += 1;
+    return owned;
   }
 
   private start(scope: ClientScope): SessionUpstream {

@@ -4,14 +4,17 @@ import {
   ClientCredentialsProvider,
   OAuthError,
   PrivateKeyJwtProvider,
+  checkResourceAllowed,
   discoverOAuthServerInfo,
   extractWWWAuthenticateParams,
   fetchToken,
+  resourceUrlFromServerUrl,
   type AuthProvider,
   type AuthorizationServerMetadata,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { describeThrown } from '../errors.js';
+import { boundedFetch } from './bounded-fetch.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
 import type { Identity } from '../vocabulary/identity.js';
 import { mountName } from './mount.js';
@@ -33,6 +36,8 @@ interface CachedToken {
   renewAt: number;
 }
 
+/** What the upstream's OAuth metadata and token endpoints are fetched with: in bounded time and size. */
+const oauthFetch = boundedFetch();
 /** A token is renewed this long before it expires (at most a tenth of its lifetime, for short-lived tokens). */
 const RENEW_BEFORE_MS = 30_000;
 /** Exchanged tokens kept per mount, one per caller; past this the oldest are dropped. */
@@ -77,12 +82,18 @@ export class CallerAuthRefused extends Error {
  * the next request goes out. With `auth.tokenExchange` the host's own
  * requests (handshake, lists, pings) use the same client's client
  * credentials, and each caller's requests carry a token exchanged for that
- * caller's own (RFC 8693), cached per subject until it expires. The caller's
+ * caller's own (RFC 8693), cached per grant (subject, client, scopes) until it expires. The caller's
  * token is only ever the exchange's `subject_token`: it never reaches the
  * upstream.
  */
 export class UpstreamAuthorization implements AuthProvider {
   private server?: AuthorizationServer;
+  /**
+   * The authorization server the client's credential first went to, when the entry names no `issuer`: the only one
+   * it goes to after. A server whose later 401 names another (it was taken over, or its metadata was) would
+   * otherwise be handed the client's secret, good at the real one.
+   */
+  private firstIssuer?: string;
   private own?: CachedToken;
   private obtaining?: Promise<string>;
   private readonly exchanged = new Map<string, CachedToken>();
@@ -146,12 +157,16 @@ export class UpstreamAuthorization implements AuthProvider {
     const server = this.server!;
     try {
       this.own = await this.request(this.clientOf(credentials, server), server);
+      this.firstIssuer ??= server.issuer;
       return this.own.token;
     } catch (error) {
       if (error instanceof AuthorizationServerMismatchError) {
+        const registeredAt = credentials.issuer
+          ? `${credentials.issuer} (the entry's auth.${credentials.mode}.issuer)`
+          : `${this.firstIssuer} (where the host got its first token for it)`;
         throw new UpstreamAuthRefused({
-          cause: `${this.spec.url} names the authorization server ${server.issuer}, but client "${credentials.clientId}" is registered at ${credentials.issuer} (the entry's auth.${credentials.mode}.issuer): its credential is sent nowhere else.`,
-          fix: `if the server has moved to ${server.issuer}, register the client there and change issuer; otherwise check the entry's url: a server that names another authorization server may be collecting credentials.`,
+          cause: `${this.spec.url} names the authorization server ${server.issuer}, but client "${credentials.clientId}" is registered at ${registeredAt}: its credential is sent nowhere else.`,
+          fix: `if the server has moved to ${server.issuer}, register the client there and ${credentials.issuer ? 'change issuer' : `set auth.${credentials.mode}.issuer to it (or restart the host)`}; otherwise check the entry's url: a server that names another authorization server may be collecting credentials.`,
         });
       }
       throw new UpstreamAuthRefused({
@@ -165,8 +180,11 @@ export class UpstreamAuthorization implements AuthProvider {
   private async exchange(identity: Identity, fresh: boolean): Promise<string> {
     const credentials = this.spec.auth!;
     if (identity.kind !== 'oauth' || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
-    // Per subject, not per token: a caller's next token (a refresh) is the same subject, and needs no new exchange.
-    const key = JSON.stringify([identity.claims.iss, identity.name]);
+    // Per grant, not per token: a caller's next token (a refresh) is the same subject, client and scopes, and needs no
+    // new exchange. Not per subject alone: another client of the same user (or a token with fewer scopes) would be
+    // handed the token exchanged for a broader grant, and a client whose id is a user's `sub` that user's.
+    const { iss, sub, client_id } = identity.claims;
+    const key = JSON.stringify([iss, sub, client_id, [...identity.scopes].sort()]);
     const cached = this.exchanged.get(key);
     if (cached && !fresh && Date.now() < cached.renewAt) return cached.token;
     // The host's own token came first (the handshake), so the server is known unless the upstream asked nothing.
@@ -199,6 +217,7 @@ export class UpstreamAuthorization implements AuthProvider {
         `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
       );
     }
+    this.firstIssuer ??= server.issuer;
     this.exchanged.delete(key);
     this.exchanged.set(key, token);
     if (this.exchanged.size > MAX_EXCHANGED) this.exchanged.delete(this.exchanged.keys().next().value!);
@@ -209,6 +228,7 @@ export class UpstreamAuthorization implements AuthProvider {
     const asked = Date.now();
     const scope = this.scopeOf(server);
     const tokens = await fetchToken(provider, server.issuer, {
+      fetchFn: oauthFetch,
       ...(server.metadata && { metadata: server.metadata }),
       ...(server.resource && { resource: server.resource }),
       ...(scope && { scope }),
@@ -223,12 +243,12 @@ export class UpstreamAuthorization implements AuthProvider {
 
   /**
    * The SDK's provider for the configured client, bound to the issuer its credential may be sent to: the one the
-   * entry names, else the one the server's metadata names. A server naming another issuer than the entry's is
+   * entry names, else the first one it was sent to, else the one the server's metadata names. A server naming another issuer than the entry's is
    * refused by the SDK before the credential leaves the host.
    */
   private clientOf(credentials: UpstreamCredentials, server: AuthorizationServer): OAuthClientProvider {
     const { clientId, secret } = credentials;
-    const issuer = credentials.issuer ?? server.issuer;
+    const issuer = credentials.issuer ?? this.firstIssuer ?? server.issuer;
     return secret.kind === 'clientSecret'
       ? new ClientCredentialsProvider({ clientId, clientSecret: secret.value, expectedIssuer: issuer })
       : new PrivateKeyJwtProvider({
@@ -247,7 +267,10 @@ export class UpstreamAuthorization implements AuthProvider {
     let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>> | undefined;
     let unreadable: unknown;
     try {
-      info = await discoverOAuthServerInfo(this.spec.url, { ...(resourceMetadataUrl && { resourceMetadataUrl }) });
+      info = await discoverOAuthServerInfo(this.spec.url, {
+        fetchFn: oauthFetch,
+        ...(resourceMetadataUrl && { resourceMetadataUrl }),
+      });
     } catch (error) {
       unreadable = error;
     }
@@ -268,7 +291,7 @@ export class UpstreamAuthorization implements AuthProvider {
             },
       );
     }
-    const resource = this.spec.auth?.resource ?? info.resourceMetadata?.resource;
+    const resource = this.spec.auth?.resource ?? this.ownResource(info.resourceMetadata?.resource, resourceMetadataUrl);
     const scopes = info.resourceMetadata?.scopes_supported;
     return {
       issuer: info.authorizationServerMetadata?.issuer ?? info.authorizationServerUrl,
@@ -276,6 +299,23 @@ export class UpstreamAuthorization implements AuthProvider {
       ...(resource && { resource }),
       ...(scopes && { scopes }),
     };
+  }
+
+  /**
+   * The resource the upstream's metadata names, if it is the upstream's own (RFC 9728 §3.3: the same origin, the
+   * upstream's URL at or under its path). A token is asked for that resource and sent to the upstream, so a server
+   * naming another's resource would be handed a token for that other server (one it could replay there): refused.
+   */
+  private ownResource(resource: string | undefined, metadataUrl: URL | undefined): string | undefined {
+    if (resource === undefined) return undefined;
+    const own = resourceUrlFromServerUrl(this.spec.url);
+    // The SDK's metadata schema has already required `resource` to be a URL.
+    if (checkResourceAllowed({ requestedResource: own, configuredResource: resource })) return resource;
+    const key = this.spec.auth ? `auth.${this.spec.auth.mode}.resource` : 'auth.clientCredentials.resource';
+    throw new UpstreamAuthRefused({
+      cause: `${this.spec.url} publishes protected-resource metadata${metadataUrl ? ` (${metadataUrl.href})` : ''} naming the resource ${JSON.stringify(resource)}, which is not this server (${own.href}): the host asks for no token for another server's resource, since this server would be sent it (RFC 9728 §3.3).`,
+      fix: `check the entry's url: a server that names another's resource may be collecting tokens for it; if ${JSON.stringify(resource)} truly is this server's resource identifier, name it in the entry: ${key}: ${JSON.stringify(resource)}.`,
+    });
   }
 
   /** What an entry without `auth` needs, as the upstream's metadata tells it. */

@@ -59,6 +59,8 @@ export function createFrontSession(
     longLived: boolean;
     reachable?: boolean;
     era: Era;
+    /** Who opened a long-lived session (its bearer token's `AuthInfo.clientId`), when the host checks tokens. */
+    owner?: string;
     /** How logs name a long-lived session: `the stdio client`, `HTTP session …`. */
     clientName?: () => string;
     identity?: Identity;
@@ -82,7 +84,7 @@ export function createFrontSession(
   // A 2026-07-28 request stands alone, tied to no session: the shared upstream serves it (docs/isolation.md).
   const scope =
     options.longLived && era === 'legacy'
-      ? new SessionScope(session, options.clientName ?? (() => 'a client session'))
+      ? new SessionScope(session, options.clientName ?? (() => 'a client session'), options.owner)
       : undefined;
   session.scope = scope;
   /** A request's hooks, naming this session to a `sessions: 'per-client'` mount. */

@@ -17,6 +17,7 @@ export class SessionScope implements ClientScope {
   constructor(
     private readonly session: FrontSession,
     private readonly nameOf: () => string,
+    readonly owner?: string,
   ) {}
 
   get name(): string {

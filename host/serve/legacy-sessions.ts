@@ -200,6 +200,7 @@ export class LegacySessions {
         longLived: true,
         reachable: false,
         era: 'legacy',
+        owner,
         clientName: () => `HTTP session ${transport.sessionId}`,
         identity: identityOf({ http: { ...(authInfo && { authInfo }) } }),
       });

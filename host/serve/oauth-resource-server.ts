@@ -195,12 +195,22 @@ function looksLikeJwt(token: string): boolean {
   return /^[\w-]+\.[\w-]*\.[\w-]*$/.test(token);
 }
 
-/** Who a verified token says the client is: its subject (or, without one, its client), its claims and scopes. */
+/**
+ * Who a verified token says the client is: its subject (or, without one, its client), its claims and scopes. A
+ * token naming neither is refused: every such token would be one identity, owning one another's sessions and
+ * sharing the token a mount exchanged for it.
+ */
 function identityOfClaims(claims: Record<string, unknown>, token: string): Identity {
   const name = [claims.sub, claims.client_id].find((value) => typeof value === 'string' && value !== '');
+  if (name === undefined) {
+    throw new OAuthError(
+      OAuthErrorCode.InvalidToken,
+      'the access token was refused: it names no subject (neither a "sub" nor a "client_id" claim), so mcp-host cannot tell whose it is; get a token that names its subject ("sub", which RFC 9068 requires of an access token)',
+    );
+  }
   return {
     kind: 'oauth',
-    name: (name as string | undefined) ?? 'oauth',
+    name: name as string,
     claims,
     scopes: scopesOf(claims),
     token,

@@ -11,6 +11,11 @@ import type { JSONRPCNotification } from '@modelcontextprotocol/server';
 export interface ClientScope {
   /** How logs and messages name the session: `the stdio client`, `HTTP session 3f2a…`. */
   readonly name: string;
+  /**
+   * Who opened the session (its bearer token's `AuthInfo.clientId`), when the host checks tokens: a
+   * per-client mount lets no one owner hold more than half its upstreams.
+   */
+  readonly owner?: string;
   /** The session has ended: nothing more is opened for it. */
   readonly ended: boolean;
   /** Run `listener` once when the session ends; returns what stops listening. */
