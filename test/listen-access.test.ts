@@ -6,7 +6,8 @@ import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
-import { modernClient } from './helpers/cluster.js';
+import { eventually, modernClient } from './helpers/cluster.js';
+import { serveInProcess } from './helpers/in-process-http.js';
 import { ListenStreams } from '../host/serve/listen-streams.js';
 
 const ALICE = 'alice:alice-token-0123456789';
@@ -16,7 +17,11 @@ const MODERN = '2026-07-28';
 /** A plugin whose tools add tools (a `tools/list_changed`) and announce a resource update. */
 const WATCH = `import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 export default {
-  create() {
+  create({ options }) {
+    // With holdSubscribe, a resources/subscribe is answered only once release_subscribe is called.
+    let release = () => {};
+    const held = new Promise((resolve) => (release = resolve));
+    let unsubscribed = 0;
     const input = (key) => ({ inputSchema: fromJsonSchema({ type: 'object', properties: { [key]: { type: 'string' } } }) });
     const server = new McpServer({ name: 'watch', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
     const text = (text) => ({ content: [{ type: 'text', text }] });
@@ -31,14 +36,26 @@ export default {
     for (const uri of ['docs://public/readme', 'docs://private/keys']) {
       server.registerResource(uri, uri, {}, async (u) => ({ contents: [{ uri: u.href, text: 'read ' + u.href }] }));
     }
-    server.server.setRequestHandler('resources/subscribe', async () => ({}));
-    server.server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    server.server.setRequestHandler('resources/subscribe', async () => {
+      if (options.holdSubscribe) await held;
+      return {};
+    });
+    server.server.setRequestHandler('resources/unsubscribe', async () => {
+      unsubscribed += 1;
+      return {};
+    });
+    server.registerTool('release_subscribe', {}, async () => (release(), text('released')));
+    server.registerTool('unsubscribed', {}, async () => text(String(unsubscribed)));
     return server;
   },
 };
 `;
 
-function watchConfig(t: Test, http: boolean): { write: (access: unknown[]) => void; file: string } {
+function watchConfig(
+  t: Test,
+  http: boolean,
+  options: Record<string, unknown> = {},
+): { write: (access?: unknown[]) => void; file: string; dir: string } {
   const ws = makeWorkspace(t);
   ws.writePackage(
     'node_modules/@t/watch',
@@ -51,15 +68,15 @@ function watchConfig(t: Test, http: boolean): { write: (access: unknown[]) => vo
     },
     { 'index.js': WATCH },
   );
-  const text = (access: unknown[]) =>
+  const text = (access?: unknown[]) =>
     `export default ${JSON.stringify({
       reload: { watch: true, debounceMs: 50 },
       ...(http && { http: { port: 0, auth: { tokens: [ALICE, CI] } } }),
-      plugins: [{ package: '@t/watch' }],
-      access,
+      plugins: [{ package: '@t/watch', options }],
+      ...(access && { access }),
     })};\n`;
-  const file = ws.writeConfig(text([]));
-  return { file, write: (access) => writeFileSync(file, text(access)) };
+  const file = ws.writeConfig(text());
+  return { file, dir: ws.dir, write: (access) => writeFileSync(file, text(access)) };
 }
 
 /** What a listen stream was told, in order: `tools`, `resources`, or `updated <uri>`. */
@@ -155,6 +172,29 @@ t.test("over stdio a listen stream is told of a reload only when the stdio clien
   await until('stdio told of its new rules', () => heard.length === 1);
   t.same(heard, ['tools']);
   t.same((await client.listTools()).tools.map((tool) => tool.name).sort(), ['w.add_tool', 'w.touch']);
+});
+
+t.test('a listen stream is a runtime session while open; a subscription it outlives is dropped', async (t) => {
+  const { file, dir } = watchConfig(t, false, { holdSubscribe: true });
+  const { runtime, service } = await serveInProcess(t, file, dir, { host: '127.0.0.1', port: 0 });
+  const client = modernClient();
+  await client.connect(new StreamableHTTPClientTransport(new URL(service.url)));
+  t.teardown(() => client.close());
+  const text = async (name: string) =>
+    ((await client.callTool({ name: `w.${name}`, arguments: {} })).content as { text: string }[])[0]!.text;
+
+  // A stream that asks for nothing the host can send closes at once: it never joins.
+  const nothing = await client.listen({});
+  await nothing.close();
+  t.equal(runtime.sessions.size, 0);
+
+  // The plugin is still being asked to watch the URI when the stream ends.
+  const stream = await client.listen({ resourceSubscriptions: ['docs://public/readme'] });
+  t.equal(runtime.sessions.size, 1, 'the open stream is one notifier');
+  await stream.close();
+  await until('the stream to leave', () => runtime.sessions.size === 0);
+  t.equal(await text('release_subscribe'), 'released');
+  await eventually('the late subscription dropped', async () => (await text('unsubscribed')) === '1');
 });
 
 t.test('nothing is published to every listen stream alike', (t) => {
