@@ -3,6 +3,7 @@
 // it see (host/serve/listen-streams.ts), over HTTP and over stdio.
 import { writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
+import { pino } from 'pino';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
@@ -36,7 +37,8 @@ export default {
     for (const uri of ['docs://public/readme', 'docs://private/keys']) {
       server.registerResource(uri, uri, {}, async (u) => ({ contents: [{ uri: u.href, text: 'read ' + u.href }] }));
     }
-    server.server.setRequestHandler('resources/subscribe', async () => {
+    server.server.setRequestHandler('resources/subscribe', async (request) => {
+      if (request.params.uri.startsWith('docs://refused/')) throw new Error('no such document to watch');
       if (options.holdSubscribe) await held;
       return {};
     });
@@ -176,7 +178,9 @@ t.test("over stdio a listen stream is told of a reload only when the stdio clien
 
 t.test('a listen stream is a runtime session while open; a subscription it outlives is dropped', async (t) => {
   const { file, dir } = watchConfig(t, false, { holdSubscribe: true });
-  const { runtime, service } = await serveInProcess(t, file, dir, { host: '127.0.0.1', port: 0 });
+  const lines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  const { runtime, service } = await serveInProcess(t, file, dir, { host: '127.0.0.1', port: 0 }, logger);
   const client = modernClient();
   await client.connect(new StreamableHTTPClientTransport(new URL(service.url)));
   t.teardown(() => client.close());
@@ -187,6 +191,15 @@ t.test('a listen stream is a runtime session while open; a subscription it outli
   const nothing = await client.listen({});
   await nothing.close();
   t.equal(runtime.sessions.size, 0);
+
+  // A URI the plugin refuses to watch: the stream stays open, and the host log says why.
+  const unserved = await client.listen({ resourceSubscriptions: ['docs://refused/here'] });
+  await until('the refusal logged', () =>
+    lines.some((line) => line.includes('a listen stream asked for docs://refused/here, which cannot be subscribed to')),
+  );
+  t.equal(runtime.sessions.size, 1, 'the stream is open all the same');
+  await unserved.close();
+  await until('the unserved stream to leave', () => runtime.sessions.size === 0);
 
   // The plugin is still being asked to watch the URI when the stream ends.
   const stream = await client.listen({ resourceSubscriptions: ['docs://public/readme'] });
