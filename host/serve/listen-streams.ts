@@ -4,7 +4,7 @@ import type { HostRuntime } from '../runtime.js';
 import type { SessionNotifier } from '../sinks/session-notifier.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
-import { accessViewOf } from '../catalogue/access-rules.js';
+import { mayReach } from '../catalogue/routing.js';
 
 /** The event that tells a listen stream one list changed. */
 const LIST_EVENTS: Record<ChangedList, ServerEvent> = {
@@ -73,7 +73,7 @@ export class ListenStreams implements ServerEventBus {
       },
       resourceUpdated({ uri, ...params }) {
         // Subscribed only to what it may read, but the rules may have reloaded since.
-        if (!mayRead(runtime, identity, uri)) return;
+        if (!mayReach(runtime.current, uri, identity)) return;
         listener({ kind: 'resource_updated', uri, params: { ...params, uri } });
       },
     };
@@ -84,10 +84,4 @@ export class ListenStreams implements ServerEventBus {
       runtime.sessions.remove(stream);
     };
   }
-}
-
-/** Whether `identity` may read `uri` under the live config's access rules. */
-export function mayRead(runtime: HostRuntime, identity: Identity, uri: string): boolean {
-  const access = accessViewOf(runtime.current.config, identity);
-  return access.allows('resources', uri) || access.allows('resourceTemplates', uri);
 }

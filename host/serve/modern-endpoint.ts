@@ -6,7 +6,8 @@ import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../sinks/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
-import { ListenStreams, mayRead, type ListenStream } from './listen-streams.js';
+import { ListenStreams, type ListenStream } from './listen-streams.js';
+import { mayReach } from '../catalogue/routing.js';
 import { accessViewOf } from '../catalogue/access-rules.js';
 import { identityOf } from '../vocabulary/identity.js';
 
@@ -73,7 +74,7 @@ export function createModernEndpoint(
       // A stream that asked for nothing the host can send is closed at once, never opened.
       if (!opened) return response;
       // A URI the caller may not read is not watched for it: no plugin is subscribed on its behalf.
-      const uris = resourcesOf(listening.params).filter((uri) => mayRead(runtime, identity, uri));
+      const uris = resourcesOf(listening.params).filter((uri) => mayReach(runtime.current, uri, identity));
       listenStreams += 1;
       for (const uri of uris) watched.hold(opened, uri);
       return onAnswered(response, () => {
