@@ -117,8 +117,8 @@ function toldOf(
   if (!before.config.access && !next.config.access) return [changed, [era]];
   const seen = new Map<string, Set<ChangedList>>();
   const every = new Set<ChangedList>(['tools', 'prompts', 'resources']);
-  // An endpoint that fans out to many clients (the 2026-07-28 listen streams) cannot tell them apart:
-  // when the rules changed, it tells them all of every list, as their views may each have changed.
+  // A notifier of no known identity cannot be told apart from others: when the rules changed, it is
+  // told of every list, as its view may have changed.
   const rulesChanged = JSON.stringify(before.config.access) !== JSON.stringify(next.config.access);
   const seenBy = (session: SessionNotifier): ReadonlySet<ChangedList> => {
     const { identity } = session;

@@ -463,16 +463,16 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
     port: 0,
     sessionIdleTimeoutMs: 300,
   });
-  t.equal(runtime.sessions.size, 1, 'the modern endpoint’s notifier');
+  t.equal(runtime.sessions.size, 0, 'no session before a client opens one (listen streams join as they open)');
 
   const stray = await fetch(service.url, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST });
   t.equal(stray.status, 400, 'a request that is not initialize opens no session');
   t.match(await stray.json(), { error: { message: 'Bad Request: Server not initialized' } });
-  t.equal(runtime.sessions.size, 1, 'and leaves nothing behind');
+  t.equal(runtime.sessions.size, 0, 'and leaves nothing behind');
 
   const { client, transport, streamOpen } = await legacyClient(t, service.url);
   const id = transport.sessionId!;
-  t.equal(runtime.sessions.size, 2, 'and the legacy session');
+  t.equal(runtime.sessions.size, 1, 'the legacy session');
   await streamOpen;
   // Twice the idle timeout: without its open GET stream, the session would have ended.
   await sleep(600);
@@ -482,7 +482,7 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
     'an open GET stream keeps a session',
   );
   await client.close(); // drops the GET stream without a DELETE, as a crashed client would
-  await until('the idle session to end', () => runtime.sessions.size === 1);
+  await until('the idle session to end', () => runtime.sessions.size === 0);
   const gone = await fetch(service.url, {
     method: 'POST',
     headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
@@ -491,9 +491,9 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
   t.equal(gone.status, 404, 'its id is now unknown');
 
   await legacyClient(t, service.url);
-  t.equal(runtime.sessions.size, 2);
+  t.equal(runtime.sessions.size, 1);
   await service.close();
-  t.equal(runtime.sessions.size, 0, 'close() ended the session and the modern endpoint');
+  t.equal(runtime.sessions.size, 0, 'close() ended the session');
 });
 
 t.test(

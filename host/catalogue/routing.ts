@@ -79,7 +79,7 @@ function ownerFor(
 }
 
 /** Whether `identity` may read (subscribe to, complete) the URI or template `uri`. */
-function mayReach(generation: Generation, uri: string, identity: Identity | undefined): boolean {
+export function mayReach(generation: Generation, uri: string, identity: Identity | undefined): boolean {
   const view = accessViewOf(generation.config, identity ?? ANONYMOUS_IDENTITY);
   return view.allows('resources', uri) || view.allows('resourceTemplates', uri);
 }

@@ -1,12 +1,13 @@
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import { createFrontSession } from '../proxy/front-server.js';
-import type { SessionNotifier } from '../sinks/session-notifier.js';
 import { jsonRpcErrorResponse, peekJson } from './http-responses.js';
 import { onAnswered, type ReadRequest } from './node-exchange.js';
 import { headerParamsOf, paramHeaderRefusal } from './param-headers.js';
 import { recordLimitHit, traceAnsweredAtEntry, type EntryRequest } from '../sinks/telemetry.js';
 import { isPlainObject } from '../plain-object.js';
+import { ListenStreams, type ListenStream } from './listen-streams.js';
+import { mayReach } from '../catalogue/routing.js';
 import { accessViewOf } from '../catalogue/access-rules.js';
 import { identityOf } from '../vocabulary/identity.js';
 
@@ -21,38 +22,25 @@ export interface ModernEndpoint {
  * 2026-07-28 Streamable HTTP: every request is served by a fresh front
  * server (`server/discover`, lists, calls), and change notifications travel
  * on the clients' `subscriptions/listen` streams, which the SDK's handler
- * keeps. The host reaches those streams through one notifier registered
- * with the runtime for the whole endpoint: the handler fans each change out
- * to the streams that asked for it.
+ * keeps. Each stream is registered with the runtime as its own notifier,
+ * with the identity that opened it (listen-streams.ts), so that it is told
+ * only of the changes its access rules let it see.
  */
 export function createModernEndpoint(
   runtime: HostRuntime,
   { maxRequestBodySize, maxListenStreams }: { maxRequestBodySize: number; maxListenStreams: number },
 ): ModernEndpoint {
+  // Each listen stream is notified as its own identity's (listen-streams.ts).
+  const streams = new ListenStreams(runtime);
   const handler = createMcpHandler(() => createFrontSession(runtime, { longLived: false, era: 'modern' }).server, {
+    bus: streams,
     // 2025-era traffic never reaches this handler: the HTTP server routes it
     // to the sessionful legacy leg first.
     legacy: 'reject',
     maxRequestBodySize,
     onerror: (error) => runtime.logger.debug({ err: error }, 'modern HTTP exchange refused or failed'),
   });
-  const notifier: SessionNotifier = {
-    era: 'modern',
-    subscriptions: new Set(),
-    fansOut: true,
-    // The handler passes each change to the open listen streams that asked for it.
-    listChanged(lists) {
-      if (lists.has('tools')) handler.notify.toolsChanged();
-      if (lists.has('prompts')) handler.notify.promptsChanged();
-      if (lists.has('resources')) handler.notify.resourcesChanged();
-      return [...lists];
-    },
-    resourceUpdated({ uri }) {
-      handler.notify.resourceUpdated(uri);
-    },
-  };
-  runtime.sessions.add(notifier);
-  const watched = new WatchedResources(runtime, notifier);
+  const watched = new WatchedResources(runtime);
   let listenStreams = 0;
 
   return {
@@ -70,30 +58,30 @@ export function createModernEndpoint(
       if (refusal) return refusal;
       const listening = listen ? listenRequestOf(request, json) : undefined;
       const answered = listening && traceAnsweredAtEntry(listening);
-      const response = await handler.fetch(request, {
-        ...(authInfo && { authInfo }),
-        ...(json !== undefined && { parsedBody: json }),
-      });
+      const identity = identityOf({ http: { ...(authInfo && { authInfo }) } });
+      const { response, opened } = await streams.serving(identity, () =>
+        handler.fetch(request, {
+          ...(authInfo && { authInfo }),
+          ...(json !== undefined && { parsedBody: json }),
+        }),
+      );
       // Only an opened stream counts and holds subscriptions (a refusal is a JSON answer).
       if (!listening || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
         if (answered) answered(await jsonRpcErrorOf(response));
         return response;
       }
       answered?.();
+      // A stream that asked for nothing the host can send is closed at once, never opened.
+      if (!opened) return response;
       // A URI the caller may not read is not watched for it: no plugin is subscribed on its behalf.
-      const access = accessViewOf(runtime.current.config, identityOf({ http: { ...(authInfo && { authInfo }) } }));
-      const uris = resourcesOf(listening.params).filter(
-        (uri) => access.allows('resources', uri) || access.allows('resourceTemplates', uri),
-      );
+      const uris = resourcesOf(listening.params).filter((uri) => mayReach(runtime.current, uri, identity));
       listenStreams += 1;
-      for (const uri of uris) watched.hold(uri);
+      for (const uri of uris) watched.hold(opened, uri);
       return onAnswered(response, () => {
         listenStreams -= 1;
-        uris.forEach((uri) => watched.release(uri));
       });
     },
     async close() {
-      runtime.sessions.remove(notifier);
       await handler.close();
     },
   };
@@ -160,39 +148,30 @@ async function jsonRpcErrorOf(response: Response): Promise<{ code: number; messa
 }
 
 /**
- * The owning plugins' subscriptions behind the open listen streams: a
- * plugin is subscribed to a URI while at least one stream watches it (the
- * runtime asks it once, whoever else is subscribed), and unsubscribed when
- * the last such stream ends.
+ * The owning plugins' subscriptions behind the open listen streams: each
+ * stream is subscribed through the runtime, which asks a plugin once
+ * however many streams and sessions follow a URI, and unsubscribes a stream
+ * when it ends (ClientSessions.remove).
  */
 class WatchedResources {
-  private readonly streams = new Map<string, number>();
+  constructor(private readonly runtime: HostRuntime) {}
 
-  constructor(
-    private readonly runtime: HostRuntime,
-    private readonly notifier: SessionNotifier,
-  ) {}
-
-  hold(uri: string): void {
-    const count = this.streams.get(uri) ?? 0;
-    this.streams.set(uri, count + 1);
-    if (count > 0) return;
-    this.runtime.sessions.subscribe(this.notifier, uri).catch((error: unknown) =>
-      // The stream stays open (the SDK acknowledged it); it just never
-      // carries updates for a URI no plugin can watch.
-      this.runtime.logger.debug({ err: error }, `a listen stream asked for ${uri}, which cannot be subscribed to`),
+  hold(stream: ListenStream, uri: string): void {
+    this.runtime.sessions.subscribe(stream, uri, stream.identity).then(
+      () => {
+        // The stream ended while the plugin was being asked: nothing holds the subscription now.
+        if (stream.closed) this.release(stream, uri);
+      },
+      (error: unknown) =>
+        // The stream stays open (the SDK acknowledged it); it just never
+        // carries updates for a URI no plugin can watch.
+        this.runtime.logger.debug({ err: error }, `a listen stream asked for ${uri}, which cannot be subscribed to`),
     );
   }
 
-  release(uri: string): void {
-    const count = (this.streams.get(uri) ?? 1) - 1;
-    if (count > 0) {
-      this.streams.set(uri, count);
-      return;
-    }
-    this.streams.delete(uri);
+  private release(stream: ListenStream, uri: string): void {
     this.runtime.sessions
-      .unsubscribe(this.notifier, uri)
+      .unsubscribe(stream, uri)
       .catch((error: unknown) => this.runtime.logger.debug({ err: error }, `could not unsubscribe from ${uri}`));
   }
 }
