@@ -8,11 +8,9 @@ import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { createLogger } from '../host/log.js';
-import type { RemoteSpec } from '../host/loader/types.js';
-import { RemoteChannel } from '../host/mounts/remote.js';
 import type { Identity } from '../host/vocabulary/identity.js';
 import { eventually, runCli, startStdioHost, until, type Teardown } from './helpers/host.js';
+import { openExchangeChannel } from './helpers/exchange-channel.js';
 import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
@@ -206,38 +204,7 @@ t.test(
   async (t) => {
     const op = await startOpenIdProvider(t, { clients: [{ clientId: 'mcp-host', clientSecret: SECRET }] });
     const upstream = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
-    const spec: RemoteSpec = {
-      kind: 'remote',
-      url: upstream.url,
-      headers: {},
-      auth: { mode: 'tokenExchange', clientId: 'mcp-host', secret: { kind: 'clientSecret', value: SECRET } },
-      index: 0,
-      path: 'plugins[0]',
-      label: 'p',
-      prefix: 'p',
-      flat: false,
-      timeoutMs: 10_000,
-      maxResultBytes: 1 << 20,
-      maxListPages: 10,
-      forwardHeaders: [],
-      curation: {},
-      fingerprint: 'test',
-    };
-    const channel = new RemoteChannel(spec, createLogger('silent'));
-    const answers = new Map<unknown, unknown>();
-    channel.onmessage = (message) => {
-      if ('id' in message) answers.set(message.id, message);
-    };
-    t.teardown(() => channel.close());
-    await channel.start();
-    await channel.send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
-    await until('the answer to initialize', () => answers.has(1));
-    await channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET);
     let id = 1;
     const callAs = async (name: string, claims: Record<string, unknown>, scopes: string[]) => {
       const identity: Identity = {

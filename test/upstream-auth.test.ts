@@ -10,10 +10,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { decodeJwt, decodeProtectedHeader, exportJWK, exportPKCS8, generateKeyPair } from 'jose';
-import { createLogger } from '../host/log.js';
-import type { RemoteSpec } from '../host/loader/types.js';
-import { RemoteChannel } from '../host/mounts/remote.js';
 import { eventually, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
+import { openExchangeChannel } from './helpers/exchange-channel.js';
 import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
@@ -308,38 +306,7 @@ t.test(
     t.match(refused, 'Fix: connect over HTTP with an access token the host accepts (http.oauth)');
 
     // The exchange itself, on the channel a remote mount speaks through, for two OAuth identities.
-    const spec: RemoteSpec = {
-      kind: 'remote',
-      url: upstream.url,
-      headers: {},
-      auth: { mode: 'tokenExchange', clientId: 'mcp-host', secret: { kind: 'clientSecret', value: SECRET } },
-      index: 0,
-      path: 'plugins[0]',
-      label: 'p',
-      prefix: 'p',
-      flat: false,
-      timeoutMs: 10_000,
-      maxResultBytes: 1 << 20,
-      maxListPages: 10,
-      forwardHeaders: [],
-      curation: {},
-      fingerprint: 'test',
-    };
-    const channel = new RemoteChannel(spec, createLogger('silent'));
-    const answers = new Map<unknown, unknown>();
-    channel.onmessage = (message) => {
-      if ('id' in message) answers.set(message.id, message);
-    };
-    t.teardown(() => channel.close());
-    await channel.start();
-    await channel.send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
-    await until('the answer to initialize', () => answers.has(1));
-    await channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET);
     const callAs = async (id: number, sub: string, token = op.subjectToken(sub)) => {
       const identity = { kind: 'oauth' as const, name: sub, claims: { sub }, scopes: ['mcp'], token };
       await channel.send(
