@@ -1,12 +1,10 @@
 // Curation (DESIGN.md, "Curation"): what of a mount is served. The host runs
 // as a child process with real plugin packages; curated-out items must not
 // exist for clients on any path, and curation edits reload like any edit.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import type { Client } from '@modelcontextprotocol/client';
 import { assertLogged, runCli, startStdioHost, type Teardown } from './helpers/host.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { controlEnv, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
 t.setTimeout(300_000);
@@ -93,13 +91,6 @@ const KIT_CURATED = {
   prompts: { exclude: ['draft'], rename: { summary: 'summarize' } },
   resources: { include: ['docs://public/**'] },
 };
-
-/** Where a host and `mcp-host reload` meet: a private runtime directory of the workspace's own. */
-function controlEnv(ws: Workspace): NodeJS.ProcessEnv {
-  const runtimeDir = join(ws.dir, 'run');
-  mkdirSync(runtimeDir, { mode: 0o700 });
-  return { ...process.env, XDG_RUNTIME_DIR: runtimeDir };
-}
 
 async function toolNames(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((tool) => tool.name);

@@ -3,13 +3,11 @@
 // search, and calls the real tools by name. The host runs as a child process
 // over stdio with real plugin packages; the 2,000-tool catalogue is one
 // in-process plugin that registers them all.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import t, { type Test as Tap } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, runCli, startHttpHost, startStdioHost, type Teardown } from './helpers/host.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { controlEnv, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { validateConfig } from '../host/config/validate.js';
 
@@ -90,13 +88,6 @@ async function search(t: Tap, client: Client, args: Record<string, unknown>): Pr
 }
 
 const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
-
-/** Where a host and `mcp-host reload` meet: a private runtime directory of the workspace's own. */
-function controlEnv(ws: Workspace): NodeJS.ProcessEnv {
-  const runtimeDir = join(ws.dir, 'run');
-  mkdirSync(runtimeDir, { mode: 0o700 });
-  return { ...process.env, XDG_RUNTIME_DIR: runtimeDir };
-}
 
 t.test(
   'a 2,000-tool catalogue in search mode: a legacy client lists a few, finds by paraphrase, lists and calls the found tool',

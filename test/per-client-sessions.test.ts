@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { validateConfig } from '../host/config/validate.js';
-import { formatProblem, problemsOf } from '../host/errors.js';
+import { configProblems } from './helpers/config-problems.js';
 import {
   assertLogged,
   eventually,
@@ -330,14 +329,7 @@ t.test('a url entry: each HTTP session gets an upstream session of its own, clos
 });
 
 t.test('sessions and upstreams.maxPerClientSessions are checked, naming where and the fix', async (t) => {
-  const problems = (config: Record<string, unknown>) => {
-    try {
-      validateConfig(config, '/srv/mcp-host.config.js');
-      return [];
-    } catch (error) {
-      return problemsOf(error, '').map(formatProblem);
-    }
-  };
+  const problems = configProblems;
   t.same(
     problems({
       upstreams: { maxPerClientSessions: 4 },

@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
 import { runCli, startStdioHost, until } from './helpers/host.js';
-import { validateConfig } from '../host/config/validate.js';
-import { formatProblem, problemsOf } from '../host/errors.js';
+import { configProblems } from './helpers/config-problems.js';
 
 const SECRET = 'S3CRET-of-the-host';
 const OPERATOR_SECRET = 'OPERATOR-file-secret';
@@ -521,14 +520,7 @@ t.test('a host without bubblewrap refuses the sandbox, naming the fix', async (t
 });
 
 t.test('allow is checked: where it applies and what it holds', async (t) => {
-  const problems = (config: Record<string, unknown>) => {
-    try {
-      validateConfig(config, '/srv/mcp-host.config.js');
-      return [];
-    } catch (error) {
-      return problemsOf(error, '').map(formatProblem);
-    }
-  };
+  const problems = configProblems;
   t.same(
     problems({
       plugins: [

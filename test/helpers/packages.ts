@@ -87,3 +87,10 @@ function findRepoRoot(from: string): string {
   }
   throw new Error(`no mcp-host package.json above ${from}`);
 }
+
+/** Where a host and `mcp-host reload` meet: a private runtime directory of the workspace's own. */
+export function controlEnv(ws: Workspace): NodeJS.ProcessEnv {
+  const runtimeDir = join(ws.dir, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  return { ...process.env, XDG_RUNTIME_DIR: runtimeDir };
+}
