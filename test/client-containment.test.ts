@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { assertLogged, runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
+import { assertLogged, eventually, runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -536,11 +536,12 @@ t.test('2026-07-28 listen streams are capped by http.maxListenStreams', async (t
   t.ok((await second.listTools()).tools.length > 0, 'the refused client is served otherwise');
   await open.close();
   // The host learns the stream ended when its connection closes: until then the place is still taken.
+  // Asked again until the suite's bound for an event, not for 100 tries (5 s and more of round trips).
   let again: Awaited<ReturnType<Client['listen']>> | undefined;
-  for (let tries = 0; !again && tries < 100; tries++) {
+  await eventually('the ended stream to free its place', async () => {
     again = await second.listen({ toolsListChanged: true }).catch(() => undefined);
-    if (!again) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return again !== undefined;
+  }).catch(() => {});
   t.ok(again, 'a stream ended frees its place');
   await again?.close();
 });

@@ -15,6 +15,7 @@ import { openExchangeChannel } from './helpers/exchange-channel.js';
 import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { firstText } from './helpers/results.js';
 
 const SECRET = 'host-client-secret';
@@ -202,7 +203,12 @@ t.test(
 t.test(
   'client credentials: the host gets its own token, renews it before it expires, and no client token reaches the upstream',
   async (t) => {
-    const ttlSeconds = 2;
+    // The token's lifetime bounds the steps it must outlive: the host's start and the first call, then the renewed
+    // token's one call. The provider floors its `iat` to the second (exp = iat + ttl), so a token lives between
+    // ttl - 1 and ttl seconds: with 2 s, a loaded machine's start could outlast the first token, and the first call
+    // was then refused. At 10 s or more the host's renewal point (90% of the lifetime after it asked) also
+    // falls before the token's `exp`, so waiting for that `exp` (below) passes both.
+    const ttlSeconds = 10;
     const { op, upstream } = await protectedUpstream(t, ttlSeconds);
     const config = protectedMountConfig(t, upstream.url, 'clientCredentials');
     const clientToken = 'the-client-token-of-the-host-itself';
@@ -227,7 +233,10 @@ t.test(
     const grantedBefore = 1;
 
     // The token's lifetime passes: the next call goes out with a fresh token, not with one the upstream would refuse.
-    await new Promise((resolve) => setTimeout(resolve, ttlSeconds * 1000));
+    // Waited for until the first token's own `exp` (the upstream refuses it from then on), not for a fixed time.
+    const firstToken = upstream.authorizations.find((header) => header !== undefined)!;
+    const expiresAt = decodeJwt(firstToken.slice('Bearer '.length)).exp! * 1000;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
     const second = await client.callTool({ name: 'p.whoami', arguments: {} });
     t.equal(firstText(second), 'mcp-host');
     t.equal(upstream.refusals.length, refusedBefore, 'no request failed for an expired token');
@@ -245,7 +254,12 @@ t.test(
 );
 
 t.test('a client revoked at the authorization server takes the mount down, and status says why', async (t) => {
-  const { op, upstream } = await protectedUpstream(t, 1);
+  // The revocation shows when the host next asks for a token: at 90% of the token's lifetime. That lifetime must
+  // outlast the host's start and the first call (a 1 s token, which the provider's whole-second `iat` cuts to as
+  // little as a moment, could expire on a loaded machine before the call reached the upstream); the wait for the
+  // mount to go down is bounded by that lifetime plus the suite's own bound for an event.
+  const ttlSeconds = 10;
+  const { op, upstream } = await protectedUpstream(t, ttlSeconds);
   const ws = makeWorkspace(t);
   const runtimeDir = join(ws.dir, 'run');
   mkdirSync(runtimeDir, { mode: 0o700 });
@@ -267,10 +281,14 @@ t.test('a client revoked at the authorization server takes the mount down, and s
 
   await op.revoke('mcp-host');
   let status = '';
-  await eventually('status reports the mount down for the revoked client', async () => {
-    status = (await runCli(['status', '--config', config], { env: { ...process.env, ...env } })).stdout;
-    return status.includes('invalid_client');
-  });
+  await eventually(
+    'status reports the mount down for the revoked client',
+    async () => {
+      status = (await runCli(['status', '--config', config], { env: { ...process.env, ...env } })).stdout;
+      return status.includes('invalid_client');
+    },
+    ttlSeconds * 1000 + EVENT_MS,
+  );
   t.match(
     status,
     `p (${upstream.url}): down: ${op.issuer} gave client "mcp-host" no token for ${upstream.url}: invalid_client`,

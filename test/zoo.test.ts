@@ -242,11 +242,14 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
     const allowed = 1_000 + Math.ceil((500 * (Date.now() - started)) / 1000);
     const passed = host.logs.length - before;
     t.ok(passed > 0 && passed <= allowed, `${passed} of 100000 log messages reached the client (at most ${allowed})`);
-    t.ok(latency < 5_000, `the good plugin answered in ${latency} ms during the flood`);
+    // The flood is sent in one synchronous loop, so the good plugin's answer waits for it: its time is the flood's,
+    // 650 ms beside two busy processes. Bounded by the suite's time for an event, not 5 s, which a machine 10 times
+    // slower would miss; a host whose answers queued behind the whole flood would not answer at all in it.
+    t.ok(latency < EVENT_MS, `the good plugin answered in ${latency} ms during the flood`);
     await host.until(
       'the drop report',
+      // Reported a second after the first drop, by a timer: bounded by the suite's time for an event, not 3 s.
       () => /sent log and progress notifications faster than 500 a second: dropped \d+ of them/.test(host.log()),
-      3_000,
     );
   });
 
@@ -255,6 +258,7 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
       host.log().split('mount \\"bad\\" sent log and progress notifications faster than 500 a second: dropped').length;
     const reportsBefore = dropReports();
     let passed = 0;
+    const started = Date.now();
     const flood = host.client.callTool(
       { name: 'bad.progress', arguments: { count: 100_000, everyMs: 0 } },
       { onprogress: () => void passed++ },
@@ -262,8 +266,15 @@ t.test('one host, one misbehaving plugin at a time', async (t) => {
     const latency = await host.witness(t);
     // Progress travels ahead of its call's answer on the same stream: all that passed has arrived.
     t.equal(firstText(await flood), 'progressed 100000');
-    t.ok(passed > 0 && passed <= 2_000, `${passed} of 100000 progress notifications reached the client`);
-    t.ok(latency < 5_000, `the good plugin answered in ${latency} ms during the flood`);
+    // The same limit as the log flood's: a burst of 1000, then 500 a second for as long as the flood lasted. A fixed
+    // 2000 held only while the flood took under 2 s, which a loaded machine need not.
+    const allowed = 1_000 + Math.ceil((500 * (Date.now() - started)) / 1000);
+    t.ok(
+      passed > 0 && passed <= allowed,
+      `${passed} of 100000 progress notifications reached the client (at most ${allowed})`,
+    );
+    // As for the log flood: the answer waits for the flood's synchronous loop.
+    t.ok(latency < EVENT_MS, `the good plugin answered in ${latency} ms during the flood`);
     await host.until('the drop report', () => dropReports() > reportsBefore);
   });
 

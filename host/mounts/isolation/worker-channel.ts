@@ -135,6 +135,10 @@ export class WorkerChannel implements ExplainedChannel {
             this.served = true;
             this.legacyOnly = !message.modern;
             clearTimeout(starting);
+            // Its thread ran to say so: that counts as an answer, so that a plugin that blocks before its first
+            // heartbeat came back is caught too (as process-channel.ts does). Without it, a call that blocked
+            // within a fifth of the timeout of the worker's start was never ended.
+            this.heartbeat?.answered();
             resolve();
             return;
           case 'refused':
