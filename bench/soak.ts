@@ -216,8 +216,20 @@ interface SoakConfig {
   calmFile: string;
 }
 
-function writeConfig(ws: Workspace, { withExtra, pidFile, faultAfterMs, calmFile }: SoakConfig): string {
-  return ws.writeConfig({
+/**
+ * The config, replaced whole (written beside it, then renamed over it): a reload still running from the last
+ * step's SIGHUP, late on a loaded machine, may read the file at any moment, and a file rewritten in place is
+ * empty for a moment; the host rightly refuses that reload, and the soak would count a refusal of its own making.
+ */
+function writeConfig(ws: Workspace, soakConfig: SoakConfig): string {
+  const next = ws.writeConfig(soakConfigObject(soakConfig), 'mcp-host.config.next.js');
+  const config = join(ws.dir, 'mcp-host.config.js');
+  renameSync(next, config);
+  return config;
+}
+
+function soakConfigObject({ withExtra, pidFile, faultAfterMs, calmFile }: SoakConfig): Record<string, unknown> {
+  return {
     plugins: [
       { package: '@soak/steady' },
       { package: '@soak/steady', prefix: 'steadyproc', isolation: 'process' },
@@ -235,7 +247,7 @@ function writeConfig(ws: Workspace, { withExtra, pidFile, faultAfterMs, calmFile
     // seconds, so what the live heap does after that is the host's own growth, not a store filling.
     http: { host: '127.0.0.1', port: 0, eventStoreBytes: 16 * 1024 },
     log: { level: 'info' },
-  });
+  };
 }
 
 /** One client: it calls tools from its own list, and relists on every tools/list_changed. */
