@@ -14,6 +14,7 @@ import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import {
   assertLogged,
+  eventually,
   runCli,
   startHttpHost,
   type HttpHost,
@@ -28,7 +29,6 @@ import {
   alternating,
   answering,
   callWaitingOn,
-  eventually,
   listOnSession,
   modernClient,
   readiness,
