@@ -445,8 +445,9 @@ t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
 
 t.test('a burst of five saves ends at the latest config, with one notification', async (t) => {
   const ws = workspace(t);
-  // A debounce far longer than five saves take, even on a loaded machine.
-  const slowDebounce = { reload: { debounceMs: 1500 } };
+  // A debounce far longer than five saves take, even on a loaded machine that pauses between two of them:
+  // the saves take some 50 ms on a quiet one, and a pause over the debounce would make two reloads.
+  const slowDebounce = { reload: { debounceMs: 5_000 } };
   const config = writeConfig(ws, ['counter'], slowDebounce);
   const host = await startStdioHost(t, config, { env: ws.env });
   const versions = [
