@@ -8,12 +8,19 @@ import { join } from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { runCli, startHttpHost, startStdioHost, until, watchingNotificationStream } from './helpers/host.js';
+import {
+  eventually,
+  runCli,
+  startHttpHost,
+  startStdioHost,
+  until,
+  watchingNotificationStream,
+} from './helpers/host.js';
 import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
 import { namedToken } from '../host/serve/token-names.js';
 import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
-import { eventually, modernClient } from './helpers/cluster.js';
+import { modernClient } from './helpers/cluster.js';
 
 const ALICE = 'alice:alice-token-0123456789';
 const CI = 'ci:ci-token-0123456789abcdef';

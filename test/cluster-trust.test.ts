@@ -14,6 +14,7 @@ import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   assertLogged,
+  eventually,
   runCli,
   startHttpHost,
   type HttpHost,
@@ -27,7 +28,6 @@ import {
   answering,
   attackerServer,
   callWaitingOn,
-  eventually,
   modernClient,
   readiness,
   rewritingRedis,

@@ -14,6 +14,7 @@ import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import {
   assertLogged,
+  eventually,
   runCli,
   startHttpHost,
   type HttpHost,
@@ -28,7 +29,6 @@ import {
   alternating,
   answering,
   callWaitingOn,
-  eventually,
   listOnSession,
   modernClient,
   readiness,
@@ -40,6 +40,7 @@ import {
 } from './helpers/cluster.js';
 import { shownRedisUrl } from '../host/cluster/cluster-options.js';
 import { makeWorkspace } from './helpers/packages.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { firstText } from './helpers/results.js';
 
 t.test('three replicas behind HAProxy, one Redis', async (t) => {
@@ -133,7 +134,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     }
     t.equal(holders.size, 3, 'each call was held by another replica');
     // The replicas log asynchronously: a forward's line may come a little after its answer.
-    await until('both retries of each call to be forwarded', () => forwards() - before >= 6, 10_000, logs);
+    await until('both retries of each call to be forwarded', () => forwards() - before >= 6, EVENT_MS, logs);
   });
 
   t.test('a 2026-07-28 client through HAProxy', async (t) => {

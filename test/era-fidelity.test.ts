@@ -64,7 +64,7 @@ async function startListening(
   t.teardown(() => child.kill());
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await until(`${args[0]} to listen`, () => out.includes('/mcp'), 15_000);
+  await until(`${args[0]} to listen`, () => out.includes('/mcp'));
   return { url: /listening on (\S+)/.exec(out)![1]!, child };
 }
 

@@ -464,7 +464,7 @@ t.test('a remote that only speaks the legacy HTTP+SSE transport is reached over 
   t.teardown(() => legacy.kill());
   let legacyLog = '';
   legacy.stderr!.on('data', (chunk: Buffer) => (legacyLog += chunk.toString()));
-  await until('the legacy server to listen', () => legacyLog.includes(`running on port ${port}`), 15_000);
+  await until('the legacy server to listen', () => legacyLog.includes(`running on port ${port}`));
 
   const ws = makeWorkspace();
   t.teardown(ws.cleanup);

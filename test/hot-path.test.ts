@@ -6,8 +6,7 @@
 import t from 'tap';
 import { ProtocolError, type JSONRPCMessage, type LoggingMessageNotification } from '@modelcontextprotocol/client';
 import { makeWorkspace } from './helpers/packages.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startStdioHost } from './helpers/host.js';
+import { eventually, startStdioHost } from './helpers/host.js';
 import { firstText } from './helpers/results.js';
 
 /** A v2 plugin whose tools exercise what travels with a call. */
@@ -196,14 +195,18 @@ t.test('calls, prompts and reads keep every guarantee on the hot path', async (t
     const controller = new AbortController();
     const call = client.callTool({ name: 'kit.wait' }, { signal: controller.signal });
     // Cancelled once the plugin has the call: a cancel that overtakes its call is the host's alone to drop.
-    while (firstText(await client.callTool({ name: 'kit.waiting' })) !== '1') await sleep(20);
+    await eventually(
+      'the plugin to have the call',
+      async () => firstText(await client.callTool({ name: 'kit.waiting' })) === '1',
+    );
     controller.abort('changed my mind');
     await t.rejects(call);
-    let count = firstText(await client.callTool({ name: 'kit.aborted' }));
-    for (let tries = 0; count !== '1' && tries < 50; tries++) {
-      await sleep(100);
+    // The cancellation reaches the plugin after the client's rejection: waited for (EVENT_MS), not for 50 tries.
+    let count = '';
+    await eventually('the plugin to see the cancellation', async () => {
       count = firstText(await client.callTool({ name: 'kit.aborted' }));
-    }
+      return count === '1';
+    }).catch(() => {});
     t.equal(count, '1', 'the plugin saw the cancellation');
     // A cancellation naming no call in flight (or none at all) changes nothing.
     await host.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody' } });

@@ -5,9 +5,9 @@ import { writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, startStdioHost, until } from './helpers/host.js';
+import { eventually, startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
-import { eventually, modernClient } from './helpers/cluster.js';
+import { modernClient } from './helpers/cluster.js';
 import { serveInProcess } from './helpers/in-process-http.js';
 import { ListenStreams } from '../host/serve/listen-streams.js';
 

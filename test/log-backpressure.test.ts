@@ -8,6 +8,7 @@ import t from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { assertLogged, startHttpHost, until } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
+import { EVENT_MS } from './helpers/timing.js';
 
 /** A stdio MCP server (SDK v1) whose `shout` writes `lines` lines to its stderr, which the host logs line by line. */
 const SHOUTING_SERVER = `
@@ -41,20 +42,25 @@ t.test('stderr not read: the host keeps serving, bounds its backlog, and says wh
   const shouted = await client.callTool({ name: 'noisy.shout', arguments: { lines: 40_000 } });
   t.match(shouted, { content: [{ text: 'shouted' }] }, 'the call is answered while nobody reads the log');
   const health = host.url.replace(/\/mcp$/, '/healthz');
+  // A host that blocks on its log write (as pino's synchronous writer did, sleeping 100 ms and trying
+  // again) blocks for as long as the pipe stays full, here until the reader resumes below: it would not
+  // answer at all. So each probe is bounded by the suite's bound for an event, not by a speed claim that a
+  // slow or paused machine could miss; how quick /healthz stays under a plugin's chatter is
+  // client-containment.test.ts's to judge, against the same host idle.
   let worst = 0;
   for (let probe = 0; probe < 5; probe++) {
     const started = performance.now();
-    t.equal((await fetch(health)).status, 200);
+    t.equal((await fetch(health, { signal: AbortSignal.timeout(EVENT_MS) })).status, 200);
     worst = Math.max(worst, performance.now() - started);
   }
-  t.ok(worst < 1000, `/healthz answered within ${worst.toFixed(1)} ms at worst while stderr was not read`);
+  t.ok(worst < EVENT_MS, `/healthz answered within ${worst.toFixed(1)} ms at worst while stderr was not read`);
   await client.ping();
 
   host.child.stderr!.resume();
   await until(
     'the host to say what it dropped',
     () => /dropped \d+ log entries while stderr was not being read/.test(host.log()),
-    20_000,
+    EVENT_MS,
   );
   await assertLogged(
     t,

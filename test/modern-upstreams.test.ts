@@ -118,7 +118,7 @@ async function startUpstreams(t: Test): Promise<Upstreams> {
   t.teardown(() => server.kill());
   let out = '';
   server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await until('the 2026-only server to listen', () => out.includes('/mcp'), 15_000);
+  await until('the 2026-only server to listen', () => out.includes('/mcp'));
   return { ws, url: out.trim(), modernScript, legacyScript };
 }
 

@@ -92,7 +92,6 @@ t.test("a token's claims make the identity: subject or client, scopes from scope
 t.test('each malformed or unverifiable token is refused with what was wrong', async (t) => {
   const idp = await startOpenIdProvider(t);
   const server = resourceServer(idp.issuer);
-  const now = Math.floor(Date.now() / 1000);
   t.match(
     await refusal(server.verifyAccessToken(await idp.sign({ iss: idp.issuer, aud: AUDIENCE, sub: 'no-exp' }))),
     /^invalid_token: the access token was refused: its "exp" claim is missing/,
@@ -103,11 +102,17 @@ t.test('each malformed or unverifiable token is refused with what was wrong', as
     /^invalid_token: .*it is not a JWT, and this mcp-host introspects no opaque tokens \(http\.oauth\.introspection is not set\)/,
   );
 
-  // A token verified once is remembered until its exp, then checked again and refused.
-  const shortLived = await idp.sign({ iss: idp.issuer, aud: AUDIENCE, sub: 'brief', iat: now, exp: now + 2 });
+  // A token verified once is remembered until its exp, then checked again and refused. Its lifetime must
+  // outlast its signing and both verifications: counted from when it is signed (not from the test's start,
+  // after the round trips above), in whole seconds (so it lives between lifetime - 1 and lifetime), and long
+  // enough for a machine that pauses for seconds; the wait for its exp is the token's own.
+  const lifetimeSeconds = 10;
+  const issued = Math.floor(Date.now() / 1000);
+  const exp = issued + lifetimeSeconds;
+  const shortLived = await idp.sign({ iss: idp.issuer, aud: AUDIENCE, sub: 'brief', iat: issued, exp });
   t.equal(await refusal(server.verifyAccessToken(shortLived)), 'accepted');
   t.equal(await refusal(server.verifyAccessToken(shortLived)), 'accepted', 'again, remembered');
-  while (Date.now() <= (now + 2) * 1000) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (Date.now() <= exp * 1000) await new Promise((resolve) => setTimeout(resolve, 100));
   t.match(await refusal(server.verifyAccessToken(shortLived)), /it has expired/, 'past its exp it is refused');
 });
 

@@ -12,6 +12,7 @@ import {
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/client';
 import { assertLogged, postInitialize, startHttpHost, until, type HttpHost } from './helpers/host.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
 import { oauthSettingsOf } from '../host/serve/oauth-settings.js';
@@ -389,7 +390,8 @@ t.test('a rotated signing key (a new kid) is fetched and accepted', async (t) =>
   const rotated = await idp.token('alice-agent', { scope: 'mcp', resource: audience });
   // A key id the host has not seen makes it fetch the JWKS again, at most every 2 s (JWKS_REFETCH_COOLDOWN_MS):
   // within that of the first fetch the token is refused, after it accepted.
-  const deadline = Date.now() + 10_000;
+  // The cooldown then a JWKS round trip: an event, bounded by EVENT_MS.
+  const deadline = Date.now() + EVENT_MS;
   let status = (await post(host.url, rotated)).status;
   while (status !== 200 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { CLI, jsonRpcLine, rawInitializeLine, until } from './helpers/host.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { makeWorkspace } from './helpers/packages.js';
 
 t.setTimeout(60_000);
@@ -103,7 +104,7 @@ t.test('in stdio mode a plugin’s prints reach the host’s log as its own, nev
   await until(
     'initialize answered',
     () => answered(0),
-    10_000,
+    EVENT_MS,
     () => stderr.join('\n'),
   );
   host.stdin.write(jsonRpcLine({ method: 'notifications/initialized' }));
@@ -112,7 +113,7 @@ t.test('in stdio mode a plugin’s prints reach the host’s log as its own, nev
   await until(
     'both calls answered',
     () => answered(1) && answered(2),
-    10_000,
+    EVENT_MS,
     () => stderr.join('\n'),
   );
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
 import { runCli, startStdioHost, until } from './helpers/host.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { configProblems } from './helpers/config-problems.js';
 
 const SECRET = 'S3CRET-of-the-host';
@@ -159,7 +160,7 @@ async function exerciseFeatures(t: Test, client: Client, prefix: string, log: ()
     { signal: abort.signal, onprogress: () => abort.abort() },
   );
   await t.rejects(cancelled, `${prefix}: the client cancelled its call`);
-  await until(`${prefix} saw the cancellation`, () => log().includes('features saw the cancellation'), 10_000, log);
+  await until(`${prefix} saw the cancellation`, () => log().includes('features saw the cancellation'), EVENT_MS, log);
 
   const asked = await client.callTool({ name: `${prefix}.ask`, arguments: {} });
   t.equal(textOf(asked), 'hello Ada', `${prefix}: its elicitation mid-call reached the client and came back`);
@@ -216,7 +217,7 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
   client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
   await client.subscribeResource({ uri: 'features://counter' });
   await client.callTool({ name: 'far.bump', arguments: {} });
-  await until('the update arrives', () => updated.length > 0, 10_000, host.log);
+  await until('the update arrives', () => updated.length > 0, EVENT_MS, host.log);
   t.same(updated, ['features://counter'], "at 'process' a subscribed resource's update reaches the client");
   const modernProgress: number[] = [];
   const modern = await client.callTool(
@@ -267,7 +268,7 @@ t.test('the same plugin serves at "process" as at "none"; a hostile one gets not
   clearInterval(sampler);
   t.ok(peakMb < 400, `the host stayed under 400 MB resident (peak ${Math.round(peakMb)} MB)`);
   t.match(host.log(), /ending its process: its process used \d+ MB of memory, over its memoryLimitMb \(96\)/);
-  await until('the plugin is back', () => /"plugin":"proc".*back up/.test(host.log()), 15_000, host.log);
+  await until('the plugin is back', () => /"plugin":"proc".*back up/.test(host.log()), EVENT_MS, host.log);
   const again = textOf(await client.callTool({ name: 'proc.secrets', arguments: { hostPid: host.pid } }));
   t.notOk(again.includes(SECRET), 'restarted, it serves again, and still sees nothing of the host');
 });
@@ -326,7 +327,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   const call = async (name: string) => textOf(await host.client.callTool({ name: `faulty.${name}`, arguments: {} }));
 
   t.equal(await call('log'), 'logged');
-  await until('the warning is logged', () => host.log().includes('faulty logs a warning'), 10_000, host.log);
+  await until('the warning is logged', () => host.log().includes('faulty logs a warning'), EVENT_MS, host.log);
   const line = host
     .log()
     .split('\n')
@@ -338,7 +339,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   );
   t.notOk(line.includes('someone-else'), 'a record cannot name another plugin');
   t.equal(await call('garbage'), 'sent');
-  await until('the garbage is skipped', () => host.log().includes('of an unknown type'), 10_000, host.log);
+  await until('the garbage is skipped', () => host.log().includes('of an unknown type'), EVENT_MS, host.log);
   t.match(host.log(), /skipped a line from its process that is not a message/);
   t.match(host.log(), /skipped a message from its process that is not JSON-RPC/);
   t.match(host.log(), /dropped a message of over 66536 bytes from its process unread \(maxResultBytes 1000\)/);
@@ -358,7 +359,7 @@ t.test("a plugin process's faults are its own: logged, answered, restarted", asy
   ] as const) {
     const before = host.log().split('back up').length;
     await call(tool).catch(() => {});
-    await until(`${tool}: it is back`, () => host.log().split('back up').length > before, 15_000, host.log);
+    await until(`${tool}: it is back`, () => host.log().split('back up').length > before, EVENT_MS, host.log);
     t.match(host.log(), cause, `${tool}: the cause is logged`);
     t.equal(await call('ok'), 'ok', `${tool}: restarted, it serves again`);
   }
@@ -495,7 +496,7 @@ t.test("a cancelled call is over: it holds neither a reload's drain nor the host
       return true;
     }
   };
-  await until('the host has stopped', gone, 20_000, host.log);
+  await until('the host has stopped', gone, EVENT_MS, host.log);
   // A stop that waited on the drain would have been cut short (the client kills a host slow to exit) before
   // it closed the plugin's process.
   t.match(host.log(), /"plugin":"far"[^\n]*"msg":"its process \d+ ended"/, 'the host stopped as it should');

@@ -20,6 +20,7 @@ import {
   type Teardown,
 } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { firstText } from './helpers/results.js';
 
 // Every test here starts a host (and most run `mcp-host reload` too): slower than tap's default allows.
@@ -444,8 +445,9 @@ t.test('SIGHUP reloads; a burst of SIGHUPs coalesces', async (t) => {
 
 t.test('a burst of five saves ends at the latest config, with one notification', async (t) => {
   const ws = workspace(t);
-  // A debounce far longer than five saves take, even on a loaded machine.
-  const slowDebounce = { reload: { debounceMs: 1500 } };
+  // A debounce far longer than five saves take, even on a loaded machine that pauses between two of them:
+  // the saves take some 50 ms on a quiet one, and a pause over the debounce would make two reloads.
+  const slowDebounce = { reload: { debounceMs: 5_000 } };
   const config = writeConfig(ws, ['counter'], slowDebounce);
   const host = await startStdioHost(t, config, { env: ws.env });
   const versions = [
@@ -560,7 +562,7 @@ t.test('over HTTP, clients of both eras each hear one list_changed per reload th
   const listening = await modern.listen({ toolsListChanged: true, resourceSubscriptions: ['gauge://level'] });
   t.teardown(() => listening.close());
   const untilHeard = (what: string, check: () => boolean) =>
-    until(what, check, 10_000, () => `heard ${JSON.stringify(heard)}\n${host.log()}`);
+    until(what, check, EVENT_MS, () => `heard ${JSON.stringify(heard)}\n${host.log()}`);
   const everyone = (n: number) => heard.legacyA === n && heard.legacyB === n && heard.modern === n;
   /** Every client has heard a marker sent now, so whatever the host sent each one before has arrived. */
   const settled = async () => {
@@ -706,6 +708,13 @@ async function packed(t: Test, ws: Workspace, sourceDir: string): Promise<string
   return join(packedDir, result);
 }
 
+/**
+ * A reload after a real npm install: the host sees npm's many writes under
+ * node_modules and re-imports the new package tree, on a machine still busy
+ * with npm's own exit; a slower event than most, so twice the suite's bound.
+ */
+const NPM_RELOAD_MS = 2 * EVENT_MS;
+
 t.test('a real npm install upgrades a mounted plugin, and installs one the config named', async (t) => {
   // Its own workspace: npm prunes what it did not install, so here npm installs everything.
   const ws = makeWorkspace(t);
@@ -725,13 +734,13 @@ t.test('a real npm install upgrades a mounted plugin, and installs one the confi
 
   const upgrade = await npmInstall(ws.dir, v2);
   t.equal(upgrade.code, 0, `npm installed v2 in ${upgrade.ms} ms`);
-  await host.until('the upgrade', () => host.notified.tools === 1, 30_000);
+  await host.until('the upgrade', () => host.notified.tools === 1, NPM_RELOAD_MS);
   t.equal(await callText(host.client, 'greet.hello'), 'hello from v2', 'the new version answers');
 
   writeConfig(ws, ['greet', 'extra']);
   await host.until('the reload that cannot find @t/extra', () => host.log().includes('@t/extra\\" is not installed'));
   t.equal((await npmInstall(ws.dir, extra)).code, 0, 'npm installed @t/extra');
-  await host.until('the retried reload', () => host.notified.tools === 2, 30_000);
+  await host.until('the retried reload', () => host.notified.tools === 2, NPM_RELOAD_MS);
   t.same(await toolNames(host.client), ['extra.alpha', 'greet.hello']);
 });
 

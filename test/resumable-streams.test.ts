@@ -8,6 +8,7 @@
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { assertLogged, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
+import { EVENT_MS } from './helpers/timing.js';
 import { makeWorkspace } from './helpers/packages.js';
 
 const MODERN = '2026-07-28';
@@ -107,7 +108,7 @@ t.test('a GET stream closed mid-call is resumed with Last-Event-ID and delivers 
   await client.subscribeResource({ uri: BEAT_URI });
   const result = await client.callTool({ name: 'resumable.pulse', arguments: { count: 5 } });
   t.match(result.content, [{ text: 'pulsed 5' }]);
-  await until('the five updates sent while the GET stream was closed', () => beats >= 5, 10_000, host.log);
+  await until('the five updates sent while the GET stream was closed', () => beats >= 5, EVENT_MS, host.log);
   t.equal(beats, 5, 'each update arrived once');
   t.ok(resumedAfter.length > 0, `the client resumed its GET stream after event ${resumedAfter[0]}`);
 });
@@ -131,7 +132,7 @@ t.test('the event store is bounded: the oldest events are dropped, and resuming 
     'mcp-protocol-version': transport.protocolVersion!,
   };
   await client.callTool({ name: 'resumable.pulse', arguments: { count: 40 } });
-  await until('the host saying it dropped events', () => /http.eventStoreBytes/.test(host.log()), 10_000, host.log);
+  await until('the host saying it dropped events', () => /http.eventStoreBytes/.test(host.log()), EVENT_MS, host.log);
   await assertLogged(
     t,
     host.log,

@@ -197,15 +197,6 @@ export async function readiness(replica: HttpHost): Promise<Readiness> {
   return (await fetch(new URL('/readyz', replica.url))).json() as Promise<Readiness>;
 }
 
-/** Poll an asynchronous condition until it holds, failing after `ms` naming what was awaited. */
-export async function eventually(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export function modernClient(): Client {
   return new Client(
     { name: 'modern', version: '1.0.0' },

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
-import type { Teardown } from './host.js';
+import { eventually, type Teardown } from './host.js';
 import type { Workspace } from './packages.js';
 
 /** The executable `name` on PATH (or in the sbin directories, where Debian puts haproxy). */
@@ -214,19 +214,12 @@ export async function startHaproxy(
   );
   // -db: stay in the foreground. It says nothing when ready: ready is its port answering through to a replica.
   const engine = await startEngine(t, file, ['-db', '-f', config], undefined, port);
-  await answersWithin(port, 10_000);
-  return { ...engine, url: `http://127.0.0.1:${port}/mcp` };
-}
-
-async function answersWithin(port: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  const answers = () =>
+  // Its first answer needs a replica's health check to have passed too: an event, bounded by EVENT_MS.
+  await eventually(`HAProxy on port ${port} to answer through to a replica`, () =>
     fetch(`http://127.0.0.1:${port}/healthz`).then(
       (response) => response.ok,
       () => false,
-    );
-  while (!(await answers())) {
-    if (Date.now() > deadline) throw new Error(`HAProxy on port ${port} did not answer within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    ),
+  );
+  return { ...engine, url: `http://127.0.0.1:${port}/mcp` };
 }

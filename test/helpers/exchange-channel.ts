@@ -5,6 +5,7 @@ import { createLogger } from '../../host/log.js';
 import type { RemoteSpec } from '../../host/loader/types.js';
 import { RemoteChannel } from '../../host/mounts/remote.js';
 import { until, type Teardown } from './host.js';
+import { EVENT_MS } from './timing.js';
 
 export interface ExchangeChannel {
   channel: RemoteChannel;
@@ -24,7 +25,8 @@ export async function openExchangeChannel(t: Teardown, url: string, secret: stri
     label: 'p',
     prefix: 'p',
     flat: false,
-    timeoutMs: 10_000,
+    // A call's round trip through the exchange: an event, bounded as the suite bounds one.
+    timeoutMs: EVENT_MS,
     maxResultBytes: 1 << 20,
     maxListPages: 10,
     forwardHeaders: [],

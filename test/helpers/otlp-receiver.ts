@@ -71,7 +71,7 @@ export async function startOtlpReceiver(t: Teardown): Promise<OtlpReceiver> {
   t.teardown(() => new Promise((resolve) => server.close(resolve)));
   const { port } = server.address() as AddressInfo;
   const waitFor = async <T>(what: string, list: T[], match: (item: T) => boolean): Promise<T> => {
-    await until(what, () => list.some(match), 20_000);
+    await until(what, () => list.some(match));
     return list.find(match)!;
   };
   return {

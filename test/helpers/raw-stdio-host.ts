@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Test } from 'tap';
 import { CLI } from './host.js';
+import { EVENT_MS } from './timing.js';
 
 export type Message = { jsonrpc?: string; id?: unknown; result?: unknown; error?: { code: number; message: string } };
 
@@ -62,7 +63,7 @@ export class RawStdioHost {
     return this.received.filter((message) => message.id === id && ('result' in message || 'error' in message));
   }
 
-  async answer(id: unknown, ms = 10_000): Promise<Message> {
+  async answer(id: unknown, ms = EVENT_MS): Promise<Message> {
     const deadline = Date.now() + ms;
     for (;;) {
       const [found] = this.answersTo(id);
