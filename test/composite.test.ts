@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { assertEventually, runCli, startStdioHost } from './helpers/host.js';
+import { progressOnTheWire } from './helpers/wire-progress.js';
 
 const manifest = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -259,13 +260,10 @@ t.test('a composed catalogue over stdio', async (t) => {
   });
 
   t.test("the caller's progress token reaches the plugin and its progress comes back", async (t) => {
-    const seen: number[] = [];
-    const result = await client.callTool(
-      { name: 'alpha.slow', arguments: { steps: 3 } },
-      { onprogress: (p) => seen.push(p.progress) },
-    );
+    const wire = progressOnTheWire(host.transport);
+    const result = await client.callTool({ name: 'alpha.slow', arguments: { steps: 3 } }, { onprogress: () => {} });
     t.same(result.content, [{ type: 'text', text: 'done' }]);
-    t.same(seen, [1, 2, 3]);
+    t.same(wire.take(), [1, 2, 3]);
   });
 
   t.test('cancellation reaches the plugin', async (t) => {

@@ -7,6 +7,7 @@ import t from 'tap';
 import { startStdioHost } from './helpers/host.js';
 import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
+import { progressOnTheWire } from './helpers/wire-progress.js';
 
 const FROZEN = '2025-06-02T12:00:00.000Z'; // a Monday
 
@@ -63,22 +64,13 @@ t.test('notes and clock mounted through the host', async (t) => {
     '2025-06-02T14:00:00+02:00 in Europe/Paris (Monday, June 2, 2025 at 2:00:00 PM GMT+2).',
     'the SDK v1 plugin answers through the host',
   );
-  // Read off the wire: the SDK v2 client runs a notification's handler a tick
-  // later than it settles a response, so `onprogress` misses progress that
-  // arrives together with the answer (the last step, here).
-  const progress: number[] = [];
-  const receive = host.transport.onmessage!;
-  host.transport.onmessage = (message) => {
-    const { method, params } = message as { method?: string; params?: { progress: number } };
-    if (method === 'notifications/progress') progress.push(params!.progress);
-    receive(message);
-  };
+  const wire = progressOnTheWire(host.transport);
   const countdown = await client.callTool(
     { name: 'clock.countdown', arguments: { seconds: 3, label: 'tea' } },
     { onprogress: () => {} },
   );
   t.equal(firstText(countdown), 'Countdown "tea" finished after 3 s.');
-  t.same(progress, [1, 2, 3], 'the v1 plugin’s progress reaches the client, ahead of the answer');
+  t.same(wire.take(), [1, 2, 3], 'the v1 plugin’s progress reaches the client, ahead of the answer');
   const zone = await client.readResource({ uri: 'clock://time/Asia/Tokyo' });
   t.match(JSON.parse((zone.contents[0] as { text: string }).text), { iso: '2025-06-02T21:00:00+09:00' });
 });

@@ -26,6 +26,7 @@ import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { loadConfig } from '../host/config/load.js';
 import { serveInProcess } from './helpers/in-process-http.js';
+import { progressOnTheWire } from './helpers/wire-progress.js';
 
 const MODERN = '2026-07-28';
 
@@ -191,13 +192,10 @@ t.test('one host over HTTP', async (t) => {
       'lab.watched',
     ]);
     t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'hello' } })), 'hello');
-    const progress: number[] = [];
-    const counted = await client.callTool(
-      { name: 'lab.count', arguments: { n: 3 } },
-      { onprogress: (p) => progress.push(p.progress) },
-    );
+    const wire = progressOnTheWire(transport);
+    const counted = await client.callTool({ name: 'lab.count', arguments: { n: 3 } }, { onprogress: () => {} });
     t.equal(firstText(counted), 'counted to 3');
-    t.same(progress, [1, 2, 3], 'the plugin’s progress reached the caller');
+    t.same(wire.take(), [1, 2, 3], 'the plugin’s progress reached the caller');
   });
 
   t.test('a 2026-07-28 client lists and calls a tool, with progress', async (t) => {
@@ -207,27 +205,28 @@ t.test('one host over HTTP', async (t) => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     t.ok(names.includes('lab.echo'), 'lists the composed names');
     t.equal(firstText(await client.callTool({ name: 'lab.echo', arguments: { text: 'modern' } })), 'modern');
-    const progress: number[] = [];
-    const counted = await client.callTool(
-      { name: 'lab.count', arguments: { n: 2 } },
-      { onprogress: (p) => progress.push(p.progress) },
-    );
+    const wire = progressOnTheWire(transport);
+    const counted = await client.callTool({ name: 'lab.count', arguments: { n: 2 } }, { onprogress: () => {} });
     t.equal(firstText(counted), 'counted to 2');
-    t.same(progress, [1, 2]);
+    t.same(wire.take(), [1, 2]);
   });
 
   t.test('two concurrent 2025-era sessions keep their own progress and outlive each other', async (t) => {
     const a = await legacyClient(t, host.url);
     const b = await legacyClient(t, host.url);
     t.not(a.transport.sessionId, b.transport.sessionId, 'two sessions');
-    const seen = { a: [] as number[], b: [] as number[] };
+    const wire = { a: progressOnTheWire(a.transport), b: progressOnTheWire(b.transport) };
     const [ra, rb] = await Promise.all([
-      a.client.callTool({ name: 'lab.count', arguments: { n: 4 } }, { onprogress: (p) => seen.a.push(p.progress) }),
-      b.client.callTool({ name: 'lab.count', arguments: { n: 2 } }, { onprogress: (p) => seen.b.push(p.progress) }),
+      a.client.callTool({ name: 'lab.count', arguments: { n: 4 } }, { onprogress: () => {} }),
+      b.client.callTool({ name: 'lab.count', arguments: { n: 2 } }, { onprogress: () => {} }),
     ]);
     t.equal(firstText(ra), 'counted to 4');
     t.equal(firstText(rb), 'counted to 2');
-    t.same(seen, { a: [1, 2, 3, 4], b: [1, 2] }, 'each session saw only its own progress');
+    t.same(
+      { a: wire.a.take(), b: wire.b.take() },
+      { a: [1, 2, 3, 4], b: [1, 2] },
+      'each session saw only its own progress',
+    );
     await a.transport.terminateSession();
     t.equal(firstText(await b.client.callTool({ name: 'lab.echo', arguments: { text: 'still here' } })), 'still here');
   });
