@@ -347,6 +347,8 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     host.log,
     /went down: its process \(pid \d+\) was killed by signal SIGKILL.*Reconnecting in 100 ms/,
   );
+  // The host logs "back up" on stderr, apart from the list_changed and answers on stdout: wait for the line.
+  await until('the host to log the child back up', () => /back up/.test(host.log()));
   const logTime = (pattern: RegExp) =>
     (
       JSON.parse(

@@ -148,7 +148,7 @@ t.test('a fault in plugin code outside a request restarts that plugin only', asy
       t.equal(await call(host, `faulty.${tool}`), 'scheduled');
     }
     await host.until(`the ${tool} fault in the log`, () => host.log().includes(cause));
-    t.ok(host.log().includes(`(@t/faulty) faulted: ${cause}`), `the log names the plugin and the ${tool} fault`);
+    await assertLogged(t, host.log, `(@t/faulty) faulted: ${cause}`, `the log names the plugin and the ${tool} fault`);
     // Withdrawn, then restored: two list_changed.
     await host.until(`faulty back after ${tool}`, () => host.notified.tools >= notified + 2);
     t.equal(await call(host, 'steady.ping'), 'pong', `the other mount answers after ${tool}`);
