@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
+import { freePort } from './helpers/engines.js';
 import { assertLogged, runCli, startStdioHost, type StdioHost, until } from './helpers/host.js';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 import { assertExited, descendants, isAlive, pidsIn } from './helpers/processes.js';
@@ -190,14 +191,6 @@ async function startRemoteFixture(
         server.close(() => resolve());
       }),
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 t.test('npm server packages: server-everything prefixed, server-memory flat, from their package names', async (t) => {

@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { accessSync, constants, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { eventually, type Teardown } from './host.js';
@@ -30,15 +30,28 @@ export function requireEngine(name: string, debianPackage: string): string {
   );
 }
 
-/** A port free on 127.0.0.1 now, for a process that must be told its port up front. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free on 127.0.0.1 now, for a process that must be told its port up
+ * front. Picked below the kernel's range for outgoing connections
+ * (ip_local_port_range): a port the kernel handed out for `listen(0)` is one
+ * it may hand any of the suite's thousands of outgoing connections next, in
+ * the moment before the process that was told it binds it. Below the range,
+ * only another test's pick can take it, one chance in thousands.
+ */
+export async function freePort(): Promise<number> {
+  const [lowestEphemeral] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+  const below = Math.min(Number(lowestEphemeral) || 32768, 32768);
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (below - 10_000));
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
