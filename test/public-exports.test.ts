@@ -9,6 +9,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import * as main from '../host/index.js';
+import * as plugin from '../host/plugin.js';
 import { REPO_ROOT } from './helpers/packages.js';
 
 const run = promisify(execFile);
@@ -19,4 +21,13 @@ t.test('definePlugin, from mcp-host and from mcp-host/plugin, returns the defini
   const seen = JSON.parse(stdout) as { same: boolean; unchanged: boolean };
   t.ok(seen.same, 'one function under both names');
   t.ok(seen.unchanged, 'unchanged: it is there for the types');
+});
+
+// The same modules in this process too: tap measures a test's own process on every run, while a child's coverage
+// went missing in one full run beside two busy processes (host/plugin.ts then counted as never loaded, failing the
+// per-file gate though the child had run it).
+t.test('the modules the package exports, loaded in the test itself', async (t) => {
+  const definition = { create: () => ({}) as never };
+  t.equal(main.definePlugin, plugin.definePlugin, 'one function under both names');
+  t.equal(plugin.definePlugin(definition), definition, 'unchanged');
 });
