@@ -312,8 +312,11 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
       const run = runCli(['reload', '--cluster', '--config', cluster.config], {
         env: { ...process.env, ...cluster.env },
       });
-      // A replica creating the plugin again: the command was published, and its answers are awaited.
-      await until('a reload to be running', () => existsSync(`${gate}.waiting`));
+      // Every replica creating the plugin again: the command reached each one, and its answers are awaited. (Once one
+      // replica was, another could still be waiting for the command when Redis went, and would never reload.)
+      await until('every replica to be reloading', () =>
+        [a, b, c].every((replica) => existsSync(`${gate}.waiting.${replica.child.pid}`)),
+      );
       cluster.redis.child.kill('SIGKILL');
       await cluster.redis.exited;
       const ended = await run;

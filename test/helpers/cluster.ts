@@ -35,7 +35,8 @@ export default {
   async create({ options }) {
     // options.gate: creating waits for that file (a reload still running while the test acts).
     if (options.gate) {
-      writeFileSync(options.gate + '.waiting', '');
+      // One file per replica (each is a process of its own), so a test can wait for every replica's reload.
+      writeFileSync(options.gate + '.waiting.' + process.pid, '');
       while (!existsSync(options.gate)) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const server = new McpServer({ name: 'replicated', version: '1.0.0' });
