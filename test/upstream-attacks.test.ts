@@ -3,16 +3,14 @@
 // (oidc-provider) that grants the host's client a token for any resource it
 // names, and servers that answer the host with 401 and metadata chosen to
 // make the host ask for, and hand over, a token meant for someone else.
-import { mkdirSync } from 'node:fs';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import t from 'tap';
 import type { Identity } from '../host/vocabulary/identity.js';
 import { eventually, runCli, startStdioHost, until, type Teardown } from './helpers/host.js';
 import { openExchangeChannel } from './helpers/exchange-channel.js';
 import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
-import { makeWorkspace } from './helpers/packages.js';
+import { controlEnv, makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
 import { firstText } from './helpers/results.js';
 
@@ -167,9 +165,7 @@ t.test(
     t.teardown(() => new Promise<void>((resolve) => (front.closeAllConnections(), front.close(() => resolve()))));
     const frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}/mcp`;
     const ws = makeWorkspace(t);
-    const runtimeDir = join(ws.dir, 'run');
-    mkdirSync(runtimeDir, { mode: 0o700 });
-    const env = { XDG_RUNTIME_DIR: runtimeDir, UPSTREAM_SECRET: SECRET };
+    const env = { ...controlEnv(ws), UPSTREAM_SECRET: SECRET };
     const config = ws.writeConfig({
       reload: { watch: false },
       upstreams: { pingIntervalMs: 200, reconnectDelayMs: 200, maxReconnectDelayMs: 500 },
@@ -187,7 +183,7 @@ t.test(
     t.match(refused, refusal, "the call is refused with the mount's cause");
     let status = '';
     await eventually('status reports the mount down', async () => {
-      status = (await runCli(['status', '--config', config], { env: { ...process.env, ...env } })).stdout;
+      status = (await runCli(['status', '--config', config], { env })).stdout;
       return status.includes('down:');
     });
     t.match(status, refusal);

@@ -3,7 +3,7 @@
 // that verifies every token (signature against the provider's JWKS, audience,
 // scope) and records the Authorization headers it was sent. The host runs as
 // a child process; `check` and `status` are run as a user runs them.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, exportPKCS8, generateKeyPa
 import { eventually, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
 import { openExchangeChannel } from './helpers/exchange-channel.js';
 import { startOpenIdProvider, TOKEN_EXCHANGE_GRANT } from './helpers/openid-provider.js';
-import { makeWorkspace } from './helpers/packages.js';
+import { controlEnv, makeWorkspace } from './helpers/packages.js';
 import { startProtectedMcpServer } from './helpers/protected-mcp-server.js';
 import { EVENT_MS } from './helpers/timing.js';
 import { firstText } from './helpers/results.js';
@@ -261,9 +261,7 @@ t.test('a client revoked at the authorization server takes the mount down, and s
   const ttlSeconds = 10;
   const { op, upstream } = await protectedUpstream(t, ttlSeconds);
   const ws = makeWorkspace(t);
-  const runtimeDir = join(ws.dir, 'run');
-  mkdirSync(runtimeDir, { mode: 0o700 });
-  const env = { XDG_RUNTIME_DIR: runtimeDir, UPSTREAM_SECRET: SECRET };
+  const env = { ...controlEnv(ws), UPSTREAM_SECRET: SECRET };
   const config = ws.writeConfig({
     reload: { watch: false },
     upstreams: { pingIntervalMs: 200, reconnectDelayMs: 200, maxReconnectDelayMs: 500 },
@@ -284,7 +282,7 @@ t.test('a client revoked at the authorization server takes the mount down, and s
   await eventually(
     'status reports the mount down for the revoked client',
     async () => {
-      status = (await runCli(['status', '--config', config], { env: { ...process.env, ...env } })).stdout;
+      status = (await runCli(['status', '--config', config], { env })).stdout;
       return status.includes('invalid_client');
     },
     ttlSeconds * 1000 + EVENT_MS,
