@@ -51,6 +51,27 @@ fail_to_run() {
   exit 2
 }
 
+# wait_for_answer URL PID_VAR NAME LOG: wait until URL answers anything over HTTP (a bare GET refused is an
+# answer). The probe carries the suite's token when there is one, so that an audit log holds no refusal of the
+# script's own. Fails to run when the process whose pid PID_VAR holds (if any) exits first, or after WAIT_S seconds.
+wait_for_answer() {
+  local url=$1 pid_var=$2 name=$3 log=$4
+  local deadline=$(($(date +%s) + ${WAIT_S:-20}))
+  until MCP_CONFORMANCE_SUITE_TOKEN="${MCP_CONFORMANCE_SUITE_TOKEN:-}" node -e '
+    const token = process.env.MCP_CONFORMANCE_SUITE_TOKEN;
+    const headers = token ? { authorization: `Bearer ${token}` } : {};
+    require("http").get(process.argv[1], { headers }, () => process.exit(0)).on("error", () => process.exit(1))' "$url" 2>/dev/null; do
+    if [ -n "${!pid_var}" ] && ! kill -0 "${!pid_var}" 2>/dev/null; then
+      tail -n 30 "$log" >&2
+      # Gone already: nothing for the exit's clean-up to stop.
+      printf -v "$pid_var" '%s' ''
+      fail_to_run "$name exited before listening (log: $log)"
+    fi
+    [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from $name at $url within ${WAIT_S:-20}s (log: $log)"
+    sleep 0.2
+  done
+}
+
 stop_server() {
   stop_proxy
   [ -n "$SERVER_PID" ] || return 0
@@ -149,16 +170,7 @@ CFG
   MCP_CONFORMANCE_SUITE_TOKEN="$MCP_CONFORMANCE_SUITE_TOKEN" haproxy -db -f "$dir/haproxy.cfg" </dev/null >"$dir/haproxy.log" 2>&1 &
   PROXY_PID=$!
   PROXY_URL="http://127.0.0.1:$proxy_port/mcp"
-  local deadline=$(($(date +%s) + ${WAIT_S:-20}))
-  until node -e 'require("http").get(process.argv[1],(r)=>process.exit(0)).on("error",()=>process.exit(1))' "$PROXY_URL" 2>/dev/null; do
-    if ! kill -0 "$PROXY_PID" 2>/dev/null; then
-      tail -n 30 "$dir/haproxy.log" >&2
-      PROXY_PID=""
-      fail_to_run "HAProxy exited before listening (config: $dir/haproxy.cfg, log: $dir/haproxy.log)"
-    fi
-    [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from HAProxy at $PROXY_URL within ${WAIT_S:-20}s (log: $dir/haproxy.log)"
-    sleep 0.2
-  done
+  wait_for_answer "$PROXY_URL" PROXY_PID "HAProxy (config: $dir/haproxy.cfg)" "$dir/haproxy.log"
 }
 
 # check_audit FILE LABEL [calls]: the host (stopped, so its log is flushed) recorded the suite's requests,
@@ -213,21 +225,7 @@ run() {
   fi
   [ "$url" = "$UPSTREAM_URL" ] || SERVER_PID=$!
 
-  # Ready when /mcp answers anything over HTTP (a bare GET is refused: that is an answer). With --auth the
-  # probe carries the token, so that the audit log holds no refusal of the script's own.
-  local deadline=$(($(date +%s) + ${WAIT_S:-20}))
-  until MCP_CONFORMANCE_SUITE_TOKEN="${MCP_CONFORMANCE_SUITE_TOKEN:-}" node -e '
-    const token = process.env.MCP_CONFORMANCE_SUITE_TOKEN;
-    const headers = token ? { authorization: `Bearer ${token}` } : {};
-    require("http").get(process.argv[1], { headers }, () => process.exit(0)).on("error", () => process.exit(1))' "$url" 2>/dev/null; do
-    if [ -n "$SERVER_PID" ] && ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      tail -n 30 "$log" >&2
-      SERVER_PID=""
-      fail_to_run "the $target server exited before listening (log: $log)"
-    fi
-    [ "$(date +%s)" -ge "$deadline" ] && fail_to_run "no answer from $url within ${WAIT_S:-20}s (log: $log)"
-    sleep 0.2
-  done
+  wait_for_answer "$url" SERVER_PID "the $target server" "$log"
   if [ -n "$auth" ]; then start_proxy "$dir" "$port"; url="$PROXY_URL"; fi
 
   local suite_log="$dir/suite.log"
