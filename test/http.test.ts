@@ -6,7 +6,7 @@
 // real plugin package on disk; clients are the SDK's own.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
@@ -155,14 +155,21 @@ async function modernClient(t: Teardown, url: string, options: { fetch?: FetchLi
 /** A raw HTTP request, for headers fetch will not let a caller set (Host). */
 function rawRequest(
   url: string,
-  { method = 'POST', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  {
+    method = 'POST',
+    headers = {},
+    body,
+    agent,
+  }: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; reused: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
+    const req = httpRequest(url, { method, headers, ...(agent && { agent }) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: text, reused: req.reusedSocket }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -504,6 +511,36 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
   await service.close();
   t.equal(runtime.sessions.size, 0, 'close() ended the session');
 });
+
+t.test(
+  'in process: a stopping host refuses in words on a connection kept alive from before, then closes it',
+  async (t) => {
+    const ws = makeWorkspace();
+    t.teardown(ws.cleanup);
+    const { config } = writeLab(ws);
+    const { service } = await serveInProcess(t, config, ws.dir, { host: '127.0.0.1', port: 0 });
+    const health = new URL('/healthz', service.url).href;
+    // A balancer's connection, kept alive between its probes.
+    const balancer = new Agent({ keepAlive: true, maxSockets: 1 });
+    t.teardown(() => balancer.destroy());
+    t.equal((await rawRequest(health, { method: 'GET', agent: balancer })).status, 200);
+    service.stopAccepting();
+    const probe = await rawRequest(health, { method: 'GET', agent: balancer });
+    t.match(
+      probe,
+      { status: 503, reused: true, headers: { connection: 'close' } },
+      'on the same connection, which it closes',
+    );
+    t.same(JSON.parse(probe.body), { status: 'stopping' });
+    const call = await rawRequest(service.url, { headers: MCP_HEADERS, body: TOOLS_LIST, agent: balancer });
+    t.match(call, { status: 503, reused: false }, 'the next request opens a new connection, refused the same way');
+    t.match(JSON.parse(call.body), {
+      error: {
+        message: 'Service Unavailable: mcp-host is stopping; retry (another replica, or this host once it is back)',
+      },
+    });
+  },
+);
 
 t.test(
   "in process: bound to every interface, only listed names pass, and the open endpoint (http.auth: 'none') is logged",

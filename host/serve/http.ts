@@ -287,9 +287,11 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
 
   return {
     url,
+    // Kept-alive connections stay open while the host drains: a client (or balancer) that sends on one
+    // gets the 503 above, which closes it. Closing them now instead would race that client's next
+    // request on the same socket, and lose it as a reset connection rather than a clear refusal.
     stopAccepting() {
       stopping = true;
-      server.closeIdleConnections();
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
