@@ -21,7 +21,7 @@ import {
   until,
   watchingNotificationStream,
 } from './helpers/host.js';
-import { REDIS_PASSWORD, freePort, makeRedisTls, redisCli, startRedis } from './helpers/engines.js';
+import { REDIS_PASSWORD, freePort, makeRedisTls, startRedis } from './helpers/engines.js';
 import {
   SECRET,
   alternating,
@@ -30,6 +30,7 @@ import {
   callWaitingOn,
   modernClient,
   readiness,
+  replicaEntries,
   rewritingRedis,
   startCluster,
   writeClusterConfig,
@@ -39,6 +40,7 @@ import { PeerAuth, STAMP_WINDOW_MS, deriveKey } from '../host/cluster/peer-auth.
 import { recordSealOf } from '../host/cluster/signed-record.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
+import { EXIT_MS } from './helpers/timing.js';
 
 t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor answer them', async (t) => {
   const ws = makeWorkspace(t);
@@ -118,11 +120,8 @@ t.test('whoever writes to Redis cannot send a client’s requests anywhere, nor 
   t.equal(attacker.hits(), 0);
   // The entry the attacker added is no replica's: status --cluster asks the two replicas, and says what it ignored.
   await eventually("the replicas' heartbeats to write their entries again", async () => {
-    const keys = (await redisCli(cluster.redis.port, '--scan', '--pattern', 'mcp-host:test:replica:*')).split('\n');
-    const entries = await Promise.all(
-      keys.filter((key) => key !== '' && !key.endsWith(':evil')).map((key) => redisCli(cluster.redis.port, 'GET', key)),
-    );
-    return entries.length === 2 && entries.every((entry) => !entry.includes(attacker.url));
+    const entries = [...(await replicaEntries(cluster.redis.port))].filter(([key]) => !key.endsWith(':evil'));
+    return entries.length === 2 && entries.every(([, entry]) => !entry.includes(attacker.url));
   });
   const status = await runCli(['status', '--cluster', '--config', cluster.config], {
     env: { ...process.env, ...cluster.env },
@@ -366,8 +365,9 @@ t.test('SIGTERM ends a replica within its drain deadline, whatever Redis does', 
     const started = Date.now();
     t.equal(await replica.exited, 0, `${what}: it stopped as it should`);
     const ms = Date.now() - started;
-    // Its drain deadline, then a Redis command's time (cluster.redisTimeoutMs) and its streams' 2 s to flush, and room for a loaded machine.
-    t.ok(ms < drainTimeoutMs + 1_000 + 2_000 + 3_000, `${what}: it exited after ${ms} ms`);
+    // Its drain deadline, then a Redis command's time (cluster.redisTimeoutMs) and its streams' 2 s to flush, and the time any
+    // process told to end may take on a loaded machine: a stop held by a paused Redis would never end.
+    t.ok(ms < drainTimeoutMs + 1_000 + 2_000 + EXIT_MS, `${what}: it exited after ${ms} ms`);
   };
 
   await busy(a, b);

@@ -409,7 +409,8 @@ t.test('a timed-out call sends notifications/cancelled upstream; so does a clien
 });
 
 t.test('a remote server over Streamable HTTP, mounted by URL with headers; it drops and comes back', async (t) => {
-  const remote = await startRemoteFixture();
+  // Started again on this port below: one outside the range outgoing connections take theirs from (freePort).
+  const remote = await startRemoteFixture(await freePort());
   let remoteNow = remote;
   t.teardown(() => remoteNow.close());
   const ws = makeWorkspace();

@@ -16,11 +16,17 @@ import { firstText } from './helpers/results.js';
 /** A v2 plugin whose tools exercise what travels with a call. */
 const KIT = `import { McpServer } from '@modelcontextprotocol/server';
 let aborted = 0;
+let waiting = 0;
 export default {
   create() {
     const server = new McpServer({ name: 'kit', version: '1.0.0' }, { capabilities: { logging: {} } });
-    server.registerTool('wait', { description: 'Waits until cancelled' }, (ctx) =>
-      new Promise((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => { aborted++; resolve({ content: [] }); })));
+    server.registerTool('wait', { description: 'Waits until cancelled' }, (ctx) => {
+      waiting++;
+      return new Promise((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => { aborted++; resolve({ content: [] }); }));
+    });
+    server.registerTool('waiting', { description: 'How many calls to wait arrived' }, async () => ({
+      content: [{ type: 'text', text: String(waiting) }],
+    }));
     server.registerTool('aborted', { description: 'How many calls were cancelled' }, async () => ({
       content: [{ type: 'text', text: String(aborted) }],
     }));
@@ -85,6 +91,12 @@ t.test('calls, prompts and reads over a 2025-era HTTP session keep every guarant
     return { status: response.status, body: await response.text() };
   };
 
+  const pluginHasWaiting = (calls: number) =>
+    eventually(
+      `the plugin to have ${calls} call(s) to wait`,
+      async () => firstText(await client.callTool({ name: 'kit.waiting' })) === String(calls),
+    );
+
   await t.test('the plugin answers, under its served name', async (t) => {
     t.equal(firstText(await client.callTool({ name: 'kit.aborted' })), '0');
     const prompt = await client.getPrompt({ name: 'kit.greet' });
@@ -138,7 +150,9 @@ t.test('calls, prompts and reads over a 2025-era HTTP session keep every guarant
   await t.test('a cancelled call is cancelled in the plugin', async (t) => {
     const controller = new AbortController();
     const call = client.callTool({ name: 'kit.wait' }, { signal: controller.signal });
-    setTimeout(() => controller.abort('changed my mind'), 100);
+    // Cancelled once the plugin has the call: over HTTP the cancellation is a POST of its own, which could overtake it.
+    await pluginHasWaiting(1);
+    controller.abort('changed my mind');
     await t.rejects(call);
     await eventually(
       'the plugin saw the cancellation',
@@ -154,9 +168,10 @@ t.test('calls, prompts and reads over a 2025-era HTTP session keep every guarant
       body: JSON.stringify({ jsonrpc: '2.0', id: 102, method: 'tools/call', params: { name: 'kit.wait' } }),
       signal: dropped.signal,
     });
-    // Dropped once the host answered with its stream (the call is in the plugin by then, or about to be).
+    // Dropped once the plugin has the call: the host answers with its stream before the call reaches the plugin.
     const response = await call;
     t.equal(response.status, 200);
+    await pluginHasWaiting(2);
     dropped.abort();
     await eventually(
       'the plugin saw the disconnection as a cancellation',

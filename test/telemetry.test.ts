@@ -268,7 +268,10 @@ t.test('a 2026-07-28 client’s input-required rounds stay in its trace', async 
     'each round is a child of the client’s span',
   );
 
-  // The host's log line about the round names the trace and the span it was written in.
+  // The host's log line about the round names the trace and the span it was written in (its pipe may lag the spans).
+  await host
+    .until('the log line about the round', () => host.log().includes('asks its 2026-07-28 client for input'))
+    .catch(() => {});
   const lines = host
     .log()
     .split('\n')

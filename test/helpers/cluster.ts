@@ -9,9 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
-import { startHttpHost, type HttpHost, type Teardown, until } from './host.js';
+import { eventually, startHttpHost, type HttpHost, type Teardown, until } from './host.js';
 import { freePort, redisCli, startHaproxy, startRedis, type Redis } from './engines.js';
 import type { Workspace } from './packages.js';
+import { clusterKey, COMMAND_CHANNEL } from '../../host/cluster/cluster-commands.js';
 
 export type Result = Record<string, unknown>;
 
@@ -122,8 +123,8 @@ export async function startCluster(
   const replicas = await Promise.all(
     ports.map((port) => startHttpHost(t, config, { args: ['--http', `127.0.0.1:${port}`], env })),
   );
-  // Each replica is in Redis once its heartbeat logged in; before that, another cannot find its sessions.
   for (const replica of replicas) await until('the replica to register', () => /registering/.test(replica.log()));
+  await allListening(redis.port, count);
   const balancer = await startHaproxy(t, ws, ports);
   return { config, replicas, redis, url: balancer.url, env };
 }
@@ -154,10 +155,37 @@ export interface Readiness {
   generation: number;
 }
 
+/** The replica keys of the cluster "test" in the Redis on `port`. */
+async function replicaKeys(port: number): Promise<string[]> {
+  const stdout = await redisCli(port, '--scan', '--pattern', 'mcp-host:test:replica:*');
+  return stdout.split('\n').filter(Boolean);
+}
+
 /** How many replicas of the cluster "test" are registered in the Redis on `port`. */
 export async function registeredReplicas(port: number): Promise<number> {
-  const stdout = await redisCli(port, '--scan', '--pattern', 'mcp-host:test:replica:*');
-  return stdout.split('\n').filter(Boolean).length;
+  return (await replicaKeys(port)).length;
+}
+
+/**
+ * Until `count` replicas are in the Redis on `port`, each subscribed to the
+ * cluster's command channel. Both follow a replica's `registering` line (its
+ * entry is written by its first heartbeat, its subscription takes a connection
+ * of its own), and come back on their own after Redis restarts, the
+ * subscription on its own connection's schedule: before then, another replica
+ * cannot find its sessions, and a `reload --cluster` never reaches it.
+ */
+export async function allListening(port: number, count: number): Promise<void> {
+  const channel = clusterKey('test', 'channel', COMMAND_CHANNEL);
+  await eventually(`${count} replicas in Redis, each subscribed to the command channel`, async () => {
+    const [, subscribers] = (await redisCli(port, 'PUBSUB', 'NUMSUB', channel)).split('\n');
+    return Number(subscribers) === count && (await registeredReplicas(port)) === count;
+  });
+}
+
+/** Each replica entry of the cluster "test" in the Redis on `port`, by key: a sealed record that names its URL. */
+export async function replicaEntries(port: number): Promise<Map<string, string>> {
+  const keys = await replicaKeys(port);
+  return new Map(await Promise.all(keys.map(async (key) => [key, await redisCli(port, 'GET', key)] as const)));
 }
 
 /** The retry of a 2026-07-28 call that asked for input, every request answered. */

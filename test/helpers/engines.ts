@@ -209,6 +209,9 @@ export async function startHaproxy(
       '  timeout connect 2s',
       '  timeout client 60s',
       '  timeout server 60s',
+      // A check answered within this counts: without it a check must answer within `inter` (300 ms), and one
+      // slow /healthz on a loaded machine marks a healthy replica down (all of them: HAProxy's own 503).
+      '  timeout check 2s',
       '  retries 3',
       '  option redispatch',
       // A stopping replica answers 503: the request is sent to another.
