@@ -168,7 +168,7 @@ t.test('calls, prompts and reads over a 2025-era HTTP session keep every guarant
       body: JSON.stringify({ jsonrpc: '2.0', id: 102, method: 'tools/call', params: { name: 'kit.wait' } }),
       signal: dropped.signal,
     });
-    // Dropped once the plugin has the call: the host answers with its stream before the call reaches the plugin.
+    // Dropped once the plugin has the call: the host may answer with its stream before the call reaches the plugin.
     const response = await call;
     t.equal(response.status, 200);
     await pluginHasWaiting(2);
