@@ -6,7 +6,6 @@
  * from TypeScript 7.)
  */
 import { readFileSync } from 'node:fs';
-import { createJiti } from 'jiti';
 import { describeThrown, HostError } from '../errors.js';
 import { endSentence } from './problem-wording.js';
 
@@ -17,6 +16,8 @@ import { endSentence } from './problem-wording.js';
  * config's directory may not be writable.
  */
 export async function loadTypeScriptConfig(file: string): Promise<unknown> {
+  // Loaded here, not with the host: it costs a start about 45 ms of CPU, and most configs are JavaScript.
+  const { createJiti } = await import('jiti');
   const jiti = createJiti(file, { moduleCache: false, fsCache: false });
   try {
     return await jiti.import(file, { default: true });

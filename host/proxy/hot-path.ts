@@ -223,7 +223,7 @@ export class HotPathTransport implements Transport {
     const context = callContext(server, id, controller.signal, extra, this.logLevel, this.inner.sessionId);
     const answer = async (message: JSONRPCMessage) => {
       // The SDK sends a notification a few turns after it is asked to: the answer waits for the call's, or it would overtake its last progress.
-      await Promise.allSettled(context.sent);
+      if (context.sent.length > 0) await Promise.allSettled(context.sent);
       if (controller.signal.aborted) return;
       this.inFlight.delete(id);
       await this.inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
