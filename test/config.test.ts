@@ -534,6 +534,16 @@ t.test('a syntax error names the file, the line and the parse error', async (t) 
   );
 });
 
+t.test('so does one in an ES module config of a CommonJS project (npm init writes "type": "commonjs")', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeFile('package.json', JSON.stringify({ name: 'npm-init-project', version: '1.0.0', type: 'commonjs' }));
+  const file = ws.writeConfig('export default {\n  plugins: [],\n  name: ,\n};\n');
+  t.equal(
+    await loadFailure({ cwd: ws.dir }),
+    `${file}:3: syntax error: Unexpected token ','. Fix: correct line 3, which reads: name: ,`,
+  );
+});
+
 t.test('a config that throws while loading names the file and the error', async (t) => {
   const ws = makeWorkspace(t);
   const file = ws.writeConfig("throw new Error('no secrets file');\n");

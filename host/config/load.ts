@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, defaultLoaders, getDefaultSearchPlaces, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import { describeThrown, HostError } from '../errors.js';
@@ -168,8 +168,7 @@ function isSelfContained(source: string): boolean {
  * file's text as cosmiconfig read it: it is not read a second time.
  */
 async function loadJsFresh(file: string, source: string): Promise<unknown> {
-  const asModule =
-    extname(file) === '.js' && nearestPackageType(dirname(file)) === 'commonjs' && needsModuleSyntax(source);
+  const asModule = loadsAsModule(file, source);
   // The load hook is registered for the rest of the process, and every import after it crosses Node's hooks
   // thread (about 10% of a start). A config that imports nothing is the same module run from its text.
   if (asModule && isSelfContained(source)) {
@@ -177,6 +176,11 @@ async function loadJsFresh(file: string, source: string): Promise<unknown> {
   }
   const module = await importFresh(file, configTag(source), dirname(file), { asModule });
   return module.default;
+}
+
+/** Whether a config is loaded as an ES module though its package says CommonJS: its syntax decides (above). */
+function loadsAsModule(file: string, source: string): boolean {
+  return extname(file) === '.js' && nearestPackageType(dirname(file)) === 'commonjs' && needsModuleSyntax(source);
 }
 
 /** Every failure to read or run the config file, as a HostError naming the file. */
@@ -232,10 +236,12 @@ function loadFailureFix(file: string, error: unknown): string {
  */
 function locateSyntaxError(file: string): { line: number; code: string } | undefined {
   // Without NODE_OPTIONS: preloaded modules (a test runner's, say) could print to stderr too.
-  const check = spawnSync(process.execPath, ['--check', file], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
+  const options = { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } } as const;
+  const source = readFileSync(file, 'utf8');
+  // Checked as what it was loaded as: `--check` of the file itself would parse it as CommonJS, and stop at `export`.
+  const check = loadsAsModule(file, source)
+    ? spawnSync(process.execPath, ['--input-type=module', '--check'], { ...options, input: source })
+    : spawnSync(process.execPath, ['--check', file], options);
   const [location = '', code = ''] = check.stderr.split('\n');
   const line = /:(\d+)$/.exec(location)?.[1];
   return check.status !== 0 && line ? { line: Number(line), code } : undefined;
