@@ -163,7 +163,7 @@ function rawRequest(
   }: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent },
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; reused: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers, ...(agent && { agent }) }, (res) => {
+    const req = httpRequest(url, { method, headers, agent }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -180,8 +180,7 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
 t.test('one host over HTTP', async (t) => {
-  const ws = makeWorkspace();
-  t.teardown(ws.cleanup);
+  const ws = makeWorkspace(t);
   const { config, markers } = writeLab(ws);
   const host = await startHttpHost(t, config);
   t.match(host.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'the bound URL is logged with its real port');
@@ -414,8 +413,7 @@ t.test('one host over HTTP', async (t) => {
 });
 
 t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
-  const ws = makeWorkspace();
-  t.teardown(ws.cleanup);
+  const ws = makeWorkspace(t);
   const { config } = writeLab(ws);
   const host = await startHttpHost(t, config, {
     env: { MCP_HOST_HTTP_TOKENS: 'first-token-0123456789, second-token-0123456789' },
@@ -441,8 +439,7 @@ t.test('bearer auth from MCP_HOST_HTTP_TOKENS', async (t) => {
 });
 
 t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => {
-  const ws = makeWorkspace();
-  t.teardown(ws.cleanup);
+  const ws = makeWorkspace(t);
   const { config } = writeLab(ws);
   const host = await startHttpHost(t, config);
   const legacy = await legacyClient(t, host.url);
@@ -467,8 +464,7 @@ t.test('shutdown ends sessions and streams, and the host exits 0', async (t) => 
 });
 
 t.test('in process: idle 2025-era sessions end, and close() leaves the runtime empty', async (t) => {
-  const ws = makeWorkspace();
-  t.teardown(ws.cleanup);
+  const ws = makeWorkspace(t);
   const { config } = writeLab(ws);
   const { runtime, service } = await serveInProcess(t, config, ws.dir, {
     host: '127.0.0.1',
@@ -515,8 +511,7 @@ t.test('in process: idle 2025-era sessions end, and close() leaves the runtime e
 t.test(
   'in process: a stopping host refuses in words on a connection kept alive from before, then closes it',
   async (t) => {
-    const ws = makeWorkspace();
-    t.teardown(ws.cleanup);
+    const ws = makeWorkspace(t);
     const { config } = writeLab(ws);
     const { service } = await serveInProcess(t, config, ws.dir, { host: '127.0.0.1', port: 0 });
     const health = new URL('/healthz', service.url).href;
@@ -545,8 +540,7 @@ t.test(
 t.test(
   "in process: bound to every interface, only listed names pass, and the open endpoint (http.auth: 'none') is logged",
   async (t) => {
-    const ws = makeWorkspace();
-    t.teardown(ws.cleanup);
+    const ws = makeWorkspace(t);
     const { config } = writeLab(ws);
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
@@ -571,8 +565,7 @@ t.test(
 );
 
 t.test('the config’s http section: served without --http, its allowed names extend the defaults', async (t) => {
-  const ws = makeWorkspace();
-  t.teardown(ws.cleanup);
+  const ws = makeWorkspace(t);
   const { config } = writeLab(ws, {
     http: {
       host: '127.0.0.1',
@@ -621,8 +614,7 @@ t.test('start refuses bad serving flags and a busy port', async (t) => {
   t.equal(both.code, 2);
   t.match(both.stderr, /--stdio and --http exclude each other/);
 
-  const ws = makeWorkspace();
-  t.teardown(ws.cleanup);
+  const ws = makeWorkspace(t);
   const { config } = writeLab(ws);
   const squatter = createServer();
   await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
