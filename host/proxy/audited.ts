@@ -34,9 +34,10 @@ export function isAudited(method: string): boolean {
  * Serve one request with `work` and, when the audit log is on, write its
  * record once it is answered: who asked (identity, session, client), what
  * for, which rule allowed it (or that none did), the mount that serves it,
- * the outcome and how long it took. With the log off this is `work()`.
+ * the outcome and how long it took. With the log off this is `work()`
+ * itself, adding no promise to the call.
  */
-export async function audited(
+export function audited(
   generation: Generation,
   server: Server,
   ctx: ServerContext,
@@ -44,7 +45,17 @@ export async function audited(
   params: Params,
   work: () => Promise<Result>,
 ): Promise<Result> {
-  if (!auditOn()) return work();
+  return auditOn() ? auditedWork(generation, server, ctx, method, params, work) : work();
+}
+
+async function auditedWork(
+  generation: Generation,
+  server: Server,
+  ctx: ServerContext,
+  method: string,
+  params: Params,
+  work: () => Promise<Result>,
+): Promise<Result> {
   const started = performance.now();
   const time = new Date().toISOString();
   const traceId = currentTraceId();

@@ -100,12 +100,14 @@ export async function countCall(config: ResolvedConfig, identity: Identity | und
   }
 }
 
-/** `tools/call` within the limits: counted (countCall), then routed to its mount. */
-export async function callToolWithinLimits(
+/** `tools/call` within the limits: counted (countCall), then routed to its mount; without limits, routed at once. */
+export function callToolWithinLimits(
   generation: Generation,
   params: Record<string, unknown>,
   hooks: CallHooks,
 ): Promise<Record<string, unknown>> {
-  await countCall(generation.config, hooks.identity, String(params.name));
-  return callTool(generation, params, hooks);
+  if (!generation.config.limits) return callTool(generation, params, hooks);
+  return countCall(generation.config, hooks.identity, String(params.name)).then(() =>
+    callTool(generation, params, hooks),
+  );
 }

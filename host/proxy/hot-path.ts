@@ -221,28 +221,39 @@ export class HotPathTransport implements Transport {
       { once: true },
     );
     const context = callContext(server, id, controller.signal, extra, this.logLevel, this.inner.sessionId);
-    const answer = async (message: JSONRPCMessage) => {
-      // The SDK sends a notification a few turns after it is asked to: the answer waits for the call's, or it would overtake its last progress.
-      if (context.sent.length > 0) await Promise.allSettled(context.sent);
+    const answer = (message: JSONRPCMessage): void => {
       if (controller.signal.aborted) return;
       this.inFlight.delete(id);
-      await this.inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
+      this.inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
     };
-    Promise.resolve()
-      // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
-      .then(() => {
+    // Each promise made here also runs the in-process link's async-context hook (in-process-link.ts), which is on
+    // for the whole process: so the answer is chained once, and waits on the call's notifications only if it sent some.
+    const settled = (message: JSONRPCMessage): void => {
+      // The SDK sends a notification a few turns after it is asked to: the answer waits for the call's, or it would overtake its last progress.
+      if (context.sent.length > 0) void Promise.allSettled(context.sent).then(() => answer(message));
+      else answer(message);
+    };
+    // A microtask later, as the SDK dispatches a request: nothing of it runs inside the transport's read.
+    queueMicrotask(() => {
+      let result: Promise<Result>;
+      try {
         if (method === 'tools/call') logCaller(this.runtime.logger, context.ctx, method);
         const scope = this.scopeOf();
         const hooks = callHooksFor(context.ctx, params);
+        // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
         const generation = this.runtime.current.view('legacy');
-        return audited(generation, server, context.ctx, method, params, () =>
+        result = audited(generation, server, context.ctx, method, params, () =>
           route(generation, params, scope ? { ...hooks, scope } : hooks),
         );
-      })
-      .then(
-        (result) => answer({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(result) : result }),
-        (error: unknown) => answer(errorResponse(id, error)),
+      } catch (error) {
+        settled(errorResponse(id, error));
+        return;
+      }
+      result.then(
+        (value) => settled({ jsonrpc: '2.0', id, result: method === 'tools/call' ? withContent(value) : value }),
+        (error: unknown) => settled(errorResponse(id, error)),
       );
+    });
   }
 }
 

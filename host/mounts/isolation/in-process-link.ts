@@ -48,6 +48,13 @@ const serving = new AsyncLocalStorage<{ owner?: PluginCodeClaim; link?: object; 
  */
 const NO_PLUGIN = Object.freeze({});
 
+/**
+ * What `send` returns once a message is handed over: the same settled
+ * promise for every message, since a new one for each would pay the async
+ * context's promise hook (above) twice per call.
+ */
+const HANDED_OVER: Promise<void> = Promise.resolve();
+
 /** Run `work` (a plugin's import, `create()` or `close()`) as the code of the instance that holds `claim`. */
 export function runAsPlugin<T>(claim: PluginCodeClaim, work: () => T): T {
   return serving.run({ owner: claim }, work);
@@ -94,8 +101,8 @@ export function createInProcessLink(
   const extras = new WeakMap<JSONRPCMessage, object>();
   const hostSide: UpstreamChannel = {
     async start() {},
-    async send(message, options) {
-      if (closed) throw new Error('the in-process link is closed');
+    send(message, options) {
+      if (closed) return Promise.reject(new Error('the in-process link is closed'));
       const extra = asHttpRequestInfo(options);
       if (extra) extras.set(message, extra);
       // A plugin that throws while receiving (a hand-written server, a bug
@@ -127,17 +134,19 @@ export function createInProcessLink(
           ? serving.run({ link, id: message.id, ...(owner && { owner }) }, deliver)
           : serving.run(owner ? { owner } : {}, deliver),
       );
+      return HANDED_OVER;
     },
     close: closeBoth,
   };
   const pluginSide: PluginSideTransport = {
     async start() {},
-    async send(message, options) {
-      if (closed) throw new Error('the in-process link is closed');
+    send(message, options) {
+      if (closed) return Promise.reject(new Error('the in-process link is closed'));
       const store = serving.getStore();
       const related = options?.relatedRequestId ?? ('method' in message && store?.link === link ? store.id : undefined);
       // The host handles it outside the plugin's context: a fault there is not the plugin's.
       runAsHost(() => queueMicrotask(() => hostSide.onmessage?.(message, related)));
+      return HANDED_OVER;
     },
     close: closeBoth,
     extraOf: (message) => extras.get(message),

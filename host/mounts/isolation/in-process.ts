@@ -74,9 +74,9 @@ export class InProcessChannel implements ExplainedChannel, FaultOwner {
     this.legacyOnly = !this.connection.modern;
   }
 
-  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if (!this.link) throw new Error(`${this.description} is not started`);
-    await this.link.hostSide.send(message, options);
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (!this.link) return Promise.reject(new Error(`${this.description} is not started`));
+    return this.link.hostSide.send(message, options);
   }
 
   async close(): Promise<void> {
