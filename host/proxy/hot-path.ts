@@ -12,12 +12,13 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { HostRuntime } from '../runtime.js';
 import type { Generation } from '../catalogue/generation.js';
-import type { CallHooks } from '../vocabulary/call-hooks.js';
+import type { CallHooks, CancelSignal } from '../vocabulary/call-hooks.js';
 import type { ClientScope } from '../vocabulary/client-scope.js';
 import { getPrompt, readResource } from '../catalogue/routing.js';
 import { callToolWithinLimits } from './call-limits.js';
 import { isPlainObject } from '../plain-object.js';
 import { telemetryOn } from '../sinks/telemetry.js';
+import { CallCancellation } from './call-cancellation.js';
 import { callHooksFor } from './call-hooks.js';
 import { logCaller } from './caller-log.js';
 import { asProtocolError } from './front-server.js';
@@ -113,7 +114,7 @@ export class HotPathTransport implements Transport {
   /** The SDK's handler, given every message the hot path does not take. */
   private passOn?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** Calls served here and not answered yet, by request id: what a cancellation aborts. */
-  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly inFlight = new Map<RequestId, CallCancellation>();
   /** The level the client set, as the SDK's `Server` keeps it for its own handlers' log messages. */
   private readonly logLevel = new SessionLogLevel();
 
@@ -129,7 +130,7 @@ export class HotPathTransport implements Transport {
       if (!this.served(message, extra)) this.passOn?.(message, extra);
     };
     inner.onclose = () => {
-      for (const controller of this.inFlight.values()) controller.abort(new Error('the connection closed'));
+      for (const cancellation of this.inFlight.values()) cancellation.cancel();
       this.inFlight.clear();
       this.onclose?.();
     };
@@ -198,10 +199,10 @@ export class HotPathTransport implements Transport {
 
   private cancel(params: Params | undefined): void {
     const id = params?.requestId as RequestId | undefined;
-    const controller = id === undefined ? undefined : this.inFlight.get(id);
-    if (!controller) return;
+    const cancellation = id === undefined ? undefined : this.inFlight.get(id);
+    if (!cancellation) return;
     this.inFlight.delete(id!);
-    controller.abort(params?.reason);
+    cancellation.cancel();
   }
 
   private serve(
@@ -212,17 +213,13 @@ export class HotPathTransport implements Transport {
   ): void {
     const { id, method } = request;
     const params = request.params as Params;
-    const controller = new AbortController();
-    this.inFlight.set(id, controller);
+    const cancellation = new CallCancellation();
+    this.inFlight.set(id, cancellation);
     // Over HTTP, a client that drops the POST carrying the call cancels it, as legacy-sessions.ts has the SDK path do.
-    extra?.request?.signal.addEventListener(
-      'abort',
-      () => this.cancel({ requestId: id, reason: 'the client disconnected' }),
-      { once: true },
-    );
-    const context = callContext(server, id, controller.signal, extra, this.logLevel, this.inner.sessionId);
+    extra?.request?.signal.addEventListener('abort', () => this.cancel({ requestId: id }), { once: true });
+    const context = callContext(server, id, cancellation, extra, this.logLevel, this.inner.sessionId);
     const answer = (message: JSONRPCMessage): void => {
-      if (controller.signal.aborted) return;
+      if (cancellation.aborted) return;
       this.inFlight.delete(id);
       this.inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
     };
@@ -259,7 +256,9 @@ export class HotPathTransport implements Transport {
 
 /**
  * What callHooksFor reads of a request's context, as the SDK's `Server`
- * builds it for a 2025-era request: the call's signal, its notifications
+ * builds it for a 2025-era request: the call's signal (a CallCancellation,
+ * which callHooksFor hands on as CallHooks' `signal`: nothing reads it as
+ * an AbortSignal), its notifications
  * and requests tied to it (over HTTP, they travel on the call's own
  * stream), log messages sent at the level the client set, and over HTTP
  * the request, its credentials and its stream controls; and the
@@ -268,7 +267,7 @@ export class HotPathTransport implements Transport {
 function callContext(
   server: Server,
   id: RequestId,
-  signal: AbortSignal,
+  signal: CancelSignal,
   extra: MessageExtraInfo | undefined,
   logLevel: SessionLogLevel,
   sessionId: string | undefined,

@@ -6,12 +6,23 @@ type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
 
 /**
+ * What a forwarded request's cancellation offers the mounts: an
+ * `AbortSignal` is one; the hot path's own is lighter
+ * (proxy/call-cancellation.ts).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
  * The hooks of one forwarded request: how the upstream's traffic about that
  * request reaches the client that made it.
  */
 export interface CallHooks {
   /** The client cancelled or went away: cancel upstream too. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** The upstream's progress for this call, with the host's token already removed. */
   onProgress?: (progress: Params) => void;
   /**
