@@ -80,7 +80,7 @@ const RAW = `export default {
             } });
           }
           if (message.method === 'tools/list') {
-            return answer(message.id, { result: { tools: ['structured', 'malformed'].map((name) => ({ name, inputSchema: { type: 'object' } })) } });
+            return answer(message.id, { result: { tools: ['structured', 'malformed', 'changing'].map((name) => ({ name, inputSchema: { type: 'object' } })) } });
           }
           if (message.method === 'resources/list') return answer(message.id, { result: { resources: [] } });
           if (message.method === 'resources/templates/list') return answer(message.id, { result: { resourceTemplates: [] } });
@@ -89,6 +89,14 @@ const RAW = `export default {
           }
           if (message.method === 'tools/call' && message.params.name === 'structured') {
             return answer(message.id, { result: { structuredContent: { n: 1 } } });
+          }
+          if (message.method === 'tools/call' && message.params.name === 'changing') {
+            // The result is changed after it is answered, \`after\` microtasks later: malformed, and 100 KB.
+            const result = { content: [{ type: 'text', text: 'as answered' }] };
+            answer(message.id, { result });
+            let left = message.params.arguments.after;
+            const change = () => (left-- > 0 ? queueMicrotask(change) : (result.content = 'x'.repeat(100000)));
+            return change();
           }
           if (message.method === 'tools/call') return answer(message.id, { result: { content: 'not a list' } });
           answer(message.id, { error: { code: -32601, message: 'Method not found' } });
@@ -166,6 +174,23 @@ t.test('calls, prompts and reads keep every guarantee on the hot path', async (t
       });
       const structured = await client.callTool({ name: 'raw.structured' });
       t.same(structured, { structuredContent: { n: 1 }, content: [] });
+    },
+  );
+
+  await t.test(
+    'what the client is sent is the result the host checked, though the plugin changes it afterwards',
+    async (t) => {
+      // However many microtasks later an in-process plugin changes the result it answered with, the client gets
+      // either the result as it was checked, or, when the change came before the check, the check's refusal.
+      const outcomes = new Set<string>();
+      for (let after = 0; after <= 30; after++) {
+        const outcome = await client.callTool({ name: 'raw.changing', arguments: { after } }).then(
+          (result) => `answered ${JSON.stringify(result.content)}`,
+          (error: unknown) => `refused: ${(error as Error).message}`,
+        );
+        outcomes.add(outcome.replace(/plugin "raw".*not a valid MCP CallToolResult: content.*/, 'not valid'));
+      }
+      t.same([...outcomes].sort(), ['answered [{"type":"text","text":"as answered"}]', 'refused: not valid']);
     },
   );
 

@@ -1,5 +1,6 @@
 import { specTypeSchemas, type SpecTypeName } from '@modelcontextprotocol/server';
 import { describeThrown, type Problem } from '../errors.js';
+import { recordCheckedText } from '../vocabulary/checked-result-text.js';
 
 /** How to fix a result over a mount's `maxResultBytes`, wherever it is caught. */
 export const TOO_BIG_FIX =
@@ -64,7 +65,9 @@ export function resultProblem(
   const outcome = specTypeSchemas[type]['~standard'].validate(result);
   if (outcome instanceof Promise) return undefined;
   if (!outcome.issues) {
+    // A list page's text is kept by its mount; a call's, get's or read's goes with the result to the wire.
     if (lastValid) lastValid.text = text;
+    else recordCheckedText(result as object, text);
     return undefined;
   }
   const [first] = outcome.issues;

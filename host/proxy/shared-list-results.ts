@@ -1,5 +1,6 @@
 import { serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Generation } from '../catalogue/generation.js';
+import { checkedText } from '../vocabulary/checked-result-text.js';
 import { LIST_KINDS, type ListKind } from '../vocabulary/list-kinds.js';
 
 type ListResult = Record<string, unknown>;
@@ -64,10 +65,18 @@ function sameItems(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The line for `message` on a newline-delimited wire, with a shared result's text made only once. */
+/**
+ * The line for `message` on a newline-delimited wire: a shared list
+ * result's text made only once, and a checked result's written from the
+ * text its check made (vocabulary/checked-result-text.ts).
+ */
 export function messageLine(message: JSONRPCMessage): string {
-  if (!('result' in message) || !texts.has(message.result)) return serializeMessage(message);
-  let text = texts.get(message.result);
-  if (text === undefined) texts.set(message.result, (text = JSON.stringify(message.result)));
+  if (!('result' in message)) return serializeMessage(message);
+  let text = checkedText(message.result);
+  if (text === undefined) {
+    if (!texts.has(message.result)) return serializeMessage(message);
+    text = texts.get(message.result);
+    if (text === undefined) texts.set(message.result, (text = JSON.stringify(message.result)));
+  }
   return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${text}}\n`;
 }
