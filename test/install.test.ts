@@ -98,8 +98,14 @@ t.test('install the packed tarball globally, as the README says', async (t) => {
   t.equal(packed.stdout.trim().split('\n').at(-1), `mcp-host-${PACKAGE_VERSION}.tgz`);
   const installed = await bash(t, readmeBlock('## Install', 'sh', 1), root, "the README's global install");
   t.match(installed, `${PACKAGE_VERSION}\n`, 'mcp-host --version answers from any directory');
-  const stated = /\((\d+) packages once installed\)/.exec(readmeBlock('## Install', 'sh', 0))?.[1];
-  t.match(installed, `added ${stated} packages`, 'the README states how many packages the install adds');
+  // The install resolves each dependency afresh from the registry, so the count moves when one of them adds or
+  // drops a dependency of its own: the README's figure is held to within a tenth, not to the package.
+  const stated = Number(/\(about (\d+) packages once installed\)/.exec(readmeBlock('## Install', 'sh', 0))?.[1]);
+  const added = Number(/added (\d+) packages/.exec(installed)?.[1]);
+  t.ok(
+    Math.abs(added - stated) <= stated / 10,
+    `the README says about how many packages the install adds: ${stated}, and it added ${added}`,
+  );
 
   // Per project: the same file, beside a project's config.
   const project = join(root, 'per-project');
