@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
-import type { UpstreamChannel } from './channel.js';
+import type { SendOptions, UpstreamChannel } from './channel.js';
 import type { ForwardedHeader } from '../config/forward-headers.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
@@ -246,10 +246,13 @@ export class UpstreamPeer {
     this.pending.set(id, pending);
     this.armTimeout(pending);
     if (this.modern) sentParams = enveloped(sentParams, hooks.modernClient);
-    const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, ...(sentParams ? { params: sentParams } : {}) };
+    // Built by assignment, not by spreading optional parts: every call pays for these two objects.
+    const message: JSONRPCRequest = { jsonrpc: '2.0', id, method };
+    if (sentParams) message.params = sentParams;
+    const options: SendOptions = { closeSSE: hooks.closeSSE, closeStandaloneSSE: hooks.closeStandaloneSSE };
     const headers = forwarded(this.options.forwardHeaders, hooks.clientHeaders);
-    const { closeSSE, closeStandaloneSSE, identity } = hooks;
-    const options = { ...(headers && { headers }), closeSSE, closeStandaloneSSE, ...(identity && { identity }) };
+    if (headers) options.headers = headers;
+    if (hooks.identity) options.identity = hooks.identity;
     this.channel.send(message, options).catch((error: unknown) => {
       this.settle(id, (p) => p.reject(new RpcError(ErrorCode.ConnectionClosed, this.sendFailure(error))));
     });

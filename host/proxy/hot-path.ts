@@ -235,13 +235,13 @@ export class HotPathTransport implements Transport {
       let result: Promise<Result>;
       try {
         if (method === 'tools/call') logCaller(this.runtime.logger, context.ctx, method);
-        const scope = this.scopeOf();
         const hooks = callHooksFor(context.ctx, params);
+        // Set on the hooks made for this call, not spread into a copy of them: a copy per call shows in its profile.
+        const scope = this.scopeOf();
+        if (scope) hooks.scope = scope;
         // A 2025-era session is served the legacy view: a dual-era upstream's legacy face (generation.ts).
         const generation = this.runtime.current.view('legacy');
-        result = audited(generation, server, context.ctx, method, params, () =>
-          route(generation, params, scope ? { ...hooks, scope } : hooks),
-        );
+        result = audited(generation, server, context.ctx, method, params, () => route(generation, params, hooks));
       } catch (error) {
         settled(errorResponse(id, error));
         return;
