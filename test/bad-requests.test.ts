@@ -71,6 +71,10 @@ t.test('over stdio, each bad message gets the spec’s answer and the connection
     ],
     ['an object as id', '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', null, -32600, INVALID_REQUEST],
     ['a null id', '{"jsonrpc":"2.0","id":null,"method":"ping"}', null, -32600, INVALID_REQUEST],
+    // At the edges of the wire's own check of a plain request (stdio-wire.ts): each goes to the SDK's schema.
+    ['a fractional id', '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 1.5, -32600, INVALID_REQUEST],
+    ['a number as method', '{"jsonrpc":"2.0","id":"c","method":5}', 'c', -32600, INVALID_REQUEST],
+    ['a key JSON-RPC has not', '{"jsonrpc":"2.0","id":"d","method":"ping","extra":1}', 'd', -32600, INVALID_REQUEST],
     ['a number', '42', null, -32600, INVALID_REQUEST],
   ];
   for (const [what, line, id, code, message] of refusals) {
