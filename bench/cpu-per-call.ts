@@ -1,30 +1,36 @@
 /**
  * CPU time per call (part of `npm run bench`): what the serving process
  * spends on each `tools/call`, through the host and served directly
- * (`serveStdio`), read from the kernel's account of the process
- * (`/proc/PID/stat`, user + system) over a fixed number of sequential calls
- * after a warm-up. Unlike a wall-clock rate it hardly moves with the
- * machine's load (other processes' time is not counted), so the host's
- * own cost can be judged on a busy machine. Each client line is measured,
- * since the client is the same on both sides; the client's own CPU per call
- * is printed too, and the sequential ratio it implies when the client,
- * the server and the pipe take turns (as one call at a time does):
- * (client + host) / (client + direct). The SDK-only proxy (sdk-proxy.ts)
- * is measured beside them: the floor of a second SDK dispatch.
+ * (`serveStdio`), read from the kernel's account of every thread of the
+ * process (`/proc/PID/task/TID/schedstat`, in nanoseconds) over a fixed
+ * number of sequential calls after a warm-up. Unlike a wall-clock rate it
+ * hardly moves with the machine's load (other processes' time is not
+ * counted), so the host's own cost can be judged on a busy machine. The
+ * servers compared are all started at once and measured in alternating
+ * rounds (BENCH_CPU_ROUNDS, 10), so that a drift in the machine's speed
+ * during the run, which on a shared 2-core machine moves a server's figure
+ * by more than the host's whole cost, falls on all of them alike. Each
+ * client line is measured, since the client is the same on both sides; the
+ * client's own CPU per call is printed too, and the sequential ratio it
+ * implies when the client, the server and the pipe take turns (as one call
+ * at a time does): (client + host) / (client + direct). The SDK-only proxy
+ * (sdk-proxy.ts) is measured beside them: the floor of a second SDK
+ * dispatch.
  *
  * Over Streamable HTTP (2025-era sessions) the direct server is
  * `createMcpHandler` (serve-handler-http.ts), the goal's baseline, and the
  * SDK-only proxy is served on the sessionful wiring (streamable-http.ts);
  * the implied ratio is judged against the same 1.15x.
  *
- * BENCH_CPU_CALLS (10,000) sets the number of calls measured;
+ * BENCH_CPU_CALLS (10,000) sets the number of calls measured, over
+ * BENCH_CPU_ROUNDS (10) rounds;
  * BENCH_TRANSPORTS (`stdio,http`) narrows the transports;
  * BENCH_OTHER_CLI names another build's `dist/host/cli.js` to measure
  * beside this one (e.g. the commit before a change).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -35,12 +41,12 @@ import { CLI } from '../test/helpers/host.js';
 import { REPO_ROOT } from '../test/helpers/packages.js';
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_CPU_ROUNDS ?? 10);
 const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'stdio,http').split(',') as Transport[];
 const WARMUP = 3_000;
 /** Issue #31's sequential goal over stdio, held to the ratio the CPU times imply. */
 const GOAL = 1.15;
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
-const TICKS_PER_SECOND = 100;
 
 type Transport = 'stdio' | 'http';
 
@@ -52,12 +58,17 @@ interface Served {
   close(): Promise<void>;
 }
 
-/** CPU seconds a process has used, user + system. */
+/** CPU seconds a process's threads have run (the GC's and the compiler's helpers included). */
 function cpuSeconds(pid: number): number {
-  // The command may hold spaces and parentheses: the fields after its closing one are fixed.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  let nanoseconds = 0;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read: its time is in no later reading either.
+    }
+  }
+  return nanoseconds / 1e9;
 }
 
 const info = { name: 'mcp-host-bench', version: '1.0.0' };
@@ -117,18 +128,27 @@ async function serveHttp(line: 'v1' | 'v2', name: string, args: string[], tool: 
   };
 }
 
-/** CPU ms per call of the server and of this (the client's) process, over CALLS sequential calls; then it is closed. */
-async function measure(target: Served): Promise<{ server: number; client: number }> {
-  for (let i = 0; i < WARMUP; i++) await target.call(target.tool);
-  const [server, client] = [cpuSeconds(target.pid), process.cpuUsage()];
-  for (let i = 0; i < CALLS; i++) await target.call(target.tool);
-  const clientUsed = process.cpuUsage(client);
-  const serverUsed = cpuSeconds(target.pid) - server;
-  await target.close();
-  return {
-    server: (serverUsed * 1000) / CALLS,
-    client: (clientUsed.user + clientUsed.system) / 1000 / CALLS,
-  };
+/**
+ * CPU ms per call of each server and of this (the client's) process for
+ * it: every target warmed up, then CALLS sequential calls each, in ROUNDS
+ * alternating rounds; then they are closed.
+ */
+async function measure(targets: Served[]): Promise<{ server: number; client: number }[]> {
+  for (const target of targets) for (let i = 0; i < WARMUP; i++) await target.call(target.tool);
+  const used = targets.map(() => ({ server: 0, client: 0 }));
+  const perRound = Math.ceil(CALLS / ROUNDS);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, target] of targets.entries()) {
+      const [server, client] = [cpuSeconds(target.pid), process.cpuUsage()];
+      for (let i = 0; i < perRound; i++) await target.call(target.tool);
+      const clientUsed = process.cpuUsage(client);
+      used[index]!.server += cpuSeconds(target.pid) - server;
+      used[index]!.client += (clientUsed.user + clientUsed.system) / 1e6;
+    }
+  }
+  for (const target of targets) await target.close();
+  const calls = perRound * ROUNDS;
+  return used.map(({ server, client }) => ({ server: (server * 1000) / calls, client: (client * 1000) / calls }));
 }
 
 const dir = join(REPO_ROOT, '.tmp', 'bench');
@@ -161,23 +181,29 @@ for (const transport of TRANSPORTS) {
   const servers = SERVERS[transport];
   for (const line of ['v1', 'v2'] as const) {
     console.log(
-      `\nCPU time per tools/call, ${transport}, ${line} client, ${CALLS} sequential calls after ${WARMUP}${transport === 'http' ? ' (direct: createMcpHandler)' : ''}`,
+      `\nCPU time per tools/call, ${transport}, ${line} client, ${CALLS} sequential calls in ${ROUNDS} alternating rounds after ${WARMUP}${transport === 'http' ? ' (direct: createMcpHandler)' : ''}`,
     );
     for (const tool of ['noop_0', 'echo']) {
-      const direct = await measure(await serve(transport, line, 'direct', servers.direct, tool));
-      for (const { name, cli } of hosts) {
-        const host = await measure(
-          await serve(transport, line, name, [cli, 'start', '--config', config, ...servers.host], `bench.${tool}`),
-        );
-        const implied = (direct.client + host.server) / (direct.client + direct.server);
+      const kind = tool === 'echo' ? 'zod schema' : 'no input schema';
+      // The floor of any SDK-built proxy (a second SDK dispatch) is measured beside them: the host is to be under it.
+      const [direct, floor, ...measured] = await measure([
+        await serve(transport, line, 'direct', servers.direct, tool),
+        await serve(transport, line, 'sdk-proxy', servers.floor, tool),
+        ...(await Promise.all(
+          hosts.map(({ name, cli }) =>
+            serve(transport, line, name, [cli, 'start', '--config', config, ...servers.host], `bench.${tool}`),
+          ),
+        )),
+      ]);
+      for (const [index, { name }] of hosts.entries()) {
+        const host = measured[index]!;
+        const implied = (direct!.client + host.server) / (direct!.client + direct!.server);
         console.log(
-          `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
+          `${`tools/call ${kind}, ${name}`.padEnd(46)} direct ${direct!.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct!.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
         );
       }
-      // The floor of any SDK-built proxy (a second SDK dispatch), beside it: the host is to be under it.
-      const floor = await measure(await serve(transport, line, 'sdk-proxy', servers.floor, tool));
       console.log(
-        `${`tools/call ${tool === 'echo' ? 'zod schema' : 'no input schema'}, sdk-proxy`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   sdk-proxy ${floor.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
+        `${`tools/call ${kind}, sdk-proxy`.padEnd(46)} direct ${direct!.server.toFixed(3)} ms   sdk-proxy ${floor!.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
       );
     }
   }
