@@ -36,7 +36,7 @@ export const LAYERS = [
   ['config'],
   // The interfaces the layers above them call; telemetry/, cluster/ and the serving layers implement them.
   ['sinks'],
-  // What every layer speaks of: list kinds, cache hints, a call's hooks, a continuation's owner.
+  // What every layer speaks of: list kinds, cache hints, a call's hooks, a continuation's owner, a checked result's text.
   ['vocabulary'],
 ];
 const LOWEST = LAYERS.length;
