@@ -45,17 +45,7 @@ export function audited(
   params: Params,
   work: () => Promise<Result>,
 ): Promise<Result> {
-  return auditOn() ? auditedWork(generation, server, ctx, method, params, work) : work();
-}
-
-async function auditedWork(
-  generation: Generation,
-  server: Server,
-  ctx: ServerContext,
-  method: string,
-  params: Params,
-  work: () => Promise<Result>,
-): Promise<Result> {
+  if (!auditOn()) return work();
   const started = performance.now();
   const time = new Date().toISOString();
   const traceId = currentTraceId();
@@ -68,16 +58,19 @@ async function auditedWork(
       ...(traceId !== undefined && { traceId }),
       ...(recordsArguments() && params.arguments !== undefined && { arguments: params.arguments }),
     });
-  try {
-    const result = await work();
-    record({ outcome: result.isError === true ? 'tool_error' : 'ok' });
-    return result;
-  } catch (error) {
-    // A call a limit refused was allowed by the rules and refused by the limit: the record names the limit.
-    const limited: Partial<AuditRecord> = error instanceof CallLimited ? { decision: 'refuse', rule: error.limit } : {};
-    record({ outcome: 'error', ...(codeOf(error) !== undefined && { code: codeOf(error) }), ...limited });
-    throw error;
-  }
+  return (async () => {
+    try {
+      const result = await work();
+      record({ outcome: result.isError === true ? 'tool_error' : 'ok' });
+      return result;
+    } catch (error) {
+      // A call a limit refused was allowed by the rules and refused by the limit: the record names the limit.
+      const limited: Partial<AuditRecord> =
+        error instanceof CallLimited ? { decision: 'refuse', rule: error.limit } : {};
+      record({ outcome: 'error', ...(codeOf(error) !== undefined && { code: codeOf(error) }), ...limited });
+      throw error;
+    }
+  })();
 }
 
 /** The record's who, what and which rule. */
