@@ -257,12 +257,12 @@ export class HotPathTransport implements Transport {
 /**
  * What callHooksFor reads of a request's context, as the SDK's `Server`
  * builds it for a 2025-era request: the call's signal (a CallCancellation,
- * which callHooksFor hands on as CallHooks' `signal`: nothing reads it as
- * an AbortSignal), its notifications
- * and requests tied to it (over HTTP, they travel on the call's own
- * stream), log messages sent at the level the client set, and over HTTP
- * the request, its credentials and its stream controls; and the
- * notifications sent for it so far, which its answer must not overtake.
+ * which callHooksFor hands on as CallHooks' `signal`: nothing reads it as an
+ * AbortSignal), its notifications and requests tied to it (over HTTP, they
+ * travel on the call's own stream), log messages sent at the level the
+ * client set, and over HTTP the request, its credentials and its stream
+ * controls; and the notifications sent for it so far, which its answer must
+ * not overtake.
  */
 function callContext(
   server: Server,
