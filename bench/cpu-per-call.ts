@@ -28,6 +28,7 @@
  * BENCH_OTHER_CLI names another build's `dist/host/cli.js` to measure
  * beside this one (e.g. the commit before a change).
  */
+import './abort-signal-warnings.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -30,6 +30,7 @@
  * BENCH_ONLY=many-tools the 10,000-tool rows, BENCH_STARTS (5) sets how many
  * starts are timed.
  */
+import './abort-signal-warnings.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
