@@ -165,12 +165,12 @@ export class Mount {
       const problem = this.outageProblem ?? { where: this.description, what: `is ${this.state}.` };
       return Promise.reject(new RpcError(ErrorCode.InternalError, formatProblem(problem)));
     }
-    const check = (result: Record<string, unknown>) => this.checked(method, result);
-    if (hooks?.scope && this.sessionPeers) {
-      return this.sessionPeers.peerFor(hooks.scope).then((peer) => peer.request(method, params, hooks).then(check));
-    }
     // Not an async function: on the hot path each promise also pays the in-process link's async context.
-    return this.peer.request(method, params, hooks).then(check);
+    const answer =
+      hooks?.scope && this.sessionPeers
+        ? this.sessionPeers.peerFor(hooks.scope).then((peer) => peer.request(method, params, hooks))
+        : this.peer.request(method, params, hooks);
+    return answer.then((result) => this.checked(method, result));
   }
 
   /** Client calls waiting for an answer, on the shared upstream and on the sessions' own. */

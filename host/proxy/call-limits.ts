@@ -80,9 +80,9 @@ function limitsOf(config: ResolvedConfig): Limits {
  * (the first perTool glob that matches, and the default), refusing it with
  * CallLimited once one is spent. A tool the identity may not use is not
  * counted: its call is answered as unknown, whatever the limits say.
+ * Only for a config that sets limits (callToolWithinLimits asks).
  */
-export async function countCall(config: ResolvedConfig, identity: Identity | undefined, tool: string): Promise<void> {
-  if (!config.limits) return;
+async function countCall(config: ResolvedConfig, identity: Identity | undefined, tool: string): Promise<void> {
   const who = identity ?? ANONYMOUS_IDENTITY;
   if (!accessViewOf(config, who).allows('tools', tool)) return;
   const { perTool, overall } = limitsOf(config);
