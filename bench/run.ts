@@ -7,7 +7,8 @@
  * and each call row is timed on a tool without an input schema (the path's
  * own cost) and on one with a zod schema; host and direct are measured in
  * alternating rounds so machine noise hits both alike, and each figure is
- * printed with the ratio host/direct of the time per call (1.00x = free).
+ * printed with the ratio host/direct of the time per call (1.00x = free):
+ * the median of the rounds' own ratios, with their range.
  * A third server is measured beside them, over each transport: the plugin
  * behind the least proxy the SDK allows (`serve-sdk-proxy-stdio.ts`,
  * `serve-sdk-proxy-http.ts`), the floor any SDK-built proxy pays;
@@ -239,7 +240,15 @@ async function measureCalls(
   );
 }
 
-/** `subject` (the host) against `baseline` (direct), in alternating rounds: both figures, and the ratio of the time per operation. */
+/**
+ * `subject` (the host) against `baseline` (direct), in alternating rounds:
+ * both figures, and the ratio of the time per operation. The ratio judged is
+ * the median of each round's own (the subject's round over the baseline's
+ * next to it), with their range beside it: this machine's speed drifts by
+ * more than the host's cost within a run, and a ratio of the totals is moved
+ * by one slow round on either side (in one quiet run the same host served
+ * 3,425 and 5,444 calls/s in two rows a minute apart).
+ */
 async function measure(
   label: string,
   workload: Workload,
@@ -248,18 +257,24 @@ async function measure(
   goal: Goal,
 ): Promise<void> {
   const totals = new Map([subject, baseline].map((target) => [target, { ops: 0, ms: 0 }]));
+  const roundRatios: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first so neither always runs on a warmer machine.
     const order = round % 2 === 0 ? [subject, baseline] : [baseline, subject];
+    const perOpThisRound = new Map<Target, number>();
     for (const target of order) {
       const { ops, ms } = await timed(workload, target);
       totals.get(target)!.ops += ops;
       totals.get(target)!.ms += ms;
+      perOpThisRound.set(target, ms / ops);
     }
+    roundRatios.push(perOpThisRound.get(subject)! / perOpThisRound.get(baseline)!);
   }
   const [s, b] = [totals.get(subject)!, totals.get(baseline)!];
   const perOp = (t: { ops: number; ms: number }) => t.ms / t.ops;
-  const ratio = perOp(s) / perOp(b);
+  roundRatios.sort((x, y) => x - y);
+  const ratio = roundRatios[Math.floor(roundRatios.length / 2)]!;
+  const spread = `(rounds ${roundRatios[0]!.toFixed(2)}-${roundRatios.at(-1)!.toFixed(2)}x)`;
   const figure = (t: { ops: number; ms: number }) =>
     perOp(t) >= 10 ? `${perOp(t).toFixed(1)} ms` : `${((t.ops / t.ms) * 1000).toFixed(0)}/s`;
   let verdict = '';
@@ -270,7 +285,7 @@ async function measure(
   console.log(
     `${label.padEnd(46)} ${baseline.name} ${figure(b).padStart(8)}   ${subject.name} ${figure(s).padStart(8)}   ${ratioName} ${ratio
       .toFixed(2)
-      .padStart(5)}x   ${verdict}`,
+      .padStart(5)}x ${spread}   ${verdict}`,
   );
 }
 
