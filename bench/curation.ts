@@ -18,6 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Curation } from '../host/catalogue/curation.js';
 import { CLI } from '../test/helpers/host.js';
 import { REPO_ROOT } from '../test/helpers/packages.js';
+import { median } from './median.js';
 
 const TOOLS = 10_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -119,12 +120,6 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();
   await work();
   return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-/** The middle sample: one load spike on a shared machine moves a mean, not a median. */
-function median(samples: readonly number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const dir = writeWorkspace();

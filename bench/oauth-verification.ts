@@ -16,6 +16,7 @@ import { OAuthResourceServer, type BearerGate } from '../host/serve/oauth-resour
 import { bearerGate } from '../host/serve/http-auth.js';
 import { JWT_ALGORITHMS } from '../host/config/validate.js';
 import { startOpenIdProvider } from '../test/helpers/openid-provider.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -88,9 +89,3 @@ console.log(
 console.log(`  ${'static token'.padEnd(28)} ${floor.toFixed(4)} ms   no goal: the floor, for context`);
 console.log(`  JWKS fetches: ${idp.jwksFetches()} (1: cached after the first)`);
 for (const teardown of teardowns) await teardown();
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}

@@ -48,6 +48,7 @@ import { writeBenchConfig, writeBenchPlugin } from './plugin-workspace.js';
 import type { Isolation } from '../host/config/types.js';
 import { findBubblewrap } from '../host/loader/sandbox-available.js';
 import { residentKb } from '../host/mounts/isolation/memory-watch.js';
+import { median } from './median.js';
 
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -272,9 +273,8 @@ async function measure(
   }
   const [s, b] = [totals.get(subject)!, totals.get(baseline)!];
   const perOp = (t: { ops: number; ms: number }) => t.ms / t.ops;
-  roundRatios.sort((x, y) => x - y);
-  const ratio = roundRatios[Math.floor(roundRatios.length / 2)]!;
-  const spread = `(rounds ${roundRatios[0]!.toFixed(2)}-${roundRatios.at(-1)!.toFixed(2)}x)`;
+  const ratio = median(roundRatios);
+  const spread = `(rounds ${Math.min(...roundRatios).toFixed(2)}-${Math.max(...roundRatios).toFixed(2)}x)`;
   const figure = (t: { ops: number; ms: number }) =>
     perOp(t) >= 10 ? `${perOp(t).toFixed(1)} ms` : `${((t.ops / t.ms) * 1000).toFixed(0)}/s`;
   let verdict = '';
@@ -415,7 +415,6 @@ async function compareStartTime(): Promise<void> {
       samples.floor.push(await timeToFirstList(node, [sdkProxy, ...entries]));
       samples.direct.push(await timeToFirstList(node, [directStdio, join(plugin, 'index.js')]));
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const [host, floor, direct] = [median(samples.host), median(samples.floor), median(samples.direct)];
     const ratio = host / direct;
     const range = (values: number[]) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;

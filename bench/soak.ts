@@ -41,6 +41,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { CLI } from '../test/helpers/host.js';
 import { makeWorkspace, type Workspace } from '../test/helpers/packages.js';
 import { findBubblewrap } from '../host/loader/sandbox-available.js';
+import { median } from './median.js';
 
 export interface SoakOptions {
   seconds: number;
@@ -98,11 +99,6 @@ export const MAX_HEAP_GROWTH_MIB = 3;
  */
 export function heapGrowthMiB(samples: number[]): number {
   const quarter = Math.max(1, Math.floor(samples.length / 4));
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
   const growth = median(samples.slice(-quarter)) - median(samples.slice(quarter, 2 * quarter));
   return Math.round(growth * 10) / 10;
 }

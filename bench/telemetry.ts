@@ -20,6 +20,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI } from '../test/helpers/host.js';
 import { REPO_ROOT } from '../test/helpers/packages.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
@@ -110,9 +111,3 @@ const deadline = Date.now() + 10_000;
 while (receiver.spans() < made && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 console.log(`  spans received by the OTLP receiver: ${receiver.spans()} of ${made} made`);
 receiver.close();
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
