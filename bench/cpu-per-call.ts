@@ -187,7 +187,7 @@ for (const transport of TRANSPORTS) {
     for (const tool of ['noop_0', 'echo']) {
       const kind = tool === 'echo' ? 'zod schema' : 'no input schema';
       // The floor of any SDK-built proxy (a second SDK dispatch) is measured beside them: the host is to be under it.
-      const [direct, floor, ...measured] = await measure([
+      const results = await measure([
         await serve(transport, line, 'direct', servers.direct, tool),
         await serve(transport, line, 'sdk-proxy', servers.floor, tool),
         ...(await Promise.all(
@@ -196,15 +196,17 @@ for (const transport of TRANSPORTS) {
           ),
         )),
       ]);
+      // In the order served: direct, the floor, then each host.
+      const [direct, floor] = [results[0]!, results[1]!];
       for (const [index, { name }] of hosts.entries()) {
-        const host = measured[index]!;
-        const implied = (direct!.client + host.server) / (direct!.client + direct!.server);
+        const host = results[2 + index]!;
+        const implied = (direct.client + host.server) / (direct.client + direct.server);
         console.log(
-          `${`tools/call ${kind}, ${name}`.padEnd(46)} direct ${direct!.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct!.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
+          `${`tools/call ${kind}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
         );
       }
       console.log(
-        `${`tools/call ${kind}, sdk-proxy`.padEnd(46)} direct ${direct!.server.toFixed(3)} ms   sdk-proxy ${floor!.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
+        `${`tools/call ${kind}, sdk-proxy`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   sdk-proxy ${floor.server.toFixed(3)} ms   no goal: the floor the host is to be under`,
       );
     }
   }

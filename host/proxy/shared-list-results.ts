@@ -72,11 +72,15 @@ function sameItems(a: unknown, b: unknown): boolean {
  */
 export function messageLine(message: JSONRPCMessage): string {
   if (!('result' in message)) return serializeMessage(message);
-  let text = checkedText(message.result);
-  if (text === undefined) {
-    if (!texts.has(message.result)) return serializeMessage(message);
-    text = texts.get(message.result);
-    if (text === undefined) texts.set(message.result, (text = JSON.stringify(message.result)));
-  }
+  const text = checkedText(message.result) ?? sharedText(message.result);
+  if (text === undefined) return serializeMessage(message);
   return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${text}}\n`;
+}
+
+/** The text of a shared list result, made the first time it is written; undefined for any other result. */
+function sharedText(result: object): string | undefined {
+  if (!texts.has(result)) return undefined;
+  let text = texts.get(result);
+  if (text === undefined) texts.set(result, (text = JSON.stringify(result)));
+  return text;
 }
