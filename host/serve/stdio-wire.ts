@@ -14,13 +14,7 @@ import { isPlainObject } from '../plain-object.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import { messageLine } from '../proxy/shared-list-results.js';
 import { writeAsHost } from '../mounts/plugin-output.js';
-
-/**
- * What `send` returns: the same settled promise for every line, since a new
- * one for each would pay the in-process link's promise hook
- * (in-process-link.ts) on every answer.
- */
-const WRITTEN: Promise<void> = Promise.resolve();
+import { SENT } from '../vocabulary/sent.js';
 
 export interface WireObserver {
   received(message: JSONRPCMessage): void;
@@ -119,7 +113,7 @@ export class StdioWire implements Transport {
     }
     // Resolved at once: the SDK awaits each send, and a sender held until
     // the drain would keep its answer (and its request) alive meanwhile.
-    return WRITTEN;
+    return SENT;
   }
 
   /** Write `line` now, and mark this turn as written: answers after it in the turn are batched. */

@@ -4,6 +4,7 @@ import type { SendOptions, UpstreamChannel } from '../channel.js';
 import { describeThrown } from '../../errors.js';
 import { ErrorCode } from '../../rpc-error.js';
 import type { PluginCodeClaim } from '../plugin-code-claim.js';
+import { SENT } from '../../vocabulary/sent.js';
 
 /**
  * The transport a plugin's server connects to, as either SDK line sees it:
@@ -47,13 +48,6 @@ const serving = new AsyncLocalStorage<{ owner?: PluginCodeClaim; link?: object; 
  * again, for every message a plugin sends.
  */
 const NO_PLUGIN = Object.freeze({});
-
-/**
- * What `send` returns once a message is handed over: the same settled
- * promise for every message, since a new one for each would pay the async
- * context's promise hook (above) twice per call.
- */
-const HANDED_OVER: Promise<void> = Promise.resolve();
 
 /** Run `work` (a plugin's import, `create()` or `close()`) as the code of the instance that holds `claim`. */
 export function runAsPlugin<T>(claim: PluginCodeClaim, work: () => T): T {
@@ -134,7 +128,7 @@ export function createInProcessLink(
           ? serving.run({ link, id: message.id, ...(owner && { owner }) }, deliver)
           : serving.run(owner ? { owner } : {}, deliver),
       );
-      return HANDED_OVER;
+      return SENT;
     },
     close: closeBoth,
   };
@@ -146,7 +140,7 @@ export function createInProcessLink(
       const related = options?.relatedRequestId ?? ('method' in message && store?.link === link ? store.id : undefined);
       // The host handles it outside the plugin's context: a fault there is not the plugin's.
       runAsHost(() => queueMicrotask(() => hostSide.onmessage?.(message, related)));
-      return HANDED_OVER;
+      return SENT;
     },
     close: closeBoth,
     extraOf: (message) => extras.get(message),

@@ -18,6 +18,7 @@ import { Heartbeat } from './heartbeat.js';
 import { watchMemory } from './memory-watch.js';
 import { grantFix, permissionFlags, pluginEnvironment } from './permissions.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
+import { SENT } from '../../vocabulary/sent.js';
 import { readablePaths } from './readable-paths.js';
 import { sandboxedCommand } from './sandbox.js';
 
@@ -214,7 +215,7 @@ export class ProcessChannel implements ExplainedChannel {
       return Promise.reject(new Error(this.ended?.cause ?? `the process of ${this.description} is not running.`));
     }
     this.write({ type: 'rpc', message, ...(options?.headers && { headers: options.headers }) });
-    return Promise.resolve();
+    return SENT;
   }
 
   private write(message: ToProcess): void {

@@ -12,6 +12,7 @@ import { describeMount, mountName } from '../mount.js';
 import type { ExplainedChannel, Outage } from '../supervisor.js';
 import { logPluginLines } from '../plugin-output.js';
 import { Heartbeat } from './heartbeat.js';
+import { SENT } from '../../vocabulary/sent.js';
 
 /** What the host gives a plugin's worker to start it (`workerData`). */
 export interface WorkerStart {
@@ -195,7 +196,7 @@ export class WorkerChannel implements ExplainedChannel {
     }
     const toWorker: ToWorker = { type: 'rpc', message, ...(options?.headers && { headers: options.headers }) };
     this.worker.postMessage(toWorker);
-    return Promise.resolve();
+    return SENT;
   }
 
   /** Terminate the worker; resolves once it has exited. */
