@@ -22,6 +22,13 @@
  * SDK-only proxy is served on the sessionful wiring (streamable-http.ts);
  * the implied ratio is judged against the same 1.15x.
  *
+ * Each row also prints the median wall-clock time of one call to each
+ * server: the typical call, without the garbage collections a mean
+ * spreads over every call. Run with BENCH_CPUS=0 (bench-cpus.ts: every
+ * process on one CPU) it is the steadiest figure of what the host adds to
+ * a call's latency on a 2-vCPU machine, where unpinned calls take 40 µs or
+ * 180 µs depending on where the kernel puts the two processes.
+ *
  * BENCH_CPU_CALLS (10,000) sets the number of calls measured, over
  * BENCH_CPU_ROUNDS (10) rounds;
  * BENCH_TRANSPORTS (`stdio,http`) narrows the transports;
@@ -40,6 +47,10 @@ import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextpro
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI } from '../test/helpers/host.js';
 import { REPO_ROOT } from '../test/helpers/packages.js';
+import { cpusNote, runOnBenchCpus } from './bench-cpus.js';
+import { median } from './median.js';
+
+runOnBenchCpus();
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_CPU_ROUNDS ?? 10);
@@ -131,17 +142,22 @@ async function serveHttp(line: 'v1' | 'v2', name: string, args: string[], tool: 
 
 /**
  * CPU ms per call of each server and of this (the client's) process for
- * it: every target warmed up, then CALLS sequential calls each, in ROUNDS
- * alternating rounds; then they are closed.
+ * it, and the median µs of one call: every target warmed up, then CALLS
+ * sequential calls each, in ROUNDS alternating rounds; then they are closed.
  */
-async function measure(targets: Served[]): Promise<{ server: number; client: number }[]> {
+async function measure(targets: Served[]): Promise<{ server: number; client: number; medianCall: number }[]> {
   for (const target of targets) for (let i = 0; i < WARMUP; i++) await target.call(target.tool);
-  const used = targets.map(() => ({ server: 0, client: 0 }));
+  const used = targets.map(() => ({ server: 0, client: 0, calls: [] as number[] }));
   const perRound = Math.ceil(CALLS / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, target] of targets.entries()) {
       const [server, client] = [cpuSeconds(target.pid), process.cpuUsage()];
-      for (let i = 0; i < perRound; i++) await target.call(target.tool);
+      const { calls } = used[index]!;
+      for (let i = 0; i < perRound; i++) {
+        const started = performance.now();
+        await target.call(target.tool);
+        calls.push(performance.now() - started);
+      }
       const clientUsed = process.cpuUsage(client);
       used[index]!.server += cpuSeconds(target.pid) - server;
       used[index]!.client += (clientUsed.user + clientUsed.system) / 1e6;
@@ -149,7 +165,11 @@ async function measure(targets: Served[]): Promise<{ server: number; client: num
   }
   for (const target of targets) await target.close();
   const calls = perRound * ROUNDS;
-  return used.map(({ server, client }) => ({ server: (server * 1000) / calls, client: (client * 1000) / calls }));
+  return used.map(({ server, client, calls: times }) => ({
+    server: (server * 1000) / calls,
+    client: (client * 1000) / calls,
+    medianCall: median(times) * 1000,
+  }));
 }
 
 const dir = join(REPO_ROOT, '.tmp', 'bench');
@@ -182,7 +202,7 @@ for (const transport of TRANSPORTS) {
   const servers = SERVERS[transport];
   for (const line of ['v1', 'v2'] as const) {
     console.log(
-      `\nCPU time per tools/call, ${transport}, ${line} client, ${CALLS} sequential calls in ${ROUNDS} alternating rounds after ${WARMUP}${transport === 'http' ? ' (direct: createMcpHandler)' : ''}`,
+      `\nCPU time per tools/call, ${transport}, ${line} client, ${CALLS} sequential calls in ${ROUNDS} alternating rounds after ${WARMUP}${transport === 'http' ? ' (direct: createMcpHandler)' : ''}${cpusNote()}`,
     );
     for (const tool of ['noop_0', 'echo']) {
       const kind = tool === 'echo' ? 'zod schema' : 'no input schema';
@@ -202,7 +222,7 @@ for (const transport of TRANSPORTS) {
         const host = results[2 + index]!;
         const implied = (direct.client + host.server) / (direct.client + direct.server);
         console.log(
-          `${`tools/call ${kind}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}`,
+          `${`tools/call ${kind}, ${name}`.padEnd(46)} direct ${direct.server.toFixed(3)} ms   ${name} ${host.server.toFixed(3)} ms   client ${direct.client.toFixed(3)} ms   implied ${name}/direct ${implied.toFixed(2)}x   goal <= ${GOAL.toFixed(2)}x ${implied <= GOAL ? 'met' : 'NOT met'}   median call ${direct.medianCall.toFixed(0)} / ${host.medianCall.toFixed(0)} µs (${(host.medianCall / direct.medianCall).toFixed(2)}x)`,
         );
       }
       console.log(

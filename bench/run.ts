@@ -29,7 +29,8 @@
  * BENCH_TRANSPORTS (`stdio,http`) narrow it; BENCH_ONLY_CALLS=1 stops after the
  * call figures, BENCH_ONLY=start runs the start-time row alone and
  * BENCH_ONLY=many-tools the 10,000-tool rows, BENCH_STARTS (5) sets how many
- * starts are timed.
+ * starts are timed. BENCH_CPUS=0 runs it all on one CPU (bench-cpus.ts says
+ * why a 2-vCPU machine's call rows need it to be read to a few percent).
  */
 import './abort-signal-warnings.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -49,6 +50,9 @@ import type { Isolation } from '../host/config/types.js';
 import { findBubblewrap } from '../host/loader/sandbox-available.js';
 import { residentKb } from '../host/mounts/isolation/memory-watch.js';
 import { median } from './median.js';
+import { cpusNote, runOnBenchCpus } from './bench-cpus.js';
+
+runOnBenchCpus();
 
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -488,7 +492,9 @@ const handlerHttp = join(REPO_ROOT, 'dist/bench/serve-handler-http.js');
 const sdkProxyHttp = join(REPO_ROOT, 'dist/bench/serve-sdk-proxy-http.js');
 const config = hostConfig(true);
 const uncachedConfig = hostConfig(false);
-console.log(`mcp-host bench (node ${process.version}): host/direct is the time per call through the host over direct`);
+console.log(
+  `mcp-host bench (node ${process.version}${cpusNote()}): host/direct is the time per call through the host over direct`,
+);
 
 if (process.env.BENCH_ONLY === 'start') {
   await compareStartTime();
