@@ -29,5 +29,6 @@ export function runOnBenchCpus(): void {
 
 /** What the header of a bench's output says of where it ran. */
 export function cpusNote(): string {
-  return process.env.BENCH_CPUS_APPLIED ? `, on CPU ${process.env.BENCH_CPUS_APPLIED} alone (BENCH_CPUS)` : '';
+  const cpus = process.env.BENCH_CPUS_APPLIED;
+  return cpus ? `; BENCH_CPUS=${cpus}: every process on CPU ${cpus}` : '';
 }
