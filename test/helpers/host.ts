@@ -10,6 +10,7 @@
  *   const { code, stdout, stderr } = await runCli(['check', '--config', configFile]);
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Client, type ClientOptions, type FetchLike } from '@modelcontextprotocol/client';
@@ -117,6 +118,20 @@ export interface HttpStartOptions {
  * the --http flag), its URL learned from the `listening on http://…` log
  * line; stopped (SIGTERM) when the test ends.
  */
+/**
+ * End a host the way its user would (`stop`), so that it writes its
+ * coverage as it exits (a killed process writes none); killed if it has
+ * not exited after EXIT_MS.
+ */
+export async function stopWithin(child: ChildProcess, stop: () => void): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  stop();
+  const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_MS);
+  await exited;
+  clearTimeout(killer);
+}
+
 export async function startHttpHost(
   t: Teardown,
   configFile: string,
@@ -131,14 +146,8 @@ export async function startHttpHost(
   endedWithTheTest(child);
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    // Stopped as an operator stops it, so that it writes its coverage as it exits; killed if it hangs.
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_MS);
-    await exited;
-    clearTimeout(killer);
-  });
+  // Stopped as an operator stops it.
+  t.teardown(() => stopWithin(child, () => child.kill('SIGTERM')));
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       log += chunk.toString();

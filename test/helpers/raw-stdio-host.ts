@@ -10,9 +10,8 @@
  *   t.same(host.garbage, []);
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import type { Test } from 'tap';
-import { CLI } from './host.js';
+import { CLI, stopWithin } from './host.js';
 import { EVENT_MS } from './timing.js';
 
 export type Message = { jsonrpc?: string; id?: unknown; result?: unknown; error?: { code: number; message: string } };
@@ -46,12 +45,8 @@ export class RawStdioHost {
       }
     });
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    t.teardown(async () => {
-      if (this.child.exitCode === null) {
-        this.child.kill('SIGKILL');
-        await once(this.child, 'exit');
-      }
-    });
+    // Ended as a client ends a stdio server: its stdin closed.
+    t.teardown(() => stopWithin(this.child, () => this.child.stdin!.end()));
   }
 
   send(line: string): void {
