@@ -114,11 +114,6 @@ export interface HttpStartOptions {
 }
 
 /**
- * `mcp-host start --config FILE --http 127.0.0.1:0` (or `args` in place of
- * the --http flag), its URL learned from the `listening on http://…` log
- * line; stopped (SIGTERM) when the test ends.
- */
-/**
  * End a host the way its user would (`stop`), so that it writes its
  * coverage as it exits (a killed process writes none); killed if it has
  * not exited after EXIT_MS.
@@ -132,6 +127,11 @@ export async function stopWithin(child: ChildProcess, stop: () => void): Promise
   clearTimeout(killer);
 }
 
+/**
+ * `mcp-host start --config FILE --http 127.0.0.1:0` (or `args` in place of
+ * the --http flag), its URL learned from the `listening on http://…` log
+ * line; stopped (SIGTERM) when the test ends.
+ */
 export async function startHttpHost(
   t: Teardown,
   configFile: string,
