@@ -147,28 +147,27 @@ async function serveHttp(line: 'v1' | 'v2', name: string, args: string[], tool: 
  */
 async function measure(targets: Served[]): Promise<{ server: number; client: number; medianCall: number }[]> {
   for (const target of targets) for (let i = 0; i < WARMUP; i++) await target.call(target.tool);
-  const used = targets.map(() => ({ server: 0, client: 0, calls: [] as number[] }));
+  const used = targets.map(() => ({ server: 0, client: 0, callMs: [] as number[] }));
   const perRound = Math.ceil(CALLS / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, target] of targets.entries()) {
+      const account = used[index]!;
       const [server, client] = [cpuSeconds(target.pid), process.cpuUsage()];
-      const { calls } = used[index]!;
       for (let i = 0; i < perRound; i++) {
         const started = performance.now();
         await target.call(target.tool);
-        calls.push(performance.now() - started);
+        account.callMs.push(performance.now() - started);
       }
       const clientUsed = process.cpuUsage(client);
-      used[index]!.server += cpuSeconds(target.pid) - server;
-      used[index]!.client += (clientUsed.user + clientUsed.system) / 1e6;
+      account.server += cpuSeconds(target.pid) - server;
+      account.client += (clientUsed.user + clientUsed.system) / 1e6;
     }
   }
   for (const target of targets) await target.close();
-  const calls = perRound * ROUNDS;
-  return used.map(({ server, client, calls: times }) => ({
-    server: (server * 1000) / calls,
-    client: (client * 1000) / calls,
-    medianCall: median(times) * 1000,
+  return used.map(({ server, client, callMs }) => ({
+    server: (server * 1000) / callMs.length,
+    client: (client * 1000) / callMs.length,
+    medianCall: median(callMs) * 1000,
   }));
 }
 
