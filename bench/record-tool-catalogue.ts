@@ -111,6 +111,20 @@ const SERVERS: ServerToRecord[] = [
   { spec: '@kimtaeyoon83/mcp-server-youtube-transcript' },
   { spec: '@agentdeskai/browser-tools-mcp' },
   { spec: '@twilio-alpha/mcp', args: [`AC${PLACEHOLDER}/SK${PLACEHOLDER}:${PLACEHOLDER}`] },
+  // Everyday servers (weather, stays, to-dos, flights, translation, video, mail, news, crypto): the tasks of paraphrases.json
+  // (docs/discovery.md) are asked as people ask an assistant, not as developers name their tools.
+  { spec: '@dangahagan/weather-mcp' },
+  { spec: 'open-meteo-mcp-server' },
+  { spec: '@h1deya/mcp-server-weather' },
+  { spec: '@openbnb/mcp-server-airbnb' },
+  { spec: 'todoist-mcp', env: { TODOIST_API_TOKEN: PLACEHOLDER, API_KEY: PLACEHOLDER } },
+  { spec: 'flightradar-mcp-server', env: { AVIATIONSTACK_API_KEY: PLACEHOLDER } },
+  { spec: 'wikipedia-mcp' },
+  { spec: 'deepl-mcp-server', env: { DEEPL_API_KEY: PLACEHOLDER } },
+  { spec: 'youtube-data-mcp-server', env: { YOUTUBE_API_KEY: PLACEHOLDER } },
+  { spec: '@skanda-yutori/mcp-send-email', env: { RESEND_API_KEY: PLACEHOLDER } },
+  { spec: '@ericthered926/duckduckgo-mcp-server' },
+  { spec: '@mcpfun/mcp-server-ccxt' },
 ];
 
 const OUT_DIR = join(REPO_ROOT, 'test/fixtures/tool-catalogue');

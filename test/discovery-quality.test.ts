@@ -4,7 +4,13 @@
 // search-mode host builds and asks it; `npm run bench` prints the figures.
 import t from 'tap';
 import { ToolSearch, type SearchableTool } from '../host/catalogue/tool-search.js';
-import { catalogueTasks, catalogueTools, recordedServers, servedNameOf } from './helpers/tool-catalogue.js';
+import {
+  catalogueTasks,
+  catalogueTools,
+  recordedServers,
+  rightToolsOf,
+  servedNameOf,
+} from './helpers/tool-catalogue.js';
 
 const servers = recordedServers();
 const tasks = catalogueTasks();
@@ -29,6 +35,42 @@ t.test('the recorded catalogue holds 1,000+ distinct real tools, and 100+ tasks 
       `"${task.task}" names a recorded tool (${task.package} ${task.tool})`,
     );
   }
+});
+
+t.test('the everyday task set holds 50+ requests, each naming recorded tools', async (t) => {
+  const paraphrases = catalogueTasks('paraphrases');
+  t.ok(paraphrases.length >= 50, `${paraphrases.length} everyday requests`);
+  for (const task of paraphrases) {
+    for (const tool of [task, ...(task.also ?? [])]) {
+      const server = servers.find((recorded) => recorded.package === tool.package);
+      t.ok(
+        server?.tools.some((recorded) => recorded.name === tool.tool),
+        `"${task.task}" names a recorded tool (${tool.package} ${tool.tool})`,
+      );
+    }
+  }
+});
+
+t.test('each stage of the ranking earns its place: stemming finds more than the words as they are', async (t) => {
+  const tools = catalogueTools(servers);
+  const recall = async (stage: 'lexical' | 'stemmed') => {
+    const index = await ToolSearch.build(tools, undefined, stage);
+    let inTop5 = 0;
+    for (const task of tasks) {
+      const found = names(await index.search(task.task, { limit: 5, usable: everyone }));
+      if (rightToolsOf(servers, task).some((name) => found.includes(name))) inTop5++;
+    }
+    return inTop5 / tasks.length;
+  };
+  const [lexical, stemmed] = [await recall('lexical'), await recall('stemmed')];
+  t.ok(stemmed > lexical, `recall@5: words as they are ${lexical.toFixed(2)}, stemmed ${stemmed.toFixed(2)}`);
+  // An index of another stage is built afresh, never from a predecessor of a different stage.
+  const lexicalIndex = await ToolSearch.build(tools, undefined, 'lexical');
+  const stemmedIndex = await ToolSearch.build(tools, lexicalIndex, 'stemmed');
+  t.same(
+    names(await stemmedIndex.search('repositories', { limit: 5, usable: everyone })),
+    names(await (await ToolSearch.build(tools)).search('repositories', { limit: 5, usable: everyone })),
+  );
 });
 
 t.test('recall@5 over the tasks is at least 0.9', async (t) => {

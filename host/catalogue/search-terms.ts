@@ -115,10 +115,14 @@ export function queryWords(text: string): string[] {
     .filter((word) => word !== '');
 }
 
-/** A word as the index keeps it, or undefined when it carries no meaning. */
-export function termOf(word: string): string | undefined {
+/**
+ * A word as the index keeps it, or undefined when it carries no meaning.
+ * Stemmed unless `stem` is false (bench/discovery.ts measures the ranking
+ * without it, to show what stemming is worth).
+ */
+export function termOf(word: string, stem = true): string | undefined {
   if (STOP_WORDS.has(word)) return undefined;
-  return stemmer(word);
+  return stem ? stemmer(word) : word;
 }
 
 /** The other terms a query term also looks for. */

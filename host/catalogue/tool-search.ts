@@ -48,6 +48,14 @@ const INDEX_CHUNK = 50;
 const SYNONYM_WEIGHT = 0.4;
 
 /**
+ * The stages of the ranking, each added to the one before: words as they
+ * are, then stemmed. Served search uses them all; bench/discovery.ts builds
+ * an index at each stage so that every stage is justified by its own recall
+ * (docs/discovery.md).
+ */
+export type RankingStage = 'lexical' | 'stemmed';
+
+/**
  * Lexical search over a generation's served tools (DESIGN.md, "Discovery for
  * big catalogues"): every field of a definition a user's words may meet
  * (name with its mount's prefix, title, description, parameter names and
@@ -72,10 +80,11 @@ export class ToolSearch {
   private constructor(
     private engine: MiniSearch<ToolDocument>,
     private readonly tools: ReadonlyMap<string, SearchableTool>,
+    private readonly stage: RankingStage,
   ) {
     for (const { mount } of tools.values()) {
       for (const word of splitWords(mount ?? '')) {
-        const term = termOf(word);
+        const term = this.termOf(word);
         if (term === undefined) continue;
         let mounts = this.mountTerms.get(term);
         if (!mounts) this.mountTerms.set(term, (mounts = new Set()));
@@ -85,9 +94,13 @@ export class ToolSearch {
   }
 
   /** The index of `tools`, from scratch or (with `predecessor`) by the difference from the predecessor's. */
-  static async build(tools: readonly SearchableTool[], predecessor?: ToolSearch): Promise<ToolSearch> {
+  static async build(
+    tools: readonly SearchableTool[],
+    predecessor?: ToolSearch,
+    stage: RankingStage = 'stemmed',
+  ): Promise<ToolSearch> {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    if (predecessor && !predecessor.handedOn) {
+    if (predecessor && !predecessor.handedOn && predecessor.stage === stage) {
       const { engine } = predecessor;
       predecessor.handedOn = true;
       for (const [name, before] of predecessor.tools) {
@@ -98,12 +111,12 @@ export class ToolSearch {
         const before = predecessor.tools.get(tool.name);
         if (!before || !sameDefinition(before, tool)) engine.add(documentOf(tool));
       }
-      return new ToolSearch(engine, byName);
+      return new ToolSearch(engine, byName, stage);
     }
-    const engine = await newEngine();
+    const engine = await newEngine(stage);
     // In chunks, yielding between them: a big catalogue is indexed without holding up the requests being served.
     await engine.addAllAsync(tools.map(documentOf), { chunkSize: INDEX_CHUNK });
-    return new ToolSearch(engine, byName);
+    return new ToolSearch(engine, byName, stage);
   }
 
   /** How many tools it holds. */
@@ -120,10 +133,12 @@ export class ToolSearch {
     query: string,
     options: { limit: number; usable: (name: string) => boolean; mount?: string },
   ): Promise<ListItem[]> {
-    if (this.handedOn) return (await ToolSearch.build([...this.tools.values()])).search(query, options);
+    if (this.handedOn) {
+      return (await ToolSearch.build([...this.tools.values()], undefined, this.stage)).search(query, options);
+    }
     // Each term once: a word repeated to the length bound would otherwise cost a search per copy (a 500-character
     // query of one four-letter word said a hundred times took several times the worst query of distinct words).
-    const terms = [...new Set(queryWords(query).flatMap((word) => termOf(word) ?? []))];
+    const terms = [...new Set(queryWords(query).flatMap((word) => this.termOf(word) ?? []))];
     const synonyms = [...new Set(terms.flatMap(synonymsOf))].filter((synonym) => !terms.includes(synonym));
     const named = new Set(terms.flatMap((term) => [...(this.mountTerms.get(term) ?? [])]));
     const filter = ({ id }: { id: string }) =>
@@ -155,15 +170,19 @@ export class ToolSearch {
     if (named.size > 0) found.sort((a, b) => b.score - a.score);
     return found.slice(0, options.limit).map(({ tool }) => tool.served);
   }
+
+  private termOf(word: string): string | undefined {
+    return termOf(word, this.stage !== 'lexical');
+  }
 }
 
-async function newEngine(): Promise<MiniSearch<ToolDocument>> {
+async function newEngine(stage: RankingStage): Promise<MiniSearch<ToolDocument>> {
   // Loaded by the first index built: a host that never serves search never reads it.
   const { default: MiniSearchEngine } = await import('minisearch');
   return new MiniSearchEngine<ToolDocument>({
     fields: Object.keys(FIELD_WEIGHTS),
     tokenize: splitWords,
-    processTerm: (term) => termOf(term),
+    processTerm: (term) => termOf(term, stage !== 'lexical'),
     searchOptions: { boost: FIELD_WEIGHTS },
   });
 }

@@ -150,8 +150,8 @@ function searchArguments(
   };
 }
 
-/** The search tool as clients list it. */
-function searchToolDefinition(toolCount: number): ListItem {
+/** The search tool as clients list it (bench/discovery.ts counts its tokens). */
+export function searchToolDefinition(toolCount: number): ListItem {
   return {
     name: SEARCH_TOOL_NAME,
     title: 'Search tools',

@@ -28,22 +28,32 @@ export interface CatalogueTask {
   task: string;
   package: string;
   tool: string;
+  /** Other tools that serve the task as well (three weather servers each forecast the rain): finding one is right. */
+  also?: { package: string; tool: string }[];
   /** Written after the ranking was tuned, and not tuned on: the fairer measure. */
   heldOut?: boolean;
 }
+
+/** The task sets beside the catalogue: each a JSON list of tasks, none a recorded server. */
+const TASK_FILES = ['tasks.json', 'paraphrases.json'];
 
 /** A search-mode host's name limit. */
 const MAX_NAME_LENGTH = 64;
 
 export function recordedServers(): RecordedServer[] {
   return readdirSync(CATALOGUE_DIR)
-    .filter((file) => file.endsWith('.json') && file !== 'tasks.json')
+    .filter((file) => file.endsWith('.json') && !TASK_FILES.includes(file))
     .sort()
     .map((file) => JSON.parse(readFileSync(join(CATALOGUE_DIR, file), 'utf8')) as RecordedServer);
 }
 
-export function catalogueTasks(): CatalogueTask[] {
-  return JSON.parse(readFileSync(join(CATALOGUE_DIR, 'tasks.json'), 'utf8')) as CatalogueTask[];
+/**
+ * The tasks of one set: `tasks.json`, written by developers about developer tools (a tool's words are often
+ * the task's), or `paraphrases.json`, everyday requests as people say them to an assistant, in none of the
+ * right tool's words ("will it rain in Paris tomorrow" for a weather forecast).
+ */
+export function catalogueTasks(set: 'tasks' | 'paraphrases' = 'tasks'): CatalogueTask[] {
+  return JSON.parse(readFileSync(join(CATALOGUE_DIR, `${set}.json`), 'utf8')) as CatalogueTask[];
 }
 
 /**
@@ -88,6 +98,11 @@ export function catalogueTools(servers: readonly RecordedServer[], copies = 1): 
 }
 
 /** The served name of a task's tool in the first copy. */
-export function servedNameOf(servers: readonly RecordedServer[], task: CatalogueTask): string {
+export function servedNameOf(servers: readonly RecordedServer[], task: { package: string; tool: string }): string {
   return shortenName(qualify(prefixes(servers).get(task.package)!, task.tool, '.'), MAX_NAME_LENGTH);
+}
+
+/** The served names of every tool that serves a task: its own, and those it names as `also`. */
+export function rightToolsOf(servers: readonly RecordedServer[], task: CatalogueTask): string[] {
+  return [task, ...(task.also ?? [])].map((tool) => servedNameOf(servers, tool));
 }
