@@ -10,6 +10,21 @@ import { retireMounts } from './mounts/retire.js';
 import type { StateSigning } from './vocabulary/continuation-owner.js';
 import { ClientSessions } from './client-sessions.js';
 import { LiveMountEvents } from './mount-events.js';
+import type { Problem } from './errors.js';
+
+/** What the last reload did, as `mcp-host status` tells it: a refused reload leaves the old generation serving. */
+export interface ReloadRecord {
+  /** When it settled (ISO 8601). */
+  at: string;
+  /** What started it: the file watch, SIGHUP, `mcp-host reload`. */
+  trigger: string;
+  /** A new generation served (`applied`), one served that changed nothing a client sees (`unchanged`), or none. */
+  outcome: 'applied' | 'unchanged' | 'refused';
+  /** The generation serving after it. */
+  generation: number;
+  /** Why it was refused, each with its fix. */
+  problems?: Problem[];
+}
 
 /**
  * The running host: the live generation, swapped by a reload. What its
@@ -41,6 +56,11 @@ export class HostRuntime {
   }
 
   private signing?: StateSigning;
+
+  /** Where clients reach this host: `stdio`, or the URL of its HTTP endpoint (start.ts sets it once serving). */
+  serving: string[] = [];
+  /** The last reload's outcome, whatever triggered it (reloader.ts records it); undefined before the first. */
+  lastReload?: ReloadRecord;
 
   constructor(readonly logger: Logger) {
     this.sessions = new ClientSessions(() => this.current, logger);

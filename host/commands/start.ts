@@ -81,6 +81,7 @@ export async function start(options: StartOptions): Promise<number> {
     ? await (await import('../serve/http.js')).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
     : serveOverStdio(runtime);
   if (cluster && 'url' in service) cluster.announce(service.url);
+  runtime.serving = ['url' in service ? service.url : 'stdio'];
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
   const over = 'url' in service ? `HTTP, listening on ${service.url}` : 'stdio';
   // Counting what every mount serves is worth doing only for a log that keeps the line.

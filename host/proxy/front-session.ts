@@ -16,6 +16,8 @@ export class FrontSession implements SessionNotifier {
   readonly subscriptions = new Set<string>();
   /** Set on a long-lived 2025-era session: what keys its own upstreams, on mounts with `sessions: 'per-client'`. */
   scope?: ClientScope;
+  /** When its client last sent a request or an exchange of it ended (its transport's serving layer keeps it). */
+  lastActive = Date.now();
 
   constructor(
     readonly server: Server,

@@ -3,7 +3,7 @@ import { composeCatalogue } from '../catalogue/compose.js';
 import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
-import type { HostRuntime } from '../runtime.js';
+import type { HostRuntime, ReloadRecord } from '../runtime.js';
 import { pluginChanges, type CatalogueDiff } from '../catalogue/catalogue-diff.js';
 import { telemetryChangeWarning } from '../config/telemetry-settings.js';
 
@@ -87,6 +87,7 @@ export class Reloader {
   private start(trigger: string): Promise<ReloadOutcome> {
     const running = this.attempt(trigger).then((outcome) => {
       if (this.running === running) this.running = undefined;
+      this.runtime.lastReload = recordOf(outcome, trigger);
       for (const listener of this.listeners) listener(outcome);
       return outcome;
     });
@@ -143,6 +144,18 @@ export class Reloader {
       return { ok: false, generation: live.id, problems, ms: elapsed() };
     }
   }
+}
+
+/** A reload's outcome as `status` keeps it: what it did, when, and why not when it was refused. */
+function recordOf(outcome: ReloadOutcome, trigger: string): ReloadRecord {
+  const at = new Date().toISOString();
+  if (!outcome.ok)
+    return { at, trigger, outcome: 'refused', generation: outcome.generation, problems: outcome.problems };
+  const { plugins, lists } = outcome.diff;
+  const changed =
+    pluginChanges(plugins).length > 0 ||
+    Object.values(lists).some(({ added, removed, changed }) => added.length + removed.length + changed.length > 0);
+  return { at, trigger, outcome: changed ? 'applied' : 'unchanged', generation: outcome.generation };
 }
 
 function summarize(plugins: CatalogueDiff['plugins']): string {

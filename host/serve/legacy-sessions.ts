@@ -52,10 +52,8 @@ interface LegacySession {
    * names only the owner.
    */
   authInfo: AuthInfo | undefined;
-  /** HTTP exchanges still streaming: calls in flight, the GET notification stream. */
+  /** HTTP exchanges still streaming: calls in flight, the GET notification stream. When the last began or ended is its front's `lastActive`. */
   open: number;
-  /** When the last exchange began or ended. */
-  lastActive: number;
 }
 
 /**
@@ -151,7 +149,7 @@ export class LegacySessions {
         `Session not found: no session "${id}" on this host (it ended, or the host restarted); start a new one with initialize`,
       );
     }
-    session.lastActive = Date.now();
+    session.front.lastActive = Date.now();
     const missed = resumedTooLate(session, request);
     if (missed) return missed;
     const batch = refusedBatch(session, read);
@@ -222,7 +220,7 @@ export class LegacySessions {
           await this.options.cluster?.registerSession(id, owner);
         },
       });
-      const session: LegacySession = { transport, front, events, owner, authInfo, open: 0, lastActive: Date.now() };
+      const session: LegacySession = { transport, front, events, owner, authInfo, open: 0 };
       // Calls, prompts and reads skip the front server's second dispatch (hot-path.ts); it takes the transport's callbacks.
       const served = new HotPathTransport(
         transport,
@@ -311,7 +309,7 @@ export class LegacySessions {
   private endIdle(): void {
     const cutoff = Date.now() - this.options.idleTimeoutMs;
     for (const [id, session] of this.sessions) {
-      if (session.open > 0 || session.lastActive > cutoff) continue;
+      if (session.open > 0 || session.front.lastActive > cutoff) continue;
       this.runtime.logger.info(`ending HTTP session ${id}: idle for ${this.options.idleTimeoutMs} ms`);
       void session.transport.close();
     }
@@ -329,7 +327,7 @@ function tracked(session: LegacySession, response: Response): Response {
   session.open += 1;
   return onAnswered(response, () => {
     session.open -= 1;
-    session.lastActive = Date.now();
+    session.front.lastActive = Date.now();
   });
 }
 

@@ -49,6 +49,11 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
       onerror: (error) => runtime.logger.debug({ err: error }, 'stdio connection error'),
     },
   );
+  // What the client sends makes its session active (`mcp-host status`): a chunk's arrival, not each message, is
+  // enough for "a request in the last minute", and costs the hot path nothing per call.
+  process.stdin.on('data', () => {
+    if (session) session.lastActive = Date.now();
+  });
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);

@@ -18,6 +18,8 @@ export interface SessionNotifier {
   readonly fansOut?: boolean;
   /** A long-lived 2025-era session's scope: its subscriptions on a `sessions: 'per-client'` mount are its own upstream's. */
   readonly scope?: ClientScope;
+  /** When its client last sent a request (ms since the epoch): `status` tells active sessions from idle ones. */
+  readonly lastActive?: number;
   /** Whom it notifies, when known: its access rules decide which changes it is told of. */
   readonly identity?: Identity;
   /** Send the `list_changed` notifications this client can receive; returns the lists sent. */
