@@ -99,9 +99,17 @@ for (const configDir of ['.', 'ops']) {
     // A plugin used from a local path: a "name" that is a path to the project root.
     ws.writePackage(
       'plugins/local',
-      { ...reader, name: 'local', optionalDependencies: { '../..': '*' }, 'mcp-host': { prefix: 'local' } },
+      {
+        ...reader,
+        name: 'local',
+        optionalDependencies: { '../..': '*', homelib: '*' },
+        'mcp-host': { prefix: 'local' },
+      },
       { 'index.js': READER },
     );
+    // Found only in one of Node's global folders (~/.node_libraries), not in a node_modules directory.
+    const home = join(project, 'home');
+    ws.writePackage('home/.node_libraries/homelib', { name: 'homelib', version: '1.0.0' });
     // A plugin installed from a tarball with scripts off: npm links its file: dependency to the project root.
     const tarball = ws.writePackage(
       'node_modules/tarball',
@@ -120,7 +128,7 @@ for (const configDir of ['.', 'ops']) {
       `// ${CONFIG_SECRET}\nexport default ${JSON.stringify({ plugins })};\n`,
       join(configDir, 'mcp-host.config.js'),
     );
-    const host = await startStdioHost(t, config);
+    const host = await startStdioHost(t, config, { env: { HOME: home } });
     for (const prefix of ['local', 'tarball', 'tarproc']) {
       const found = textOf(await host.client.callTool({ name: `${prefix}.peek`, arguments: {} }));
       t.notOk(found.includes(CONFIG_SECRET), `${prefix}: the config was not read`);
@@ -141,6 +149,14 @@ for (const configDir of ['.', 'ops']) {
         `"plugin":"tarball"[^\\n]*its process may not read dependency \\\\"projroot\\\\" of ${tarball}: it resolves to ${project}, which holds the config's directory \\(${dirname(config)}\\)`,
       ),
       'the link to the project is logged, naming the plugin, the dependency and why',
+    );
+    await assertLogged(
+      t,
+      host.log,
+      new RegExp(
+        `"plugin":"local"[^\\n]*its process may not read dependency \\\\"homelib\\\\" of [^:]*: it was found at ${home}/.node_libraries/homelib, outside any node_modules directory`,
+      ),
+      "a package in Node's global folders is logged, and not read",
     );
   });
 }
