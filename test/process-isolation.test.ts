@@ -3,9 +3,10 @@
  * 'process' as at 'none' (a call, progress, cancellation, an elicitation
  * mid-call), and a hostile plugin in its own process reads none of the
  * host's secrets, writes nothing a client sees, cannot signal the host from
- * its sandbox, and is ended when its memory passes memoryLimitMb while the
- * host stays small. A host without bubblewrap refuses the sandbox with the
- * fix. The host runs as a child process; the plugins are real packages.
+ * its sandbox nor through its process group, starts no child unless
+ * granted, and is ended when its memory (its children's included) passes
+ * memoryLimitMb while the host stays small. A host without bubblewrap
+ * refuses the sandbox with the fix. The host runs as a child process; the plugins are real packages.
  */
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
