@@ -10,7 +10,7 @@
  * host runs as a child process; the plugins are real packages, installed by
  * the real pnpm and npm.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -161,6 +161,21 @@ for (const configDir of ['.', 'ops']) {
   });
 }
 
+/** Plugin `name`, installed in `ws`, at 'process' and 'sandbox': each answers with what its "helper" imported. */
+async function servesAtBothLevels(t: Test, ws: Workspace, name: string, what: string): Promise<void> {
+  const config = ws.writeConfig({
+    plugins: [
+      { package: name, prefix: 'proc', isolation: 'process' },
+      { package: name, prefix: 'box', isolation: 'sandbox' },
+    ],
+  });
+  const host = await startStdioHost(t, config);
+  for (const prefix of ['proc', 'box']) {
+    const greeting = textOf(await host.client.callTool({ name: `${prefix}.greet`, arguments: {} }));
+    t.equal(greeting, 'hello from a linked helper', `${prefix}: ${what}`);
+  }
+}
+
 t.test('a plugin installed by pnpm, its dependencies symlinks, serves at "process" and "sandbox"', async (t) => {
   const ws = makeWorkspace(t);
   projectRoot(ws, { dependencies: { linked: 'file:./src/linked' } });
@@ -177,21 +192,7 @@ t.test('a plugin installed by pnpm, its dependencies symlinks, serves at "proces
       cwd: ws.dir,
     },
   );
-  const config = ws.writeConfig({
-    plugins: [
-      { package: 'linked', prefix: 'proc', isolation: 'process' },
-      { package: 'linked', prefix: 'box', isolation: 'sandbox' },
-    ],
-  });
-  const host = await startStdioHost(t, config);
-  for (const prefix of ['proc', 'box']) {
-    const greeting = textOf(await host.client.callTool({ name: `${prefix}.greet`, arguments: {} }));
-    t.equal(
-      greeting,
-      'hello from a linked helper',
-      `${prefix}: it imported its symlinked dependency, and that one its own`,
-    );
-  }
+  await servesAtBothLevels(t, ws, 'linked', 'it imported its symlinked dependency, and that one its own');
 });
 
 t.test(
@@ -204,20 +205,6 @@ t.test(
     await run('npm', ['install', '--offline', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund'], {
       cwd: ws.dir,
     });
-    const config = ws.writeConfig({
-      plugins: [
-        { package: 'member', prefix: 'proc', isolation: 'process' },
-        { package: 'member', prefix: 'box', isolation: 'sandbox' },
-      ],
-    });
-    const host = await startStdioHost(t, config);
-    for (const prefix of ['proc', 'box']) {
-      const greeting = textOf(await host.client.callTool({ name: `${prefix}.greet`, arguments: {} }));
-      t.equal(
-        greeting,
-        'hello from a linked helper',
-        `${prefix}: it imported the workspace it depends on, and that one its own`,
-      );
-    }
+    await servesAtBothLevels(t, ws, 'member', 'it imported the workspace it depends on, and that one its own');
   },
 );
