@@ -76,13 +76,10 @@ export function sandboxArguments(readable: readonly string[], grants: Grants, cw
   ];
 }
 
-/** The real path of `path` if it is a symlink that leads somewhere. */
+/** The real path of `path` if it is a symlink that leads somewhere (existsSync follows it). */
 function linkTarget(path: string): string | undefined {
-  try {
-    return lstatSync(path).isSymbolicLink() ? realpathSync(path) : undefined;
-  } catch {
-    return undefined;
-  }
+  const isLink = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  return isLink && existsSync(path) ? realpathSync(path) : undefined;
 }
 
 /**
