@@ -21,9 +21,14 @@ export function isLocalPath(specifier: string): boolean {
   return /^\.\.?([\\/]|$)/.test(specifier) || isAbsolute(specifier);
 }
 
+/** Whether `name` is an npm package name: nothing in it can step out of the node_modules it is looked up in. */
+export function isNpmName(name: string): boolean {
+  return NPM_NAME.test(name) && name.length <= MAX_NAME_LENGTH;
+}
+
 /** Why `specifier` is neither an npm name nor a path, placed at `where`; undefined when it is one. */
 export function packageSpecifierProblem(specifier: string, where: string): Problem | undefined {
-  if (isLocalPath(specifier) || (NPM_NAME.test(specifier) && specifier.length <= MAX_NAME_LENGTH)) return undefined;
+  if (isLocalPath(specifier) || isNpmName(specifier)) return undefined;
   return {
     where,
     what: `${JSON.stringify(specifier)} is neither an npm package name nor a path.`,

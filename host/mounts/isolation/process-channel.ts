@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/client';
@@ -232,7 +233,12 @@ export class ProcessChannel implements ExplainedChannel {
 
   /** The plugin's process, its sandbox and whatever it started: they share its process group. */
   private spawn(): ChildProcess {
-    const readable = readablePaths(this.spec.packageDir);
+    const readable = readablePaths(this.spec.packageDir, dirname(this.config.file), ({ name, of, why }) =>
+      this.logger.warn(
+        { dependency: name, package: of },
+        `its process may not read dependency ${JSON.stringify(name)} of ${of}: ${why}. Fix: install it under its npm name into node_modules (npm install), not as a link to the operator's directories; grant what the plugin must read in the entry's allow.read.`,
+      ),
+    );
     // Through env: whatever wraps the host's own spawns (an APM agent, a test harness) may add preloads to
     // NODE_OPTIONS, which the plugin's process could not read under its permissions, nor should run.
     const node = [

@@ -1,5 +1,5 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { dirname, sep } from 'node:path';
 import { findBubblewrap } from '../../loader/sandbox-available.js';
 import type { Grants } from '../../loader/types.js';
 
@@ -36,6 +36,17 @@ const NETWORK_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '
  */
 export function sandboxArguments(readable: readonly string[], grants: Grants, cwd: string): string[] {
   const view = [...SYSTEM_DIRS, ...(grants.net ? NETWORK_FILES : [])].filter((path) => existsSync(path));
+  // A readable path that is a symlink (a dependency as pnpm and npm workspaces install it) is shown as the
+  // same link to its real path, bound too: bound in its place, it would be a plain directory, and Node would
+  // look for that package's own dependencies beside it rather than beside its real path, where the installer
+  // put them. A link inside a directory already bound is seen there as it is.
+  const links = readable.flatMap((path) => {
+    const real = linkTarget(path);
+    return real ? [[path, real] as const] : [];
+  });
+  const linked = new Set(links.map(([path]) => path));
+  const dirs = [...new Set([...readable.filter((path) => !linked.has(path)), ...links.map(([, real]) => real)])];
+  const bound = [...view, ...dirs, ...grants.read, ...grants.write];
   return [
     '--unshare-pid',
     '--unshare-ipc',
@@ -54,12 +65,21 @@ export function sandboxArguments(readable: readonly string[], grants: Grants, cw
     // Bound after /tmp is made private, so that a granted path under /tmp is still seen.
     '--tmpfs',
     '/tmp',
-    ...[...view, ...readable, ...grants.read].flatMap((path) => ['--ro-bind-try', path, path]),
+    ...[...view, ...dirs, ...grants.read].flatMap((path) => ['--ro-bind-try', path, path]),
     ...grants.write.flatMap((path) => ['--bind-try', path, path]),
+    ...links
+      .filter(([path]) => !bound.some((dir) => path.startsWith(dir + sep)))
+      .flatMap(([path, real]) => ['--symlink', real, path]),
     '--chdir',
     cwd,
     '--',
   ];
+}
+
+/** The real path of `path` if it is a symlink that leads somewhere (existsSync follows it). */
+function linkTarget(path: string): string | undefined {
+  const isLink = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  return isLink && existsSync(path) ? realpathSync(path) : undefined;
 }
 
 /**
