@@ -54,6 +54,14 @@ export function grantFix(resource: string | undefined, more = ''): string {
   return `it reached for what its entry does not grant${what}: if it should, grant it in the entry's allow (read, write, childProcess)${more}.`;
 }
 
+/**
+ * A refusal's text without the hint Node 24 appends to it ("Use --allow-fs-read to manage permissions."): the
+ * flags are the host's to pass, and the operator's fix is the entry's `allow`, which `grantFix` names.
+ */
+export function withoutFlagHint(text: string): string {
+  return text.replace(/ Use --allow-[a-z-]+ to manage permissions\./g, '');
+}
+
 /** The permission model's refusal among `error` and its causes, if one is. */
 export function accessDenied(error: unknown): { resource?: string } | undefined {
   for (let e = error; e instanceof Error; e = e.cause) {

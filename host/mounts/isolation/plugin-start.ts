@@ -6,7 +6,7 @@ import type { Logger } from '../../log.js';
 import type { createInProcessLink } from './in-process-link.js';
 import { connectPluginServer } from '../plugin-era.js';
 import { asPluginServer, createFailed } from '../plugin-server.js';
-import { accessDenied, grantFix } from './permissions.js';
+import { accessDenied, grantFix, withoutFlagHint } from './permissions.js';
 import type { FromWorker } from './worker-channel.js';
 
 /**
@@ -37,7 +37,10 @@ export async function startPlugin(
     const problems = problemsOf(error, pluginWhere(spec.path, spec.label));
     // In a process of its own, what it was refused is the entry's to grant, not a bug to fix in its code.
     const denied = accessDenied(error);
-    if (denied) return { type: 'refused', problems: problems.map((p) => ({ ...p, fix: grantFix(denied.resource) })) };
+    if (denied) {
+      const refused = problems.map((p) => ({ ...p, what: withoutFlagHint(p.what), fix: grantFix(denied.resource) }));
+      return { type: 'refused', problems: refused };
+    }
     return { type: 'refused', problems };
   }
 }

@@ -17,7 +17,7 @@ import { describeMount, mountName } from '../mount.js';
 import type { ExplainedChannel, Outage } from '../supervisor.js';
 import { Heartbeat } from './heartbeat.js';
 import { watchMemory } from './memory-watch.js';
-import { grantFix, permissionFlags, pluginEnvironment } from './permissions.js';
+import { grantFix, permissionFlags, pluginEnvironment, withoutFlagHint } from './permissions.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
 import { SENT } from '../../vocabulary/sent.js';
 import { readablePaths } from './readable-paths.js';
@@ -343,7 +343,8 @@ export class ProcessChannel implements ExplainedChannel {
 
   private exitOutage(code: number | null, signal: NodeJS.Signals | null): Outage {
     const how = signal ? `was killed by signal ${signal}` : `exited with code ${code}`;
-    const said = this.stderrTail.findLast((line) => /error|exception|fatal/i.test(line)) ?? this.stderrTail.at(-1);
+    const last = this.stderrTail.findLast((line) => /error|exception|fatal/i.test(line)) ?? this.stderrTail.at(-1);
+    const said = last && withoutFlagHint(last);
     // Node's permission model names what was refused on a line of its own: `resource: '/path'`.
     const denied = this.stderrTail.some((line) => line.includes('ERR_ACCESS_DENIED'));
     const resource = this.stderrTail.map((line) => /^\s*resource: '(.*)',?$/.exec(line)?.[1]).findLast(Boolean);
