@@ -49,7 +49,8 @@ export function uriSpellingProblem(uri: string): string | undefined {
   if (scheme !== undefined && SPECIAL_SCHEMES.has(scheme) && /^[^?#]*\\/.test(uri)) {
     return `contains a backslash (\\), which URL parsing reads as "/" in a ${scheme}: URI${reading}`;
   }
-  if (href === undefined || comparable(uri) === comparable(href)) return undefined;
+  // Most URIs are spelled as WHATWG writes them: no normal form to compare.
+  if (href === undefined || href === uri || comparable(uri) === comparable(href)) return undefined;
   return `is read by URL parsing as "${href}"`;
 }
 
