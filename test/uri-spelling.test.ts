@@ -76,28 +76,47 @@ async function read(client: Client, uri: string): Promise<string> {
   return (contents[0] as { text: string }).text;
 }
 
+/** A client of `era` over HTTP, with ci's bearer token. */
+async function connect(t: Test, url: string, era: 'legacy' | 'modern'): Promise<Client> {
+  const client = era === 'modern' ? modernClient() : new Client({ name: 'uri-spelling', version: '1.0.0' });
+  const authorization = `Bearer ${CI.slice(CI.indexOf(':') + 1)}`;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization } } }),
+  );
+  t.teardown(() => client.close());
+  return client;
+}
+
+/** A completion of the resource template `uri`'s `key`. */
+function complete(client: Client, uri: string) {
+  return client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'key', value: '' } });
+}
+
 async function asked(client: Client): Promise<string[]> {
   return JSON.parse(firstText(await client.callTool({ name: 'f.asked', arguments: {} }))) as string[];
 }
 
+/** A spelling with `char` at `at`, which URL parsing deletes, reading `read`: the URI and what its refusal names. */
+const deleting = (uri: string, char: string, at: number, read: string): [string, string] => [
+  uri,
+  `contains ${char} at character ${at}, which URL parsing deletes${reads(read)}`,
+];
+const stripping = (uri: string, char: string, read: string): [string, string] => [
+  uri,
+  `starts with ${char}, which URL parsing strips${reads(read)}`,
+];
+const backslashed = (uri: string, read: string): [string, string] => [
+  uri,
+  `contains a backslash (\\), which URL parsing reads as "/" in a file: URI${reads(read)}`,
+];
+
 /** Spellings that climb out of `file:///srv/public/**` to the plugin, each with what the refusal names. */
+const PRIVATE = 'file:///srv/private/secret';
 const OUT_OF_PUBLIC: [string, string][] = [
-  [
-    'file:///srv/public/.\t./private/secret',
-    `contains a tab (U+0009) at character 21, which URL parsing deletes${reads('file:///srv/private/secret')}`,
-  ],
-  [
-    'file:///srv/public/.\n./private/secret',
-    `contains a line feed (U+000A) at character 21, which URL parsing deletes${reads('file:///srv/private/secret')}`,
-  ],
-  [
-    'file:///srv/public/.\r./private/secret',
-    `contains a carriage return (U+000D) at character 21, which URL parsing deletes${reads('file:///srv/private/secret')}`,
-  ],
-  [
-    'file:///srv/public/..\\private\\secret',
-    `contains a backslash (\\), which URL parsing reads as "/" in a file: URI${reads('file:///srv/private/secret')}`,
-  ],
+  deleting('file:///srv/public/.\t./private/secret', 'a tab (U+0009)', 21, PRIVATE),
+  deleting('file:///srv/public/.\n./private/secret', 'a line feed (U+000A)', 21, PRIVATE),
+  deleting('file:///srv/public/.\r./private/secret', 'a carriage return (U+000D)', 21, PRIVATE),
+  backslashed('file:///srv/public/..\\private\\secret', PRIVATE),
 ];
 
 t.test('access rules over HTTP: no spelling reads a file outside the allowed tree, in either era', async (t) => {
@@ -111,42 +130,26 @@ t.test('access rules over HTTP: no spelling reads a file outside the allowed tre
   );
   const host = await startHttpHost(t, file, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
   for (const era of ['legacy', 'modern'] as const) {
-    const client = era === 'modern' ? modernClient() : new Client({ name: 'uri-spelling', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(host.url), {
-        requestInit: { headers: { authorization: `Bearer ${CI.slice(3)}` } },
-      }),
-    );
-    t.teardown(() => client.close());
+    const client = await connect(t, host.url, era);
     t.equal(await read(client, 'file:///srv/public/readme'), 'read file:///srv/public/readme', `${era}: allowed`);
     await t.rejects(read(client, 'file:///srv/private/secret'), { message: /^Resource not found/ }, `${era}: denied`);
     for (const [uri, problem] of OUT_OF_PUBLIC) {
       await t.rejects(read(client, uri), refusal(uri, problem), `${era}: ${JSON.stringify(uri)} is refused`);
     }
     // A completion's resource reference is judged the same way.
-    const template = 'vault://public/{key}\n';
-    await t.rejects(
-      client.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: 'key', value: '' } }),
-      refusal(
-        template,
-        `contains a line feed (U+000A) at character 21, which URL parsing deletes${reads('vault://public/%7Bkey%7D')}`,
-      ),
-      `${era}: a completion`,
+    const [template, problem] = deleting(
+      'vault://public/{key}\n',
+      'a line feed (U+000A)',
+      21,
+      'vault://public/%7Bkey%7D',
     );
+    await t.rejects(complete(client, template), refusal(template, problem), `${era}: a completion`);
   }
 
   // Subscriptions, in both eras: refused, and the plugin is never asked.
   const [tabbed, problem] = OUT_OF_PUBLIC[0]!;
-  const legacy = new Client({ name: 'uri-spelling', version: '1.0.0' });
-  const modern = modernClient();
-  for (const client of [legacy, modern]) {
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(host.url), {
-        requestInit: { headers: { authorization: `Bearer ${CI.slice(3)}` } },
-      }),
-    );
-    t.teardown(() => client.close());
-  }
+  const legacy = await connect(t, host.url, 'legacy');
+  const modern = await connect(t, host.url, 'modern');
   await t.rejects(legacy.subscribeResource({ uri: tabbed }), refusal(tabbed, problem), 'legacy: subscribe');
   await legacy.unsubscribeResource({ uri: tabbed });
   // A 2026-07-28 listen stream: the plugin is asked for the allowed file alone (it would be asked for the
@@ -163,32 +166,14 @@ t.test('access rules over HTTP: no spelling reads a file outside the allowed tre
 t.test('curation over stdio: no spelling reaches an excluded resource, in either era', async (t) => {
   const file = config(t, { resources: { exclude: ['vault://secret/**', 'file:///srv/private/**'] } }, {});
   const bypasses: [string, string][] = [
-    [' vault://secret/key', `starts with a space (U+0020), which URL parsing strips${reads('vault://secret/key')}`],
-    [
-      '\x01vault://secret/key',
-      `starts with a control character (U+0001), which URL parsing strips${reads('vault://secret/key')}`,
-    ],
-    [
-      '\x1fvault://secret/key',
-      `starts with a control character (U+001F), which URL parsing strips${reads('vault://secret/key')}`,
-    ],
-    [
-      'vault://sec\tret/key',
-      `contains a tab (U+0009) at character 12, which URL parsing deletes${reads('vault://secret/key')}`,
-    ],
-    [
-      'vault://secret\r/key',
-      `contains a carriage return (U+000D) at character 15, which URL parsing deletes${reads('vault://secret/key')}`,
-    ],
-    [
-      'vault://secret/ot\nher',
-      `contains a line feed (U+000A) at character 18, which URL parsing deletes${reads('vault://secret/other')}`,
-    ],
-    ['file:srv/private/secret', 'is read by URL parsing as "file:///srv/private/secret"'],
-    [
-      'file:///srv/private\\secret',
-      `contains a backslash (\\), which URL parsing reads as "/" in a file: URI${reads('file:///srv/private/secret')}`,
-    ],
+    stripping(' vault://secret/key', 'a space (U+0020)', 'vault://secret/key'),
+    stripping('\x01vault://secret/key', 'a control character (U+0001)', 'vault://secret/key'),
+    stripping('\x1fvault://secret/key', 'a control character (U+001F)', 'vault://secret/key'),
+    deleting('vault://sec\tret/key', 'a tab (U+0009)', 12, 'vault://secret/key'),
+    deleting('vault://secret\r/key', 'a carriage return (U+000D)', 15, 'vault://secret/key'),
+    deleting('vault://secret/ot\nher', 'a line feed (U+000A)', 18, 'vault://secret/other'),
+    ['file:srv/private/secret', `is read by URL parsing as "${PRIVATE}"`],
+    backslashed('file:///srv/private\\secret', PRIVATE),
     ...OUT_OF_PUBLIC,
   ];
   for (const era of ['legacy', 'modern'] as const) {
@@ -205,17 +190,8 @@ t.test('curation over stdio: no spelling reaches an excluded resource, in either
     for (const [uri, problem] of bypasses) {
       await t.rejects(read(client, uri), refusal(uri, problem), `${era}: ${JSON.stringify(uri)} is refused`);
     }
-    await t.rejects(
-      client.complete({
-        ref: { type: 'ref/resource', uri: '\tvault://secret/{key}' },
-        argument: { name: 'key', value: '' },
-      }),
-      refusal(
-        '\tvault://secret/{key}',
-        `contains a tab (U+0009) at character 1, which URL parsing deletes${reads('vault://secret/%7Bkey%7D')}`,
-      ),
-      `${era}: a completion`,
-    );
+    const [template, problem] = deleting('\tvault://secret/{key}', 'a tab (U+0009)', 1, 'vault://secret/%7Bkey%7D');
+    await t.rejects(complete(client, template), refusal(template, problem), `${era}: a completion`);
     // A URI let through reaches the plugin as the client spelled it, not in the host's normal form.
     t.equal(await read(client, 'vault://public/%6Bey'), 'read vault://public/%6Bey', `${era}: forwarded as sent`);
     if (era === 'legacy') {
