@@ -212,7 +212,7 @@ t.test('a URI reads as spelled unless URL parsing changes which resource it name
     'file://localhost/x',
     'FILE:/x',
     'file:///a/%2e%2E/b',
-    'vault://x/%c3',
+    'VAULT://x/%c3',
     'vault://secret/k?q=\\a',
     'github://repos/{owner}/{repo}{?q}',
     'not a url',
