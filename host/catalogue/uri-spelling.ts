@@ -22,8 +22,9 @@ import { uriNormalForm } from './uri-normal-form.js';
  * every plugin reads what the host judged: the host's reading and the
  * WHATWG one agree on every URI let through, up to percent-encoding (which
  * WHATWG adds for spaces and non-ASCII characters, and the host's normal form
- * treats alike). No client needs these spellings: a server lists its URIs
- * without them.
+ * treats alike). A client that sends a URI as a server lists it meets no
+ * refusal, unless the server's own listing is so spelled (and then curation
+ * and access rules serve it to no one either).
  *
  * Returns what is wrong, as a message's clause, or undefined when the URI
  * reads as it is spelled (or is no URL at all, which a plugin's SDK refuses
@@ -41,10 +42,11 @@ export function uriSpellingProblem(uri: string): string | undefined {
   if (deleted) {
     return `contains ${characterName(deleted[0])} at character ${deleted.index + 1}, which URL parsing deletes${reading}`;
   }
-  if (isControlOrSpace(uri.charCodeAt(0)))
-    return `starts with ${characterName(uri[0]!)}, which URL parsing strips${reading}`;
-  if (isControlOrSpace(uri.charCodeAt(uri.length - 1)))
-    return `ends with ${characterName(uri.at(-1)!)}, which URL parsing strips${reading}`;
+  // The first character when it is stripped, else the last.
+  const end = isControlOrSpace(uri.charCodeAt(0)) ? 0 : uri.length - 1;
+  if (isControlOrSpace(uri.charCodeAt(end))) {
+    return `${end === 0 ? 'starts' : 'ends'} with ${characterName(uri[end]!)}, which URL parsing strips${reading}`;
+  }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase();
   if (scheme !== undefined && SPECIAL_SCHEMES.has(scheme) && /^[^?#]*\\/.test(uri)) {
     return `contains a backslash (\\), which URL parsing reads as "/" in a ${scheme}: URI${reading}`;
