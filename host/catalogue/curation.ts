@@ -5,6 +5,7 @@ import type { Problem } from '../errors.js';
 import type { CurationConfig } from '../loader/types.js';
 import { keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { uriNormalForm } from './uri-normal-form.js';
+import { uriSpellingProblem } from './uri-spelling.js';
 
 const require = createRequire(import.meta.url);
 /** picomatch is loaded when a config first curates by glob: a host whose entries name no globs never reads it. */
@@ -73,12 +74,19 @@ export class Curation {
   /**
    * Whether the item the plugin calls `own` (a name, URI or URI template) is
    * served. A URI is judged by its normal form, however it is spelled
-   * (uri-normal-form.ts), as are the globs that judge it.
+   * (uri-normal-form.ts), as are the globs that judge it. A URI that URL
+   * parsing reads as another (uri-spelling.ts) is served by no include or
+   * exclude: a rule cannot tell which resource it names. Clients' URIs are
+   * refused before this with a clearer answer; this keeps a plugin's own
+   * listing of one out of a curated list too.
    */
   serves(kind: ListKind, own: string): boolean {
     const key = curationKey(kind);
     const list = this.lists[key];
-    const judged = key === 'resources' ? uriNormalForm(own) : own;
+    if (list.include === undefined && list.exclude === undefined) return true;
+    if (key !== 'resources') return (list.include === undefined || list.include(own)) && !list.exclude?.(own);
+    if (uriSpellingProblem(own) !== undefined) return false;
+    const judged = uriNormalForm(own);
     return (list.include === undefined || list.include(judged)) && !list.exclude?.(judged);
   }
 

@@ -8,6 +8,7 @@ import { keyOf } from '../vocabulary/list-kinds.js';
 import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
 import { accessViewOf } from './access-rules.js';
+import { assertReadsAsSpelled } from './uri-spelling.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -175,6 +176,8 @@ function servesTemplateMatching(generation: Generation, mount: Mount, uri: strin
  */
 export async function readResource(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
   const uri = String(params.uri);
+  // Judged, and forwarded in `params` unchanged, only when the plugin reads it as spelled (uri-spelling.ts).
+  assertReadsAsSpelled(uri);
   const notFound = () =>
     new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri });
   if (!mayReach(generation, uri, hooks.identity)) throw notFound();
@@ -195,9 +198,12 @@ export async function readResource(generation: Generation, params: Params, hooks
 /**
  * The one mount a subscription to `uri` belongs to: the first candidate.
  * `identity`, when given, must be allowed the URI; one denied it is answered
- * as for a URI nobody serves.
+ * as for a URI nobody serves. A URI the plugin would read as another is
+ * refused (uri-spelling.ts), in both eras: a 2025 `resources/subscribe` and
+ * a 2026-07-28 listen stream's `resourceSubscriptions` come here.
  */
 export function subscriptionOwner(generation: Generation, uri: string, identity?: Identity): Mount {
+  assertReadsAsSpelled(uri);
   const allowed = identity === undefined || mayReach(generation, uri, identity);
   const owner = (allowed ? resourceCandidates(generation, uri) : []).find(
     (mount) => (mount.capabilities.resources as { subscribe?: boolean } | undefined)?.subscribe,
@@ -224,6 +230,7 @@ export function complete(generation: Generation, params: Params, hooks: CallHook
     return owner.mount.request('completion/complete', { ...params, ref: { ...ref, name: owner.own } }, hooks);
   }
   const uri = String(ref.uri);
+  assertReadsAsSpelled(uri);
   const owner = !mayReach(generation, uri, hooks.identity)
     ? undefined
     : (generation.index.owners.resourceTemplates.get(uri)?.mount ??
