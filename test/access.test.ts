@@ -199,7 +199,7 @@ t.test('mcp-host check names each bad rule: its who key, its glob, its list kind
 
 t.test('who matches claims, scopes, groups and roles, token names and stdio; every key given must match', (t) => {
   const oauth = (claims: Record<string, unknown>, scopes: string[] = []): Identity => ({
-    kind: 'oauth',
+    kind: 'user',
     name: String(claims.sub),
     claims,
     scopes,
@@ -243,7 +243,7 @@ t.test(
     t.equal(
       alice.stdout,
       [
-        'identity: oauth "alice" (sub: "alice", scope: "notes mcp")',
+        'identity: user "alice" (sub: "alice", scope: "notes mcp")',
         'rules for this identity: access[0] { scope: "notes" }',
         'sees (7):',
         ...['add_note', 'list_notes', 'read_note', 'search_notes', 'delete_note', 'export_notes'].map(
@@ -281,7 +281,7 @@ t.test(
       '--client-id',
       'app',
     ]);
-    t.match(admin.stdout, /^identity: oauth "app" \(client_id: "app", groups: \["admins"\], roles: \["x"\]\)\n/);
+    t.match(admin.stdout, /^identity: client "app" \(client_id: "app", groups: \["admins"\], roles: \["x"\]\)\n/);
     t.match(admin.stdout, 'prompt notes.review_note  <- access[1] { groups: ["admins"] }\n');
     const local = await runCli(['access', 'explain', '--config', file, '--stdio']);
     t.match(local.stdout, /^identity: stdio "stdio"\nno rule is for this identity/);

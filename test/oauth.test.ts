@@ -106,7 +106,7 @@ t.test(
     const token = await idp.token('alice-agent', { scope: 'mcp notes', resource: audience });
 
     const aliceLine =
-      /"identity":\{"kind":"oauth","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/g;
+      /"identity":\{"kind":"user","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/g;
     const handledForAlice = () => host.log().match(aliceLine)?.length ?? 0;
     const before = handledForAlice();
     const legacy = await connect(t, host.url, token);
@@ -235,7 +235,7 @@ t.test(
     t.same((await opaqueClient.callTool({ name: 'up.hello', arguments: {} })).content, [
       { type: 'text', text: 'hello' },
     ]);
-    await assertLogged(t, host.log, /"identity":\{"kind":"oauth","name":"opaque","client_id":"opaque"\}/);
+    await assertLogged(t, host.log, /"identity":\{"kind":"client","name":"opaque","client_id":"opaque"\}/);
 
     // Alice's session, then a request on it with another identity's token (and with a second token of Alice's).
     const alice = await idp.token('alice-agent', { scope: 'mcp', resource: audience });

@@ -204,7 +204,7 @@ t.test(
     let id = 1;
     const callAs = async (name: string, claims: Record<string, unknown>, scopes: string[]) => {
       const identity: Identity = {
-        kind: 'oauth',
+        kind: claims.sub === undefined ? 'client' : 'user',
         name,
         claims: { iss: op.issuer, ...claims },
         scopes,

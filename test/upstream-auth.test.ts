@@ -324,7 +324,7 @@ t.test(
     // The exchange itself, on the channel a remote mount speaks through, for two OAuth identities.
     const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET);
     const callAs = async (id: number, sub: string, token = op.subjectToken(sub)) => {
-      const identity = { kind: 'oauth' as const, name: sub, claims: { sub }, scopes: ['mcp'], token };
+      const identity = { kind: 'user' as const, name: sub, claims: { sub }, scopes: ['mcp'], token };
       await channel.send(
         { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
         { identity },
@@ -374,7 +374,7 @@ t.test(
     });
     t.equal(await callAs(9, 'bob'), 'bob', 'another caller is served');
     const stranger = {
-      kind: 'oauth' as const,
+      kind: 'user' as const,
       name: 'eve',
       claims: {},
       scopes: [],

@@ -16,7 +16,7 @@ import {
 import { describeThrown } from '../errors.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
-import type { Identity } from '../vocabulary/identity.js';
+import { isOAuthIdentity, type Identity } from '../vocabulary/identity.js';
 import { mountName } from './mount.js';
 import type { Outage } from './supervisor.js';
 
@@ -179,7 +179,7 @@ export class UpstreamAuthorization implements AuthProvider {
   /** The token `identity` calls the upstream with: exchanged for its own, or refused when it has none to exchange. */
   private async exchange(identity: Identity, fresh: boolean): Promise<string> {
     const credentials = this.spec.auth!;
-    if (identity.kind !== 'oauth' || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
+    if (!isOAuthIdentity(identity) || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
     // Per grant, not per token: a caller's next token (a refresh) is the same subject, client and scopes, and needs no
     // new exchange. Not per subject alone: another client of the same user (or a token with fewer scopes) would be
     // handed the token exchanged for a broader grant, and a client whose id is a user's `sub` that user's.
