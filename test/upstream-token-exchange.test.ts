@@ -17,9 +17,9 @@ import { firstText } from './helpers/results.js';
 
 const STATIC_TOKEN = 'static-ci-token-0123456789';
 const HOST_SECRET = DEFAULT_CLIENTS.find((client) => client.clientId === 'mcp-host')!.clientSecret!;
-const EXCHANGE = { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } };
 
 const idp = await startOpenIdProvider(t);
+const EXCHANGE = { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET', issuer: idp.issuer } };
 const upstream = await startProtectedMcpServer(t, { issuer: idp.issuer, jwksUri: idp.jwksUri });
 const port = await freePort();
 const audience = `http://127.0.0.1:${port}/mcp`;

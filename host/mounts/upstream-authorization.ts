@@ -83,15 +83,16 @@ export class CallerAuthRefused extends Error {
  * requests (handshake, lists, pings) use the same client's client
  * credentials, and each caller's requests carry a token exchanged for that
  * caller's own (RFC 8693), cached per grant (subject, client, scopes) until it expires. The caller's
- * token is only ever the exchange's `subject_token`: it never reaches the
- * upstream.
+ * token is only ever the exchange's `subject_token`, sent only to the entry's
+ * `issuer`: it never reaches the upstream.
  */
 export class UpstreamAuthorization implements AuthProvider {
   private server?: AuthorizationServer;
   /**
-   * The authorization server the client's credential first went to, when the entry names no `issuer`: the only one
-   * it goes to after. A server whose later 401 names another (it was taken over, or its metadata was) would
-   * otherwise be handed the client's secret, good at the real one.
+   * The authorization server the client's credential first went to, when the entry names no `issuer` (client
+   * credentials only: token exchange requires one, config/upstream-auth.ts): the only one it goes to after. A server
+   * whose later 401 names another (it was taken over, or its metadata was) would otherwise be handed the client's
+   * secret, good at the real one.
    */
   private firstIssuer?: string;
   private own?: CachedToken;
@@ -217,7 +218,6 @@ export class UpstreamAuthorization implements AuthProvider {
         `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
       );
     }
-    this.firstIssuer ??= server.issuer;
     this.exchanged.delete(key);
     this.exchanged.set(key, token);
     if (this.exchanged.size > MAX_EXCHANGED) this.exchanged.delete(this.exchanged.keys().next().value!);
