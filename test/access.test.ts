@@ -214,6 +214,9 @@ t.test('who matches claims, scopes, groups and roles, token names and stdio; eve
   t.notOk(whoMatches({ roles: ['reader'] }, alice), 'a claim that is not an array holds no role');
   t.ok(whoMatches({ roles: ['reader'] }, oauth({ sub: 'carol', roles: ['reader'] })));
   t.notOk(whoMatches({ token: 'alice' }, alice), 'a token name is not a subject');
+  const clientAlice: Identity = { kind: 'client', name: 'alice', claims: { client_id: 'alice' }, scopes: [] };
+  t.notOk(whoMatches({ sub: 'alice' }, clientAlice), 'a client named alice is not the user alice');
+  t.ok(whoMatches({ client_id: 'alice' }, clientAlice));
   t.ok(whoMatches({ token: 'ci' }, { kind: 'token', name: 'ci', tokenName: 'ci', claims: {}, scopes: [] }));
   t.ok(whoMatches({ stdio: true }, STDIO_IDENTITY));
   t.notOk(whoMatches({ stdio: true }, ANONYMOUS_IDENTITY));
