@@ -208,6 +208,12 @@ t.test('introspection: each answer that is not an active token for this resource
   t.match(await refusal(server.verifyAccessToken('opaque-3')), /^invalid_token: .*it was not issued by http/);
   answer({ active: true, aud: 'https://other.example/mcp', exp });
   t.match(await refusal(server.verifyAccessToken('opaque-4')), /^invalid_token: .*not issued for this resource/);
+  answer({ active: true, iss: issuer, sub: 'dave', scope: 'mcp', exp });
+  t.match(
+    await refusal(server.verifyAccessToken('opaque-4b')),
+    /^invalid_token: .*not issued for this resource/,
+    'an answer naming no audience: a token that may be for any resource is not one for this',
+  );
   answer({ active: true, aud: AUDIENCE });
   t.match(await refusal(server.verifyAccessToken('opaque-5')), /^invalid_token: .*names no expiry/);
   answer({ error: 'invalid_client' }, 401);

@@ -261,6 +261,19 @@ t.test(
   },
 );
 
+t.test('an opaque token whose introspection names no audience is refused: it may be for any resource', async (t) => {
+  // Asked for no resource, the provider issues an opaque token its introspection gives no "aud".
+  const unbound = await idp.token('opaque', { scope: 'mcp' });
+  t.notMatch(unbound, /\./, 'an opaque token');
+  const answer = await post(host.url, unbound);
+  t.equal(answer.status, 401);
+  t.match(answer.headers.get('www-authenticate'), /^Bearer error="invalid_token"/);
+  t.match(
+    ((await answer.json()) as { error_description: string }).error_description,
+    `the access token was refused: it was not issued for this resource (its "aud" is not ${audience}); get a token for the resource ${audience}`,
+  );
+});
+
 t.test('http.oauth is validated: each mistake names its key and the fix', async (t) => {
   const refusals = (oauth: unknown, plugins: unknown[] = []): string => {
     try {
