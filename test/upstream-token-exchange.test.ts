@@ -105,6 +105,32 @@ t.test('two identities reach the upstream as two subjects, in both eras, with ex
   }
 });
 
+t.test(
+  "one subject through another client, or with fewer scopes, gets an exchange of its own: never another grant's token",
+  async (t) => {
+    const now = Math.floor(Date.now() / 1000);
+    const dana = (clientId: string, scope: string) =>
+      idp.sign({ iss: idp.issuer, aud: audience, sub: 'dana', client_id: clientId, scope, iat: now, exp: now + 300 });
+    const exchangesBefore = idp.granted[TOKEN_EXCHANGE_GRANT] ?? 0;
+    for (const [clientId, scope, why] of [
+      ['dashboard', 'mcp notes', 'dana through the dashboard'],
+      ['dashboard', 'mcp notes', "another token of the same grant: that grant's exchanged token"],
+      ['plugin-app', 'mcp notes', 'dana through another client'],
+      ['dashboard', 'mcp', 'dana through the dashboard, with fewer scopes'],
+    ]) {
+      const client = await connect(t, await dana(clientId!, scope!), modernClient());
+      t.equal(await whoami(client, 'shared'), 'dana', why);
+    }
+    t.equal(idp.granted[TOKEN_EXCHANGE_GRANT], exchangesBefore + 3, 'one exchange per grant');
+    const danas = new Set(
+      upstream.authorizations.filter(
+        (header) => header !== undefined && decodeJwt(header.slice('Bearer '.length)).sub === 'dana',
+      ),
+    );
+    t.equal(danas.size, 3, 'the upstream was sent three exchanged tokens of dana, one per grant');
+  },
+);
+
 t.test('a static-token client and a stdio client are refused, naming why and the fix', async (t) => {
   const ci = await connect(t, STATIC_TOKEN);
   t.match(
