@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { postInitialize, startHttpHost, until } from './helpers/host.js';
+import { listOnSession, postInitialize, startHttpHost, until } from './helpers/host.js';
 import { freePort } from './helpers/engines.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startOpenIdProvider } from './helpers/openid-provider.js';
@@ -70,20 +70,7 @@ t.test(
     const opened = await postInitialize(host.url, { token: await userAlice() });
     t.equal(opened.status, 200);
     const session = opened.headers.get('mcp-session-id')!;
-    const list = async (bearer: string) =>
-      (
-        await fetch(host.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${bearer}`,
-            'mcp-session-id': session,
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-        })
-      ).status;
+    const list = async (bearer: string) => (await listOnSession(host.url, session, bearer)).status;
     t.equal(await list(await clientAlice()), 404, 'the client alice: the session does not exist for it');
     t.equal(await list(await userAlice()), 200, 'another token of the user alice: the session is hers');
   },

@@ -11,7 +11,7 @@ import {
   StreamableHTTPClientTransport,
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/client';
-import { assertLogged, postInitialize, startHttpHost, until, type HttpHost } from './helpers/host.js';
+import { assertLogged, listOnSession, postInitialize, startHttpHost, until, type HttpHost } from './helpers/host.js';
 import { EVENT_MS } from './helpers/timing.js';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
@@ -242,18 +242,7 @@ t.test(
     const opened = await post(host.url, alice);
     t.equal(opened.status, 200);
     const session = opened.headers.get('mcp-session-id')!;
-    const list = (token: string) =>
-      fetch(host.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${token}`,
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-      });
+    const list = (token: string) => listOnSession(host.url, session, token);
     t.equal((await list(opaque)).status, 404, "another identity's token: the session does not exist for it");
     t.equal((await list(STATIC_TOKEN)).status, 404, 'nor for a static token');
     const again = await idp.token('alice-agent', { scope: 'mcp', resource: audience });
