@@ -20,7 +20,7 @@ const config = {
     { who: { token: 'ci' }, tools: ['clock.*'] },
   ],
 } as unknown as ResolvedConfig;
-const alice: Identity = { kind: 'oauth', name: 'alice', claims: { sub: 'alice', groups: ['ops'] }, scopes: ['notes'] };
+const alice: Identity = { kind: 'user', name: 'alice', claims: { sub: 'alice', groups: ['ops'] }, scopes: ['notes'] };
 const names = ['notes.add_note', 'clock.now'];
 
 const judge = (count: number) => {

@@ -62,7 +62,8 @@ export function describeThrown(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === 'string') return error;
   try {
-    return JSON.stringify(error);
+    // JSON has no word for a symbol, a function or undefined: String names them (`Symbol(why)`).
+    return JSON.stringify(error) ?? String(error);
   } catch {
     return String(error);
   }

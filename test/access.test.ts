@@ -199,7 +199,7 @@ t.test('mcp-host check names each bad rule: its who key, its glob, its list kind
 
 t.test('who matches claims, scopes, groups and roles, token names and stdio; every key given must match', (t) => {
   const oauth = (claims: Record<string, unknown>, scopes: string[] = []): Identity => ({
-    kind: 'oauth',
+    kind: 'user',
     name: String(claims.sub),
     claims,
     scopes,
@@ -214,6 +214,9 @@ t.test('who matches claims, scopes, groups and roles, token names and stdio; eve
   t.notOk(whoMatches({ roles: ['reader'] }, alice), 'a claim that is not an array holds no role');
   t.ok(whoMatches({ roles: ['reader'] }, oauth({ sub: 'carol', roles: ['reader'] })));
   t.notOk(whoMatches({ token: 'alice' }, alice), 'a token name is not a subject');
+  const clientAlice: Identity = { kind: 'client', name: 'alice', claims: { client_id: 'alice' }, scopes: [] };
+  t.notOk(whoMatches({ sub: 'alice' }, clientAlice), 'a client named alice is not the user alice');
+  t.ok(whoMatches({ client_id: 'alice' }, clientAlice));
   t.ok(whoMatches({ token: 'ci' }, { kind: 'token', name: 'ci', tokenName: 'ci', claims: {}, scopes: [] }));
   t.ok(whoMatches({ stdio: true }, STDIO_IDENTITY));
   t.notOk(whoMatches({ stdio: true }, ANONYMOUS_IDENTITY));
@@ -243,7 +246,7 @@ t.test(
     t.equal(
       alice.stdout,
       [
-        'identity: oauth "alice" (sub: "alice", scope: "notes mcp")',
+        'identity: user "alice" (sub: "alice", scope: "notes mcp")',
         'rules for this identity: access[0] { scope: "notes" }',
         'sees (7):',
         ...['add_note', 'list_notes', 'read_note', 'search_notes', 'delete_note', 'export_notes'].map(
@@ -281,7 +284,7 @@ t.test(
       '--client-id',
       'app',
     ]);
-    t.match(admin.stdout, /^identity: oauth "app" \(client_id: "app", groups: \["admins"\], roles: \["x"\]\)\n/);
+    t.match(admin.stdout, /^identity: client "app" \(client_id: "app", groups: \["admins"\], roles: \["x"\]\)\n/);
     t.match(admin.stdout, 'prompt notes.review_note  <- access[1] { groups: ["admins"] }\n');
     const local = await runCli(['access', 'explain', '--config', file, '--stdio']);
     t.match(local.stdout, /^identity: stdio "stdio"\nno rule is for this identity/);

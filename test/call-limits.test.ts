@@ -13,9 +13,10 @@ import { alternating, modernClient, SECRET, writeClusterConfig } from './helpers
 import { freePort, startRedis } from './helpers/engines.js';
 
 const ALICE = 'alice:alice-token-0123456789';
+const CI = 'ci:ci-token-0123456789abcdef';
 
-/** A client sending alice's token, and the headers of the last answer it got. */
-async function connect(url: string, era: 'legacy' | 'modern') {
+/** A client sending a named token (alice's by default), and the headers of the last answer it got. */
+async function connect(url: string, era: 'legacy' | 'modern', named = ALICE) {
   let lastHeaders = new Headers();
   const recording: FetchLike = async (input, init) => {
     const response = await fetch(input, init);
@@ -26,7 +27,7 @@ async function connect(url: string, era: 'legacy' | 'modern') {
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       fetch: recording,
-      requestInit: { headers: { authorization: `Bearer ${ALICE.slice('alice:'.length)}` } },
+      requestInit: { headers: { authorization: `Bearer ${named.slice(named.indexOf(':') + 1)}` } },
     }),
   );
   t.teardown(() => client.close());
@@ -75,6 +76,29 @@ t.test('a limit of N calls a minute refuses call N+1, naming the limit, with Ret
   const overall = await refusal(legacy.client.callTool({ name: 'clock.list_time_zones', arguments: {} }));
   t.match(overall, { code: -32029, data: { limit: 'limits.callsPerMinute.default', callsPerMinute: 5 } });
   t.equal(legacy.headers().get('retry-after'), null, 'an answer on an SSE stream carries the error data alone');
+});
+
+t.test('each identity has its own count: two static tokens are two buckets', async (t) => {
+  const ws = makeWorkspace(t);
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    http: { port: 0, auth: { tokens: [ALICE, CI] } },
+    plugins: [{ package: '@mcp-host/clock' }],
+    limits: { callsPerMinute: { default: 1 } },
+  });
+  const host = await startHttpHost(t, config, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+  const alice = await connect(host.url, 'modern');
+  const ci = await connect(host.url, 'legacy', CI);
+  await alice.client.callTool({ name: 'clock.now', arguments: {} });
+  await ci.client.callTool({ name: 'clock.now', arguments: {} });
+  t.pass("ci's first call is not counted against alice's");
+  for (const [client, name] of [
+    [alice.client, 'alice'],
+    [ci.client, 'ci'],
+  ] as const) {
+    const refused = await refusal(client.callTool({ name: 'clock.now', arguments: {} }));
+    t.match(refused, { code: -32029, data: { identity: name } }, `${name}'s second call is refused`);
+  }
 });
 
 t.test('over stdio the limit holds too (the hot path counts)', async (t) => {

@@ -575,6 +575,12 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
       "MCP_HOST_REDIS_URL: the Redis URL redis://127.0.0.1:1 carries no credentials: a Redis that asks for none lets anything that reaches it rewrite or delete the cluster's records. Fix: give Redis a password (requirepass, or an ACL user) and put it in the URL, redis://:PASSWORD@HOST:6379 or redis://USER:PASSWORD@HOST:6379 (rediss:// for TLS), in MCP_HOST_REDIS_URL rather than the config file; or, where nothing but the replicas can reach Redis, say so with cluster.redisAuth: 'none' (docs/replicas.md).",
     ],
     [
+      // A user with an empty password is no credential either.
+      { MCP_HOST_REDIS_URL: 'redis://mcp-host:@127.0.0.1:1' },
+      undefined,
+      'MCP_HOST_REDIS_URL: the Redis URL redis://mcp-host:***@127.0.0.1:1 carries no password (only the user "mcp-host"): a Redis that asks for none lets anything that reaches it rewrite or delete the cluster\'s records. Fix: give Redis a password',
+    ],
+    [
       { MCP_HOST_HTTP_TOKENS: 'a-token-for-every-interface-0123' },
       ['--http', '0.0.0.0:0'],
       'mcp-host.config.js: cluster: this replica listens on 0.0.0.0 (every interface), an address the other replicas cannot connect to, and cluster.advertise does not say where they reach it. Fix: set cluster.advertise to this replica\u2019s address as the other replicas reach it, e.g. advertise: "http://10.0.0.12:3000".',

@@ -3,10 +3,12 @@
 // search, and calls the real tools by name. The host runs as a child process
 // over stdio with real plugin packages; the 2,000-tool catalogue is one
 // in-process plugin that registers them all.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t, { type Test as Tap } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, runCli, startHttpHost, startStdioHost, type Teardown } from './helpers/host.js';
+import { CLI, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
 import { controlEnv, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { validateConfig } from '../host/config/validate.js';
@@ -223,13 +225,14 @@ t.test('over Streamable HTTP: a 2026-07-28 client and a legacy session each find
 });
 
 t.test(
-  "access rules narrow what each identity finds, lists and may call, in both eras ('auto' counts per identity)",
+  "access rules narrow what each identity finds, lists and may call, in both eras ('auto' counts per identity); the audit log says so",
   async (t) => {
     const ws = workspace(t);
     const TREASURY = 'treasury-token-0123456789';
     const CLERK = 'clerk-token-0123456789ab';
     const config = ws.writeConfig({
       http: { port: 0, auth: { tokens: [`treasury:${TREASURY}`, `clerk:${CLERK}`] } },
+      audit: { file: './audit.log' },
       discovery: { mode: 'auto', threshold: 3, alwaysVisible: ['fx.rate', 'fx.convert'] },
       access: [
         { who: { token: 'treasury' }, tools: ['fx.*'] },
@@ -277,6 +280,23 @@ t.test(
         .catch((e: Error) => e);
       t.match(String(denied), 'Unknown tool "fx.convert"', `${era}: a tool the clerk may not use is unknown to it`);
     }
+    // The search tool is the host's own, allowed by no rule: a search of a client served search is allowed.
+    const searches = () =>
+      (existsSync(join(ws.dir, 'audit.log')) ? readFileSync(join(ws.dir, 'audit.log'), 'utf8') : '')
+        .split('\n')
+        .filter((line) => line.includes('"target":"search_tools"'))
+        .map((line) => JSON.parse(line) as { identity: { name: string }; decision: string; rule?: unknown });
+    await until('the four searches to be audited', () => searches().length === 4);
+    t.same(
+      searches().map(({ identity, decision, rule }) => ({ who: identity.name, decision, rule })),
+      [
+        { who: 'treasury', decision: 'allow', rule: undefined },
+        { who: 'clerk', decision: 'deny', rule: undefined },
+        { who: 'treasury', decision: 'allow', rule: undefined },
+        { who: 'clerk', decision: 'deny', rule: undefined },
+      ],
+      "the treasury's searches are audited as allowed, the clerk's (not served search) as denied",
+    );
   },
 );
 

@@ -59,7 +59,7 @@ t.test(
     await assertLogged(
       t,
       owner.log,
-      /"identity":\{"kind":"oauth","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/,
+      /"identity":\{"kind":"user","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/,
       'the owner served it for alice, as the forwarding replica verified her',
     );
     t.notMatch(owner.log(), alice, "the token never reached the owner's log");
@@ -87,7 +87,7 @@ t.test(
     t.teardown(() => modern.close());
     const forwards = () => `${owner.log()}${other.log()}`.match(/forwarded a POST to replica/g)?.length ?? 0;
     const before = forwards();
-    const aliceLine = /"identity":\{"kind":"oauth","name":"alice-agent"/g;
+    const aliceLine = /"identity":\{"kind":"user","name":"alice-agent"/g;
     const forAlice = () => `${owner.log()}${other.log()}`.match(aliceLine)?.length ?? 0;
     const aliceBefore = forAlice();
     t.match(firstText(await modern.callTool({ name: 'r.ask_twice', arguments: {} })), /^first! then second!/);

@@ -73,10 +73,10 @@ t.test("a token's claims make the identity: subject or client, scopes from scope
     identityOf({ http: { authInfo: await server.verifyAccessToken(await sign(claims)) } });
 
   const alice = await server.verifyAccessToken(await sign({ sub: 'alice', client_id: 'app', scope: 'mcp notes' }));
-  t.equal(alice.clientId, 'oauth:alice', 'a session belongs to the subject');
+  t.equal(alice.clientId, 'user:alice', 'a session belongs to the user');
   t.same(alice.scopes, ['mcp', 'notes']);
   t.equal(alice.resource?.href, AUDIENCE);
-  t.match(identityOf({ http: { authInfo: alice } }), { kind: 'oauth', name: 'alice', claims: { client_id: 'app' } });
+  t.match(identityOf({ http: { authInfo: alice } }), { kind: 'user', name: 'alice', claims: { client_id: 'app' } });
   t.match(await identity({ client_id: 'service', scp: ['mcp', 'admin'] }), {
     name: 'service',
     scopes: ['mcp', 'admin'],
@@ -194,7 +194,7 @@ t.test('introspection: each answer that is not an active token for this resource
 
   answer({ active: true, iss: issuer, aud: [AUDIENCE], sub: 'dave', scope: 'mcp', exp });
   const accepted = await server.verifyAccessToken('opaque-1');
-  t.match(identityOf({ http: { authInfo: accepted } }), { kind: 'oauth', name: 'dave', scopes: ['mcp'] });
+  t.match(identityOf({ http: { authInfo: accepted } }), { kind: 'user', name: 'dave', scopes: ['mcp'] });
   t.equal(
     asked?.authorization,
     `Basic ${Buffer.from('mcp%20host:s3cret%3Ax').toString('base64')}`,
@@ -208,6 +208,12 @@ t.test('introspection: each answer that is not an active token for this resource
   t.match(await refusal(server.verifyAccessToken('opaque-3')), /^invalid_token: .*it was not issued by http/);
   answer({ active: true, aud: 'https://other.example/mcp', exp });
   t.match(await refusal(server.verifyAccessToken('opaque-4')), /^invalid_token: .*not issued for this resource/);
+  answer({ active: true, iss: issuer, sub: 'dave', scope: 'mcp', exp });
+  t.match(
+    await refusal(server.verifyAccessToken('opaque-4b')),
+    /^invalid_token: .*not issued for this resource/,
+    'an answer naming no audience: a token that may be for any resource is not one for this',
+  );
   answer({ active: true, aud: AUDIENCE });
   t.match(await refusal(server.verifyAccessToken('opaque-5')), /^invalid_token: .*names no expiry/);
   answer({ error: 'invalid_client' }, 401);

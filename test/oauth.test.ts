@@ -11,7 +11,7 @@ import {
   StreamableHTTPClientTransport,
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/client';
-import { assertLogged, postInitialize, startHttpHost, until, type HttpHost } from './helpers/host.js';
+import { assertLogged, listOnSession, postInitialize, startHttpHost, until, type HttpHost } from './helpers/host.js';
 import { EVENT_MS } from './helpers/timing.js';
 import { validateConfig } from '../host/config/validate.js';
 import { formatProblem, problemsOf } from '../host/errors.js';
@@ -106,7 +106,7 @@ t.test(
     const token = await idp.token('alice-agent', { scope: 'mcp notes', resource: audience });
 
     const aliceLine =
-      /"identity":\{"kind":"oauth","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/g;
+      /"identity":\{"kind":"user","name":"alice-agent","sub":"alice-agent","client_id":"alice-agent"\}/g;
     const handledForAlice = () => host.log().match(aliceLine)?.length ?? 0;
     const before = handledForAlice();
     const legacy = await connect(t, host.url, token);
@@ -235,31 +235,33 @@ t.test(
     t.same((await opaqueClient.callTool({ name: 'up.hello', arguments: {} })).content, [
       { type: 'text', text: 'hello' },
     ]);
-    await assertLogged(t, host.log, /"identity":\{"kind":"oauth","name":"opaque","client_id":"opaque"\}/);
+    await assertLogged(t, host.log, /"identity":\{"kind":"client","name":"opaque","client_id":"opaque"\}/);
 
     // Alice's session, then a request on it with another identity's token (and with a second token of Alice's).
     const alice = await idp.token('alice-agent', { scope: 'mcp', resource: audience });
     const opened = await post(host.url, alice);
     t.equal(opened.status, 200);
     const session = opened.headers.get('mcp-session-id')!;
-    const list = (token: string) =>
-      fetch(host.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${token}`,
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-      });
+    const list = (token: string) => listOnSession(host.url, session, token);
     t.equal((await list(opaque)).status, 404, "another identity's token: the session does not exist for it");
     t.equal((await list(STATIC_TOKEN)).status, 404, 'nor for a static token');
     const again = await idp.token('alice-agent', { scope: 'mcp', resource: audience });
     t.equal((await list(again)).status, 200, 'another token of the same subject: the session is its own');
   },
 );
+
+t.test('an opaque token whose introspection names no audience is refused: it may be for any resource', async (t) => {
+  // Asked for no resource, the provider issues an opaque token its introspection gives no "aud".
+  const unbound = await idp.token('opaque', { scope: 'mcp' });
+  t.notMatch(unbound, /\./, 'an opaque token');
+  const answer = await post(host.url, unbound);
+  t.equal(answer.status, 401);
+  t.match(answer.headers.get('www-authenticate'), /^Bearer error="invalid_token"/);
+  t.match(
+    ((await answer.json()) as { error_description: string }).error_description,
+    `the access token was refused: it was not issued for this resource (its "aud" is not ${audience}); get a token for the resource ${audience}`,
+  );
+});
 
 t.test('http.oauth is validated: each mistake names its key and the fix', async (t) => {
   const refusals = (oauth: unknown, plugins: unknown[] = []): string => {

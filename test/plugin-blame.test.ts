@@ -32,7 +32,8 @@ export default {
 
 /**
  * `@t/hostile`: each tool leaves behind a callback that faults outside any
- * request, in a way Node runs in no one's async context, or forges a stack.
+ * request, in a way Node runs in no one's async context, throws what is no
+ * Error nor JSON (a symbol), or forges a stack.
  */
 function hostileSource(steadyDir: string): string {
   return `import { createServer, connect } from 'node:net';
@@ -68,6 +69,10 @@ export default {
         const client = connect(listening.address().port, '127.0.0.1', () => client.end('x'));
       });
       return text('listening');
+    });
+    server.registerTool('symbol', { description: 'Throw a symbol from a timer.' }, async () => {
+      setTimeout(() => { throw Symbol('a symbol from a timer'); }, 5);
+      return text('scheduled');
     });
     server.registerTool('forge', { description: 'Throw an error whose stack names another plugin.' }, async () => {
       setTimeout(() => {
@@ -127,6 +132,11 @@ t.test(
         'socket',
         () => call(host, 'hostile.socket'),
         'a listener on a socket its server accepted threw: thrown on an accepted socket.',
+      ],
+      [
+        'symbol',
+        () => call(host, 'hostile.symbol'),
+        'an exception was thrown outside any request: Symbol(a symbol from a timer).',
       ],
       ['forge', () => call(host, 'hostile.forge'), 'an exception was thrown outside any request: a forged stack.'],
     ];

@@ -26,14 +26,14 @@ t.test("a stamp carries the caller's token to the owner sealed, and the owner re
   const forwarder = new PeerAuth(key, 'replica-a');
   const owner = new PeerAuth(key, 'replica-b');
   const request = { method: 'POST', path: '/mcp', sessionId: 'session-1' };
-  const identity = { kind: 'oauth' as const, name: 'alice', claims: { sub: 'alice' }, scopes: ['mcp'], token: TOKEN };
-  const stamp = forwarder.stamp(request, '{}', 'replica-b', 'oauth:alice', identity);
+  const identity = { kind: 'user' as const, name: 'alice', claims: { sub: 'alice' }, scopes: ['mcp'], token: TOKEN };
+  const stamp = forwarder.stamp(request, '{}', 'replica-b', 'user:alice', identity);
   const [, , , , , carried] = stamp.split('.');
   t.notMatch(Buffer.from(carried!, 'base64url').toString(), 'a-caller-access-token', 'the stamp does not show it');
-  t.match(owner.check(stamp, request), { clientId: 'oauth:alice', identity });
+  t.match(owner.check(stamp, request), { clientId: 'user:alice', identity });
 
   const { token: _token, ...withoutToken } = identity;
-  const plain = forwarder.stamp(request, '{}', 'replica-b', 'oauth:alice', withoutToken);
+  const plain = forwarder.stamp(request, '{}', 'replica-b', 'user:alice', withoutToken);
   const checked = owner.check(plain, request);
   t.same('identity' in checked && checked.identity, withoutToken, 'an identity without a token arrives without one');
 });

@@ -200,11 +200,11 @@ t.test(
   async (t) => {
     const op = await startOpenIdProvider(t, { clients: [{ clientId: 'mcp-host', clientSecret: SECRET }] });
     const upstream = await startProtectedMcpServer(t, { issuer: op.issuer, jwksUri: op.jwksUri });
-    const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET);
+    const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET, op.issuer);
     let id = 1;
     const callAs = async (name: string, claims: Record<string, unknown>, scopes: string[]) => {
       const identity: Identity = {
-        kind: 'oauth',
+        kind: claims.sub === undefined ? 'client' : 'user',
         name,
         claims: { iss: op.issuer, ...claims },
         scopes,

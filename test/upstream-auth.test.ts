@@ -20,12 +20,21 @@ import { firstText } from './helpers/results.js';
 
 const SECRET = 'host-client-secret';
 
-/** A config mounting the protected `url` under the prefix `p`, the host's client secret in UPSTREAM_SECRET. */
-function protectedMountConfig(t: Teardown, url: string, mode: 'clientCredentials' | 'tokenExchange'): string {
+/**
+ * A config mounting the protected `url` under the prefix `p`, the host's client secret in UPSTREAM_SECRET, of the
+ * authorization server `issuer` when given (token exchange requires it).
+ */
+function protectedMountConfig(
+  t: Teardown,
+  url: string,
+  mode: 'clientCredentials' | 'tokenExchange',
+  issuer?: string,
+): string {
+  const client = { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET', ...(issuer && { issuer }) };
   return makeWorkspace(t).writeConfig({
     reload: { watch: false },
     upstreams: { pingIntervalMs: 0 },
-    plugins: [{ url, prefix: 'p', auth: { [mode]: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } } }],
+    plugins: [{ url, prefix: 'p', auth: { [mode]: client } }],
   });
 }
 
@@ -166,8 +175,14 @@ t.test(
           prefix: 'h',
           auth: { clientCredentials: { clientId: 'h', clientSecretEnv: 'UPSTREAM_AUTH_TEST_UNSET' } },
         },
-        { url, prefix: 'i', auth: { tokenExchange: { clientId: 'h', clientSecretFile: 'no-such-secret' } } },
+        {
+          url,
+          prefix: 'i',
+          auth: { tokenExchange: { clientId: 'h', clientSecretFile: 'no-such-secret', issuer: 'https://id.example' } },
+        },
         { url, prefix: 'j', auth: { clientCredentials: { clientId: 'h', privateKeyFile: 'no-such.pem' } } },
+        // Token exchange naming no issuer: the callers' tokens would go wherever the upstream says.
+        { url, prefix: 'k', auth: { tokenExchange: { clientId: 'h', clientSecretEnv: 'UPSTREAM_SECRET' } } },
       ],
     });
     const run = await runCli(['check', '--config', config], { env: { ...process.env, UPSTREAM_AUTH_TEST_UNSET: '' } });
@@ -194,6 +209,7 @@ t.test(
       'plugins[7].auth.clientCredentials.clientSecretEnv: the environment variable UPSTREAM_AUTH_TEST_UNSET is empty: it should hold the secret of client "h". Fix: start mcp-host with UPSTREAM_AUTH_TEST_UNSET set',
       'plugins[8].auth.tokenExchange.clientSecretFile: cannot read the client secret from',
       'plugins[9].auth.clientCredentials.privateKeyFile: cannot read the private key from',
+      `mcp-host.config.js: plugins[10].auth.tokenExchange.issuer: is missing: each caller's own access token is sent to the authorization server for exchange, and without issuer that would be whatever server the upstream's metadata names (a server that names another could collect every caller's token). Fix: name the authorization server client "h" is registered at, as its metadata names itself, e.g. issuer: "https://auth.example.com".`,
     ]) {
       t.match(run.stdout, expected);
     }
@@ -309,7 +325,7 @@ t.test(
   'token exchange: each caller reaches the upstream with a token of its own; a stdio client is refused',
   async (t) => {
     const { op, upstream } = await protectedUpstream(t);
-    const config = protectedMountConfig(t, upstream.url, 'tokenExchange');
+    const config = protectedMountConfig(t, upstream.url, 'tokenExchange', op.issuer);
     const host = await startStdioHost(t, config, { env: { UPSTREAM_SECRET: SECRET } });
     const refused = await host.client.callTool({ name: 'p.whoami', arguments: {} }).then(
       (result) => JSON.stringify(result),
@@ -322,9 +338,9 @@ t.test(
     t.match(refused, 'Fix: connect over HTTP with an access token the host accepts (http.oauth)');
 
     // The exchange itself, on the channel a remote mount speaks through, for two OAuth identities.
-    const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET);
+    const { channel, answers } = await openExchangeChannel(t, upstream.url, SECRET, op.issuer);
     const callAs = async (id: number, sub: string, token = op.subjectToken(sub)) => {
-      const identity = { kind: 'oauth' as const, name: sub, claims: { sub }, scopes: ['mcp'], token };
+      const identity = { kind: 'user' as const, name: sub, claims: { sub }, scopes: ['mcp'], token };
       await channel.send(
         { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
         { identity },
@@ -374,7 +390,7 @@ t.test(
     });
     t.equal(await callAs(9, 'bob'), 'bob', 'another caller is served');
     const stranger = {
-      kind: 'oauth' as const,
+      kind: 'user' as const,
       name: 'eve',
       claims: {},
       scopes: [],

@@ -30,7 +30,7 @@ t.test(
           {
             url: upstream.url,
             prefix: 'x',
-            auth: { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } },
+            auth: { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET', issuer: idp.issuer } },
           },
         ],
       },

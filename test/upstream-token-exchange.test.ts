@@ -17,9 +17,9 @@ import { firstText } from './helpers/results.js';
 
 const STATIC_TOKEN = 'static-ci-token-0123456789';
 const HOST_SECRET = DEFAULT_CLIENTS.find((client) => client.clientId === 'mcp-host')!.clientSecret!;
-const EXCHANGE = { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET' } };
 
 const idp = await startOpenIdProvider(t);
+const EXCHANGE = { tokenExchange: { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET', issuer: idp.issuer } };
 const upstream = await startProtectedMcpServer(t, { issuer: idp.issuer, jwksUri: idp.jwksUri });
 const port = await freePort();
 const audience = `http://127.0.0.1:${port}/mcp`;
@@ -104,6 +104,32 @@ t.test('two identities reach the upstream as two subjects, in both eras, with ex
     );
   }
 });
+
+t.test(
+  "one subject through another client, or with fewer scopes, gets an exchange of its own: never another grant's token",
+  async (t) => {
+    const now = Math.floor(Date.now() / 1000);
+    const dana = (clientId: string, scope: string) =>
+      idp.sign({ iss: idp.issuer, aud: audience, sub: 'dana', client_id: clientId, scope, iat: now, exp: now + 300 });
+    const exchangesBefore = idp.granted[TOKEN_EXCHANGE_GRANT] ?? 0;
+    for (const [clientId, scope, why] of [
+      ['dashboard', 'mcp notes', 'dana through the dashboard'],
+      ['dashboard', 'mcp notes', "another token of the same grant: that grant's exchanged token"],
+      ['plugin-app', 'mcp notes', 'dana through another client'],
+      ['dashboard', 'mcp', 'dana through the dashboard, with fewer scopes'],
+    ]) {
+      const client = await connect(t, await dana(clientId!, scope!), modernClient());
+      t.equal(await whoami(client, 'shared'), 'dana', why);
+    }
+    t.equal(idp.granted[TOKEN_EXCHANGE_GRANT], exchangesBefore + 3, 'one exchange per grant');
+    const danas = new Set(
+      upstream.authorizations.filter(
+        (header) => header !== undefined && decodeJwt(header.slice('Bearer '.length)).sub === 'dana',
+      ),
+    );
+    t.equal(danas.size, 3, 'the upstream was sent three exchanged tokens of dana, one per grant');
+  },
+);
 
 t.test('a static-token client and a stdio client are refused, naming why and the fix', async (t) => {
   const ci = await connect(t, STATIC_TOKEN);

@@ -103,7 +103,10 @@ export function accessPolicyOf(config: ResolvedConfig): AccessPolicy | undefined
   return policy;
 }
 
-/** Whether every key of `who` matches `identity`. */
+/**
+ * Whether every key of `who` matches `identity`. `sub` names a user: a client's token (no `sub`) never matches it,
+ * whatever its `client_id`; `client_id` names the client a token was issued to, a user's or a client's own.
+ */
 export function whoMatches(who: AccessWho, identity: Identity): boolean {
   const claims = identity.claims;
   const claimHasAny = (claim: string, wanted: readonly string[]) => {

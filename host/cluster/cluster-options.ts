@@ -66,8 +66,8 @@ export function clusterOptionsOf(cluster: ClusterConfig, file: string, httpHost:
  * The cluster's Redis URL (the config's, else the environment's). Redis is
  * a shared bus, not a trust anchor (DESIGN.md, "Scale"): one that asks for
  * no credentials lets anything that reaches it rewrite or delete the
- * cluster's records, so a URL without a password or an ACL user is refused
- * unless the config says `redisAuth: 'none'` (a private network, said
+ * cluster's records, so a URL without a password (an ACL user's or the
+ * default user's) is refused unless the config says `redisAuth: 'none'` (a private network, said
  * explicitly). `mcp-host reload --cluster` and `status --cluster` read it
  * the same way.
  */
@@ -88,11 +88,12 @@ export function redisUrlOf(cluster: ClusterConfig, file: string): string {
       fix: `set ${REDIS_URL_ENV}=redis://HOST:6379.`,
     });
   }
+  // A user with an empty password (redis://user:@host) proves nothing: a user Redis lets in so is one anybody can be.
   const { username, password } = new URL(redisUrl);
-  if (username === '' && password === '' && cluster.redisAuth !== 'none') {
+  if (password === '' && cluster.redisAuth !== 'none') {
     throw new HostError({
       where: cluster.redis === undefined ? REDIS_URL_ENV : configWhere(file, 'cluster.redis'),
-      what: `the Redis URL ${shownRedisUrl(redisUrl)} carries no credentials: a Redis that asks for none lets anything that reaches it rewrite or delete the cluster's records.`,
+      what: `the Redis URL ${shownRedisUrl(redisUrl)} carries no ${username === '' ? 'credentials' : `password (only the user "${decodeURIComponent(username)}")`}: a Redis that asks for none lets anything that reaches it rewrite or delete the cluster's records.`,
       fix: `give Redis a password (requirepass, or an ACL user) and put it in the URL, redis://:PASSWORD@HOST:6379 or redis://USER:PASSWORD@HOST:6379 (rediss:// for TLS), in ${REDIS_URL_ENV} rather than the config file; or, where nothing but the replicas can reach Redis, say so with cluster.redisAuth: 'none' (docs/replicas.md).`,
     });
   }

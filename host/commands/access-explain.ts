@@ -61,7 +61,9 @@ export function identityOf(who: ExplainedIdentity): Identity {
   };
   if (Object.keys(claims).length === 0) return ANONYMOUS_IDENTITY;
   const scopes = who.scope?.split(' ').filter(Boolean) ?? [];
-  return { kind: 'oauth', name: who.sub ?? who.clientId ?? 'oauth', claims, scopes };
+  // A token with a `sub` is a user's; one with a `client_id` alone, the client's (oauth-resource-server.ts).
+  const kind = who.sub === undefined && who.clientId !== undefined ? 'client' : 'user';
+  return { kind, name: who.sub ?? who.clientId ?? 'oauth', claims, scopes };
 }
 
 function ruleName({ index, rule }: Decision): string {

@@ -157,6 +157,11 @@ export interface UpstreamClientConfig {
 
 /** RFC 8693: each caller's token is exchanged for one issued for the upstream; the host's own requests use client credentials. */
 export interface TokenExchangeConfig extends UpstreamClientConfig {
+  /**
+   * Required: the authorization server each caller's own token is sent to for exchange. Learnt from the upstream's
+   * metadata instead, it would be whatever server the upstream names.
+   */
+  issuer: string;
   /** The `audience` asked for in the exchange, where the authorization server wants one beside `resource`. */
   audience?: string;
 }

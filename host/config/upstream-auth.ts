@@ -3,11 +3,13 @@
  * upstream that requires one (docs/upstream-auth.md). Exactly one mode:
  *
  *   auth: { clientCredentials: { clientId: 'mcp-host', clientSecretEnv: 'GITHUB_MCP_SECRET' } }
- *   auth: { tokenExchange: { clientId: 'mcp-host', privateKeyFile: './keys/mcp-host.pem' } }
+ *   auth: { tokenExchange: { clientId: 'mcp-host', privateKeyFile: './keys/mcp-host.pem', issuer: 'https://auth.example.com' } }
  *
  * A client's credential is a secret and the config file is often committed,
  * so it never stands in the config text: it comes from the environment or a
- * file, and an inline one is refused naming where to move it.
+ * file, and an inline one is refused naming where to move it. Token
+ * exchange sends each caller's own token to the authorization server, so it
+ * names that server (`issuer`) rather than trusting the upstream to.
  */
 import type { Problem } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
@@ -128,6 +130,13 @@ function clientProblems(value: unknown, path: string, mode: string, where: Where
       what: `${sources.length === 0 ? 'names no credential' : `names ${quotedChoices(sources, 'and')}`}: expected exactly one of ${quotedChoices(CREDENTIAL_SOURCES)}.`,
       fix: 'add clientSecretEnv: "UPSTREAM_CLIENT_SECRET" (a client secret), or privateKeyFile: "./keys/upstream-client.pem" (private_key_jwt); keep one.',
     });
+  }
+  if (mode === 'tokenExchange' && value.issuer === undefined) {
+    add(
+      'issuer',
+      "is missing: each caller's own access token is sent to the authorization server for exchange, and without issuer that would be whatever server the upstream's metadata names (a server that names another could collect every caller's token).",
+      `name the authorization server client "${typeof value.clientId === 'string' ? value.clientId : 'mcp-host'}" is registered at, as its metadata names itself, e.g. issuer: ${urls.issuer}.`,
+    );
   }
   if (value.algorithm !== undefined && value.privateKeyFile === undefined) {
     add(

@@ -16,7 +16,7 @@ import {
 import { describeThrown } from '../errors.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
-import type { Identity } from '../vocabulary/identity.js';
+import { isOAuthIdentity, type Identity } from '../vocabulary/identity.js';
 import { mountName } from './mount.js';
 import type { Outage } from './supervisor.js';
 
@@ -83,15 +83,16 @@ export class CallerAuthRefused extends Error {
  * requests (handshake, lists, pings) use the same client's client
  * credentials, and each caller's requests carry a token exchanged for that
  * caller's own (RFC 8693), cached per grant (subject, client, scopes) until it expires. The caller's
- * token is only ever the exchange's `subject_token`: it never reaches the
- * upstream.
+ * token is only ever the exchange's `subject_token`, sent only to the entry's
+ * `issuer`: it never reaches the upstream.
  */
 export class UpstreamAuthorization implements AuthProvider {
   private server?: AuthorizationServer;
   /**
-   * The authorization server the client's credential first went to, when the entry names no `issuer`: the only one
-   * it goes to after. A server whose later 401 names another (it was taken over, or its metadata was) would
-   * otherwise be handed the client's secret, good at the real one.
+   * The authorization server the client's credential first went to, when the entry names no `issuer` (client
+   * credentials only: token exchange requires one, config/upstream-auth.ts): the only one it goes to after. A server
+   * whose later 401 names another (it was taken over, or its metadata was) would otherwise be handed the client's
+   * secret, good at the real one.
    */
   private firstIssuer?: string;
   private own?: CachedToken;
@@ -179,7 +180,7 @@ export class UpstreamAuthorization implements AuthProvider {
   /** The token `identity` calls the upstream with: exchanged for its own, or refused when it has none to exchange. */
   private async exchange(identity: Identity, fresh: boolean): Promise<string> {
     const credentials = this.spec.auth!;
-    if (identity.kind !== 'oauth' || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
+    if (!isOAuthIdentity(identity) || !identity.token) throw new CallerAuthRefused(this.noTokenToExchange(identity));
     // Per grant, not per token: a caller's next token (a refresh) is the same subject, client and scopes, and needs no
     // new exchange. Not per subject alone: another client of the same user (or a token with fewer scopes) would be
     // handed the token exchanged for a broader grant, and a client whose id is a user's `sub` that user's.
@@ -217,7 +218,6 @@ export class UpstreamAuthorization implements AuthProvider {
         `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
       );
     }
-    this.firstIssuer ??= server.issuer;
     this.exchanged.delete(key);
     this.exchanged.set(key, token);
     if (this.exchanged.size > MAX_EXCHANGED) this.exchanged.delete(this.exchanged.keys().next().value!);

@@ -1,11 +1,13 @@
 import { CLIENT_INFO_META_KEY, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Generation } from '../catalogue/generation.js';
 import { accessViewOf, type Decision } from '../catalogue/access-rules.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
 import { RpcError } from '../rpc-error.js';
 import { audit, auditOn, recordsArguments, type AuditRecord } from '../sinks/audit.js';
 import { currentTraceId } from '../sinks/telemetry.js';
 import { identityOf } from '../vocabulary/identity.js';
 import { CallLimited } from './call-limits.js';
+import { searchServed } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -88,7 +90,10 @@ function who(
     kind === 'resources'
       ? (view.decide('resources', target) ?? view.decide('resourceTemplates', target))
       : view.decide(kind, target);
-  const allowed = generation.config.access === undefined || decision !== undefined;
+  // The search tool is the host's own, no rule's to allow: every client served search may call it.
+  const search =
+    method === 'tools/call' && target === SEARCH_TOOL_NAME && searchServed(generation, identity) !== undefined;
+  const allowed = generation.config.access === undefined || decision !== undefined || search;
   const mount = allowed ? generation.index.owners[kind].get(target)?.mount.name : undefined;
   // A 2026-07-28 client names itself in each request's _meta; a 2025-era one once, at initialize.
   const carried = ctx.mcpReq._meta?.[CLIENT_INFO_META_KEY] as { name?: string } | undefined;

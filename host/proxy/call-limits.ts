@@ -9,7 +9,7 @@ import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { RpcError } from '../rpc-error.js';
 import { makeCounter } from '../sinks/call-counters.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
-import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
+import { ANONYMOUS_IDENTITY, identityKey, type Identity } from '../vocabulary/identity.js';
 
 const require = createRequire(import.meta.url);
 
@@ -90,7 +90,7 @@ async function countCall(config: ResolvedConfig, identity: Identity | undefined,
   for (const limit of applying) {
     if (!limit) continue;
     try {
-      await limit.counter.consume(`${who.kind}:${who.name}`);
+      await limit.counter.consume(identityKey(who));
     } catch (refusal) {
       if (refusal instanceof Error) throw refusal;
       recordLimitHit('limits.callsPerMinute');

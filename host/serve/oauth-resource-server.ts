@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import type { Logger } from '../log.js';
-import { authInfoFor, type Identity } from '../vocabulary/identity.js';
+import { authInfoFor, identityKey, type Identity } from '../vocabulary/identity.js';
 import { jwtVerifier, type JwtVerifier } from './jwt-access-token.js';
 import { introspect, type Introspection } from './token-introspection.js';
 import type { OAuthSettings } from './oauth-settings.js';
@@ -125,8 +125,8 @@ export class OAuthResourceServer implements OAuthTokenVerifier {
     const identity = identityOfClaims(claims, token);
     return authInfoFor(identity, {
       token,
-      // Sessions belong to who opened them (legacy-sessions.ts): the subject, whichever of its tokens it sends.
-      clientId: `oauth:${identity.name}`,
+      // Sessions belong to who opened them (legacy-sessions.ts): the user or client, whichever of its tokens it sends.
+      clientId: identityKey(identity),
       scopes: [...identity.scopes],
       // The SDK refuses a token past expiresAt; the skew jose allowed is allowed here too.
       expiresAt: (claims.exp as number) + this.settings.clockSkewSeconds,
@@ -196,21 +196,24 @@ function looksLikeJwt(token: string): boolean {
 }
 
 /**
- * Who a verified token says the client is: its subject (or, without one, its client), its claims and scopes. A
- * token naming neither is refused: every such token would be one identity, owning one another's sessions and
- * sharing the token a mount exchanged for it.
+ * Who a verified token says the client is: its subject, a user (or, without one, its client: a client-credentials
+ * token may name no subject), its claims and scopes. The kind stays with the name: a client named `alice` is not
+ * the user `alice`, neither for sessions, nor rate limits, nor the audit log. A token naming neither is refused:
+ * every such token would be one identity, owning one another's sessions and sharing the token a mount exchanged
+ * for it.
  */
 function identityOfClaims(claims: Record<string, unknown>, token: string): Identity {
-  const name = [claims.sub, claims.client_id].find((value) => typeof value === 'string' && value !== '');
-  if (name === undefined) {
+  const named = (value: unknown): value is string => typeof value === 'string' && value !== '';
+  const kind = named(claims.sub) ? 'user' : named(claims.client_id) ? 'client' : undefined;
+  if (kind === undefined) {
     throw new OAuthError(
       OAuthErrorCode.InvalidToken,
       'the access token was refused: it names no subject (neither a "sub" nor a "client_id" claim), so mcp-host cannot tell whose it is; get a token that names its subject ("sub", which RFC 9068 requires of an access token)',
     );
   }
   return {
-    kind: 'oauth',
-    name: name as string,
+    kind,
+    name: (kind === 'user' ? claims.sub : claims.client_id) as string,
     claims,
     scopes: scopesOf(claims),
     token,

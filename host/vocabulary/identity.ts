@@ -10,9 +10,15 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
  * local operator, who started the host.
  */
 export interface Identity {
-  /** How the client proved who it is. */
-  readonly kind: 'oauth' | 'token' | 'stdio' | 'anonymous';
-  /** A stable name for logs and audit records: the token's `sub`, a static token's name, `stdio` or `anonymous`. */
+  /**
+   * How the client proved who it is, and so what its name names: an OAuth
+   * token's subject (`user`, a token with a `sub`) or its client (`client`, a
+   * token with a `client_id` alone, as a client-credentials token may be), a
+   * static token, the stdio client, or an HTTP client no token was asked of.
+   * A user and a client may have the same name: they are two identities.
+   */
+  readonly kind: 'user' | 'client' | 'token' | 'stdio' | 'anonymous';
+  /** A stable name for logs and audit records: the token's `sub` (else its `client_id`), a static token's name, `stdio` or `anonymous`. */
   readonly name: string;
   /** An OAuth token's verified claims (`sub`, `client_id`, `scope`, `groups`, `roles`, ...); empty otherwise. */
   readonly claims: Readonly<Record<string, unknown>>;
@@ -26,6 +32,19 @@ export interface Identity {
    * to an upstream as it is.
    */
   readonly token?: string;
+}
+
+/**
+ * The identity as a key (sessions' owners, rate-limit buckets): its kind and
+ * name, so that a client named like a user is not that user.
+ */
+export function identityKey(identity: Identity): string {
+  return `${identity.kind}:${identity.name}`;
+}
+
+/** Whether the identity holds an OAuth access token (a user's or a client's). */
+export function isOAuthIdentity(identity: Identity): boolean {
+  return identity.kind === 'user' || identity.kind === 'client';
 }
 
 /** The client on the host's own stdin and stdout: whoever started the host. */

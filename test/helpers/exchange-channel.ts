@@ -13,13 +13,18 @@ export interface ExchangeChannel {
   answers: Map<unknown, unknown>;
 }
 
-/** A `RemoteChannel` to `url` with `auth.tokenExchange` as client `mcp-host`, initialized at 2025-06-18. */
-export async function openExchangeChannel(t: Teardown, url: string, secret: string): Promise<ExchangeChannel> {
+/** A `RemoteChannel` to `url` with `auth.tokenExchange` as client `mcp-host` of `issuer`, initialized at 2025-06-18. */
+export async function openExchangeChannel(
+  t: Teardown,
+  url: string,
+  secret: string,
+  issuer: string,
+): Promise<ExchangeChannel> {
   const spec: RemoteSpec = {
     kind: 'remote',
     url,
     headers: {},
-    auth: { mode: 'tokenExchange', clientId: 'mcp-host', secret: { kind: 'clientSecret', value: secret } },
+    auth: { mode: 'tokenExchange', clientId: 'mcp-host', secret: { kind: 'clientSecret', value: secret }, issuer },
     index: 0,
     path: 'plugins[0]',
     label: 'p',

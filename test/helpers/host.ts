@@ -243,6 +243,21 @@ export function postInitialize(
   });
 }
 
+/** A raw 2025-era `tools/list` on `session` with `token`: whether the session is the token's (200) or not (404). */
+export function listOnSession(url: string, session: string, token: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
+}
+
 /** Poll until `check` holds; fail naming what was awaited (and the host's log, when given). */
 export async function until(what: string, check: () => boolean, ms = EVENT_MS, log?: () => string): Promise<void> {
   const deadline = Date.now() + ms;
