@@ -508,7 +508,7 @@ t.test('--config naming a missing file, or a package.json without the key', asyn
   const ws = makeWorkspace(t);
   t.equal(
     await loadFailure({ cwd: ws.dir, configPath: 'nope.config.js' }),
-    `${join(ws.dir, 'nope.config.js')}: the config file does not exist. Fix: check the path given with --config (a relative path starts from ${ws.dir}).`,
+    `${join(ws.dir, 'nope.config.js')}: the config file does not exist. Fix: check the path given with --config, as CONFIG (mcp-host start FILE) or in MCP_HOST_CONFIG (a relative path starts from ${ws.dir}).`,
   );
   t.equal(
     await loadFailure({ cwd: ws.dir, configPath: 'package.json' }),
