@@ -46,9 +46,11 @@ function prettyFormatter(): (line: string) => string {
   return prettyFactory({
     colorize: isMainThread && process.stderr.isTTY === true,
     translateTime: 'SYS:HH:MM:ss.l',
-    // The plugin a line is about leads its message; "name" is always mcp-host, pid and hostname are noise here.
-    ignore: 'pid,hostname,name,plugin',
-    messageFormat: '{if plugin}[{plugin}] {end}{msg}',
+    // The plugin a line is about (and whether its server wrote it on stderr) leads the message; "name" is
+    // always mcp-host, and pid and hostname are the same on every line.
+    ignore: 'pid,hostname,name,plugin,stream',
+    messageFormat: (record, messageKey) =>
+      `${typeof record.plugin === 'string' ? `[${record.plugin}${record.stream === 'stderr' ? ' stderr' : ''}] ` : ''}${String(record[messageKey] ?? '')}`,
   });
 }
 

@@ -7,7 +7,7 @@
  * it as written, so an author starts from a green package and changes it.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HostError } from '../errors.js';
 import { suggestPrefix } from '../config/prefix.js';
@@ -17,7 +17,7 @@ import { HOST_VERSION } from '../version.js';
 const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 
 /** The host's own package: where its package.json (versions, dependency ranges) is, and what the plugin's tests link. */
-const HOST_PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+const HOST_PACKAGE_DIR = dirname(fileURLToPath(new URL('../../../package.json', import.meta.url)));
 
 export async function initPlugin(options: { cwd: string; name: string }): Promise<number> {
   const { name } = options;
