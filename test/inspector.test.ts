@@ -1,10 +1,11 @@
-// The README's "Try it with the MCP Inspector", run with the Inspector's own
+// docs/operators.md's "Try it with the MCP Inspector" (and the README's command), run with the Inspector's own
 // CLI package: the host as its stdio child, the config named as start's
 // argument or in MCP_HOST_CONFIG (the Inspector takes --config as its own),
 // over HTTP with a bearer token, and from the Inspector's config file. Each
 // command is the README's, with the Inspector's installed CLI in place of
 // npx and the real address in place of port 3000.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { cliOnPath } from './helpers/cli-on-path.js';
@@ -13,6 +14,7 @@ import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js'
 import { readmeBlock, writeReadmeWeather } from './helpers/readme.js';
 
 const SECTION = '### Try it with the MCP Inspector';
+const OPERATORS = 'docs/operators.md';
 /** The Inspector's CLI (`@modelcontextprotocol/inspector-cli`): `--cli` then what `npx @modelcontextprotocol/inspector --cli` takes. */
 const INSPECTOR = join(REPO_ROOT, 'node_modules/.bin/mcp-inspector-cli');
 const TOKEN = 'a-bearer-token-for-the-inspector-0123456789';
@@ -54,8 +56,11 @@ function bash(
 
 t.test('the Inspector starts the host as its stdio child, the config given as CONFIG or MCP_HOST_CONFIG', async (t) => {
   const { dir, env } = myHost(t);
-  const [list, call, fromEnvironment] = inspectorCommands(readmeBlock(SECTION, 'sh', 0));
+  const [list, call, fromEnvironment] = inspectorCommands(readmeBlock(SECTION, 'sh', 0, OPERATORS));
   t.ok(list && call && fromEnvironment, 'three commands in the block');
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8').replace(/\n/g, ' ');
+  const [readmeCommand] = inspectorCommands(/`(npx @modelcontextprotocol\/inspector [^`]+)`/.exec(readme)?.[1] ?? '');
+  t.equal(readmeCommand, list, "the README's command is the first");
   for (const [name, command] of [
     ['CONFIG', list!],
     ['MCP_HOST_CONFIG', fromEnvironment!],
@@ -77,7 +82,7 @@ t.test('the Inspector starts the host as its stdio child, the config given as CO
 
 t.test('the Inspector calls the host over HTTP with the bearer token', async (t) => {
   const { dir, env } = myHost(t);
-  const block = readmeBlock(SECTION, 'sh', 1);
+  const block = readmeBlock(SECTION, 'sh', 1, OPERATORS);
   t.match(block, 'mcp-host start ./mcp-host.config.js --http 127.0.0.1:3000 &', 'the block starts the host so');
   const host = await startHttpHost(t, join(dir, 'mcp-host.config.js'), { env: { MCP_HOST_HTTP_TOKENS: TOKEN } });
   const [command] = inspectorCommands(block).map((line) => line.replace('http://127.0.0.1:3000/mcp', host.url));
@@ -91,9 +96,9 @@ t.test('the Inspector calls the host over HTTP with the bearer token', async (t)
 
 t.test('the Inspector starts the host from its own config file', async (t) => {
   const { ws, dir, env } = myHost(t);
-  const servers = readmeBlock(SECTION, 'json', 0).replace('/ABSOLUTE/PATH/TO/my-host', dir);
+  const servers = readmeBlock(SECTION, 'json', 0, OPERATORS).replace('/ABSOLUTE/PATH/TO/my-host', dir);
   ws.writeFile('my-host/inspector.json', servers);
-  const [command] = inspectorCommands(readmeBlock(SECTION, 'sh', 2));
+  const [command] = inspectorCommands(readmeBlock(SECTION, 'sh', 2, OPERATORS));
   const listed = await bash(command!, dir, env);
   t.equal(listed.code, 0, 'the Inspector exits 0', { stderr: listed.stderr });
   t.match(listed.stdout, '"name": "weather.forecast"');
