@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger } from './log.js';
 import { HostError, ProblemsError, describeThrown, formatProblem } from './errors.js';
@@ -12,28 +13,35 @@ const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
 
 Usage:
-  mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
-  mcp-host check [--config PATH] [--allow-withheld] [--options JSON]
-  mcp-host list [--config PATH] [--json]
-  mcp-host reload [--cluster] [--config PATH]
-  mcp-host status [--cluster] [--json] [--config PATH]
-  mcp-host pin [--diff] [--config PATH]
+  mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT]
+  mcp-host check [CONFIG | --config PATH] [--allow-withheld] [--options JSON]
+  mcp-host list [CONFIG | --config PATH] [--json]
+  mcp-host reload [--cluster] [CONFIG | --config PATH]
+  mcp-host status [--cluster] [--json] [CONFIG | --config PATH]
+  mcp-host pin [--diff] [CONFIG | --config PATH]
   mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
-  mcp-host init
+  mcp-host init [--plugin NAME]
   mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
   mcp-host <command> --help
 
+The config: --config PATH, or CONFIG (the same, as a positional argument), or the
+MCP_HOST_CONFIG environment variable; without any, it is searched for from the working
+directory up to the project root.
+
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
-  start: `Usage: mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
+  start: `Usage: mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT]
 
 Serve the composed catalogue. Over stdio unless the config's "http" or --http asks for HTTP.
-  --config PATH   the config file (default: found from the working directory upward)
+  CONFIG          the config file, as a positional argument (mcp-host start ./mcp-host.config.js):
+                  a client that has a --config option of its own (the MCP Inspector) passes it on
+  --config PATH   the config file (default: MCP_HOST_CONFIG, else found from the working directory upward)
   --stdio         serve over stdio even when the config configures HTTP
   --http ADDR     serve Streamable HTTP at ADDR ([HOST:]PORT, host default 127.0.0.1) on /mcp
 
 Environment:
+  MCP_HOST_CONFIG        the config file, when neither CONFIG nor --config is given
   MCP_HOST_HTTP_TOKENS   comma-separated bearer tokens; when set, HTTP clients must send one`,
-  check: `Usage: mcp-host check [--config PATH] [--allow-withheld] [--options JSON]
+  check: `Usage: mcp-host check [CONFIG | --config PATH] [--allow-withheld] [--options JSON]
 
 Resolve and check every plugin, create the accepted ones, preflight the composed catalogue and
 print it. Lists every problem found and exits 1 if there is any.
@@ -43,7 +51,8 @@ print it. Lists every problem found and exits 1 if there is any.
 Run in a plugin's own package directory (no config found, its package.json has an "mcp-host"
 field), it checks that package as a plugin: manifest, definition, a dry create() with the
 --options given (default {}), and its tools under the names they would get.
-  --config PATH   the config file (default: found from the working directory upward)
+  --config PATH   the config file, or CONFIG (default: MCP_HOST_CONFIG, else found from the
+                  working directory upward)
   --options JSON  the options a plugin package's dry create() is given (default {})`,
   access: `Usage: mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
 
@@ -58,10 +67,13 @@ for it, or the rules for it do not list the item (and which rules for others do)
   --token NAME             a static token's name (http.auth tokens given as NAME:TOKEN)
   --stdio                  the client on the host's stdin and stdout
   --config PATH            the config file (default: found from the working directory upward)`,
-  init: `Usage: mcp-host init
+  init: `Usage: mcp-host init [--plugin NAME]
 
 Write a starter mcp-host.config.js in the current directory: an ES module or CommonJS, as the
-nearest package.json "type" says, mounting nothing yet. Never overwrites a config.`,
+nearest package.json "type" says, mounting nothing yet. Never overwrites a config.
+  --plugin NAME   write a plugin package in ./NAME instead: package.json (with its "mcp-host"
+                  field), index.js serving a tool, a prompt and a resource, and a test through
+                  mcp-host/testing; npm install, npm test and mcp-host check work in it as written`,
   add: `Usage: mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
 
 npm install PACKAGE (a registry name, a local directory or a tarball) next to the config, check
@@ -82,36 +94,37 @@ For an MCP server package (run as a stdio child):
 A server whose check wrote on its stderr and served no tools (or printed its usage) has those lines
 shown, so that a server needing arguments says so.
   --config PATH      the config file to add to (default: found from the working directory upward)`,
-  list: `Usage: mcp-host list [--config PATH] [--json]
+  list: `Usage: mcp-host list [CONFIG | --config PATH] [--json]
 
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
-  --config PATH   the config file (default: found from the working directory upward)
+  --config PATH   the config file, or CONFIG (default: MCP_HOST_CONFIG, else found from the
+                  working directory upward)
   --json          machine-readable output`,
-  reload: `Usage: mcp-host reload [--cluster] [--config PATH]
+  reload: `Usage: mcp-host reload [--cluster] [CONFIG | --config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
 what changed: plugins added, removed or replaced; tools, prompts, resources and templates added,
 removed or changed. A refused reload prints every problem and exits 1; the host keeps serving its
 previous catalogue. Exits 1 too when no host is running this config.
-  --config PATH   the config file the host was started with (default: found from the working
-                  directory upward, as start finds it)
+  --config PATH   the config file the host was started with, or CONFIG (default: MCP_HOST_CONFIG,
+                  else found from the working directory upward, as start finds it)
   --cluster       ask every replica of the config's cluster instead (through its Redis, from any
                   machine), and print each one's result
 
 A running host also reloads by itself when its config file or an installed plugin's package.json
 changes (config "reload.watch", default on), and on SIGHUP.`,
-  status: `Usage: mcp-host status [--cluster] [--json] [--config PATH]
+  status: `Usage: mcp-host status [--cluster] [--json] [CONFIG | --config PATH]
 
 Show what every host running this config (on this machine, as this user) serves: its generation,
 the hash of the config it runs, its uptime, its open sessions and its mounts' states (with why a
 mount is down). Exits 1 when no host is running this config.
-  --config PATH   the config file the host was started with (default: found from the working
-                  directory upward)
+  --config PATH   the config file the host was started with, or CONFIG (default: MCP_HOST_CONFIG,
+                  else found from the working directory upward)
   --cluster       list every replica of the config's cluster instead (through its Redis, from any
                   machine); warn when the replicas run different configs; exit 1 when a registered
                   replica did not answer
   --json          machine-readable output`,
-  pin: `Usage: mcp-host pin [--diff] [--config PATH]
+  pin: `Usage: mcp-host pin [--diff] [CONFIG | --config PATH]
 
 Write mcp-host.lock.json beside the config: a hash of every served tool's and prompt's definition
 (name, title, description, schemas, annotations), per plugin. With a lock present, a definition that
@@ -119,16 +132,26 @@ no longer matches it is logged and shown by check and reload (config pins: 'warn
 withheld from clients until pinned again (pins: 'refuse').
   --diff   write nothing; show, per tool and prompt, which fields drifted from the lock and how.
            Exits 1 when anything drifted.
-  --config PATH   the config file (default: found from the working directory upward)`,
+  --config PATH   the config file, or CONFIG (default: MCP_HOST_CONFIG, else found from the
+                  working directory upward)`,
 };
 
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const commands = ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add', 'access'];
-  const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
-  const rest = argv[0] === command ? argv.slice(1) : argv;
-  if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
+  const first = argv[0];
+  // `mcp-host FILE` is `mcp-host start FILE`, as the usage's optional "start" says.
+  const namesFile = first !== undefined && !commands.includes(first) && existsSync(first);
+  const command = first !== undefined && !first.startsWith('-') && !namesFile ? first : 'start';
+  const rest = first === command ? argv.slice(1) : argv;
+  if (!commands.includes(command)) {
+    throw new UsageError(
+      /[/\\.]/.test(command)
+        ? `unknown command "${command}", and no config file there either (a relative path starts from ${process.cwd()})`
+        : `unknown command "${command}"`,
+    );
+  }
 
   let values;
   let positionals: string[];
@@ -158,9 +181,10 @@ async function main(argv: string[]): Promise<number> {
         group: { type: 'string', multiple: true },
         role: { type: 'string', multiple: true },
         token: { type: 'string' },
+        plugin: { type: 'string' },
       },
       strict: true,
-      allowPositionals: command === 'add' || command === 'access',
+      allowPositionals: true,
     }));
   } catch (error) {
     throw new UsageError(describeThrown(error));
@@ -193,6 +217,8 @@ async function main(argv: string[]): Promise<number> {
   const identityFlags = [values.sub, values['client-id'], values.scope, values.group, values.role, values.token];
   if (identityFlags.some((value) => value !== undefined) && command !== 'access')
     throw new UsageError('--sub, --client-id, --scope, --group, --role and --token go with "access explain"');
+  if (values.plugin !== undefined && command !== 'init') throw new UsageError('--plugin goes with "init"');
+  const configPath = configPathOf(command, positionals, values.config);
 
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
@@ -203,7 +229,7 @@ async function main(argv: string[]): Promise<number> {
   installFaultAttribution(logger);
   // And what they print goes to the log as theirs: stdout is the stdio transport's.
   markPluginOutput();
-  const common = { cwd: process.cwd(), logger, ...(values.config ? { configPath: values.config } : {}) };
+  const common = { cwd: process.cwd(), logger, ...(configPath ? { configPath } : {}) };
   // Each command is loaded when it runs: the SDK behind `start` takes most of
   // a second to import, which `--help` and `reload` need not pay.
   switch (command) {
@@ -214,7 +240,9 @@ async function main(argv: string[]): Promise<number> {
         allowWithheld: values['allow-withheld'] === true,
       });
     case 'init':
-      return (await import('./commands/init.js')).init(common);
+      return values.plugin === undefined
+        ? (await import('./commands/init.js')).init(common)
+        : (await import('./commands/init-plugin.js')).initPlugin({ cwd: common.cwd, name: values.plugin });
     case 'add':
       return (await import('./commands/add.js')).add({ ...common, ...addFlags(positionals, values) });
     case 'list':
@@ -247,6 +275,28 @@ async function main(argv: string[]): Promise<number> {
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
   }
+}
+
+/** The commands that take one config: as `--config PATH`, as a positional `CONFIG`, or from MCP_HOST_CONFIG. */
+const CONFIG_COMMANDS = ['start', 'check', 'list', 'reload', 'status', 'pin'];
+
+/**
+ * The config a command names, if any. A positional path is the same as
+ * `--config`: a client with a `--config` option of its own (the MCP
+ * Inspector's CLI) takes that flag for itself, but passes `start FILE` on.
+ * MCP_HOST_CONFIG comes last, so that a flag or an argument still wins over
+ * a variable left in the environment.
+ */
+function configPathOf(command: string, positionals: string[], flag: string | undefined): string | undefined {
+  const takesConfig = CONFIG_COMMANDS.includes(command);
+  if (takesConfig && positionals.length > 1)
+    throw new UsageError(`${command} takes at most one CONFIG, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (!takesConfig && command !== 'add' && command !== 'access' && positionals.length > 0)
+    throw new UsageError(`${command} takes no argument, got: ${positionals.join(' ')}`);
+  const positional = takesConfig ? positionals[0] : undefined;
+  if (positional !== undefined && flag !== undefined)
+    throw new UsageError(`the config is named twice: ${positional} and --config ${flag}; give one`);
+  return flag ?? positional ?? (process.env.MCP_HOST_CONFIG || undefined);
 }
 
 /** `add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts]`. */

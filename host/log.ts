@@ -1,7 +1,58 @@
+import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
+
+/** How log lines read: `pretty` for a person at a terminal, `json` (pino's lines) for a machine. */
+export type LogFormat = 'pretty' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
+
+/**
+ * The format every logger of this process writes in. MCP_HOST_LOG_FORMAT
+ * wins; then the config's `log.format` (setLogFormat); else pretty when
+ * stderr is a terminal, JSON lines when it is a pipe or a file (a client, a
+ * log shipper, a test). A worker's stderr is the host's, so it takes the
+ * host's format from the variable (setLogFormat sets it for workers to come).
+ */
+let format: LogFormat = formatFromEnvironment() ?? (isMainThread && process.stderr.isTTY ? 'pretty' : 'json');
+
+function formatFromEnvironment(): LogFormat | undefined {
+  const named = process.env.MCP_HOST_LOG_FORMAT;
+  return LOG_FORMATS.find((candidate) => candidate === named);
+}
+
+/** The config's `log.format`, unless MCP_HOST_LOG_FORMAT (read before the config could be) says otherwise. */
+export function setLogFormat(configured: LogFormat | undefined): void {
+  format = formatFromEnvironment() ?? configured ?? format;
+  process.env.MCP_HOST_LOG_FORMAT = format;
+}
+
+let prettify: ((line: string) => string) | undefined;
+
+/**
+ * A log line as this process's format writes it. pino-pretty is loaded
+ * only by a process that prints pretty lines: a host under a client never
+ * pays for it.
+ */
+export function formatLogLine(line: string): string {
+  if (format === 'json') return line;
+  prettify ??= prettyFormatter();
+  return prettify(line);
+}
+
+function prettyFormatter(): (line: string) => string {
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return prettyFactory({
+    colorize: isMainThread && process.stderr.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // The plugin a line is about (and whether its server wrote it on stderr) leads the message; "name" is
+    // always mcp-host, and pid and hostname are the same on every line.
+    ignore: 'pid,hostname,name,plugin,stream',
+    messageFormat: (record, messageKey) =>
+      `${typeof record.plugin === 'string' ? `[${record.plugin}${record.stream === 'stderr' ? ' stderr' : ''}] ` : ''}${String(record[messageKey] ?? '')}`,
+  });
+}
 
 /**
  * How many bytes of log lines the host holds while stderr is not being read;
@@ -25,8 +76,8 @@ const MAX_UNWRITTEN_LOG_BYTES = 4 * 1024 * 1024;
  */
 export function createLogger(level: LevelWithSilent = 'info'): Logger {
   if (!isMainThread)
-    return pino({ name: 'mcp-host', level }, markedWhileWriting(pino.destination({ fd: 2, sync: true })));
-  const destination = pino.destination({ fd: 2, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });
+    return pino({ name: 'mcp-host', level }, markedWhileWriting(formatting(pino.destination({ fd: 2, sync: true }))));
+  const destination = formatting(pino.destination({ fd: 2, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES }));
   const logger = pino({ name: 'mcp-host', level }, destination);
   let dropped = 0;
   destination.on('drop', () => (dropped += 1));
@@ -65,6 +116,13 @@ export function addLogFields(logger: Logger, fields: () => Record<string, unknow
 /** Whether this thread's logger is writing a line now: a worker tells its own lines on fd 2 from its plugin's (plugin-output.ts). */
 let writingLog = false;
 export const isWritingLog = (): boolean => writingLog;
+
+/** `destination` writing each line in this process's format (the object itself kept: pino flushes it on exit). */
+function formatting<T extends { write(line: string): unknown }>(destination: T): T {
+  const write = destination.write.bind(destination);
+  destination.write = (line: string) => write(formatLogLine(line));
+  return destination;
+}
 
 function markedWhileWriting<T extends { write(line: string): unknown }>(destination: T): T {
   const write = destination.write.bind(destination);

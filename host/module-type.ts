@@ -11,16 +11,21 @@ import { compileFunction } from 'node:vm';
 
 /** The "type" of the nearest package.json up from `dir`, as Node reads it: anything but "module" is CommonJS. */
 export function nearestPackageType(dir: string): 'module' | 'commonjs' {
+  const file = nearestPackageJson(dir);
+  if (file === undefined) return 'commonjs';
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs';
+  } catch {
+    return 'commonjs'; // Node itself refuses to load from a broken package.json; the loader says so
+  }
+}
+
+/** The nearest package.json up from `dir`, if there is one. */
+export function nearestPackageJson(dir: string): string | undefined {
   for (let at = dir; ; at = dirname(at)) {
     const file = join(at, 'package.json');
-    if (existsSync(file)) {
-      try {
-        return (JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs';
-      } catch {
-        return 'commonjs'; // Node itself refuses to load from a broken package.json; the loader says so
-      }
-    }
-    if (dirname(at) === at) return 'commonjs';
+    if (existsSync(file)) return file;
+    if (dirname(at) === at) return undefined;
   }
 }
 

@@ -38,6 +38,7 @@ import {
 } from './helpers/cluster.js';
 import { PeerAuth, STAMP_WINDOW_MS, deriveKey } from '../host/cluster/peer-auth.js';
 import { recordSealOf } from '../host/cluster/signed-record.js';
+import { tokenId } from '../host/serve/token-names.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { EXIT_MS } from './helpers/timing.js';
@@ -205,7 +206,7 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
   await assertLogged(
     t,
     a.log,
-    /serving a POST forwarded by replica [\w-]+ for token-1/,
+    new RegExp(`serving a POST forwarded by replica [\\w-]+ for ${tokenId(token)}`),
     'a knows whom b authenticated',
   );
   // b checks Host and Origin on what the client sent before forwarding anything.

@@ -292,7 +292,7 @@ t.test('sections must be objects, and http needs a port', async (t) => {
   t.same(refusals({ plugins: [], http: 3000, reload: true, log: 'info' }), [
     'mcp-host.config.js: http: expected an object, got 3000. Fix: e.g. http: { host: "127.0.0.1", port: 3000 }.',
     'mcp-host.config.js: reload: expected an object, got true. Fix: e.g. reload: { watch: true }.',
-    'mcp-host.config.js: log: expected an object, got "info". Fix: e.g. log: { level: "info" }.',
+    'mcp-host.config.js: log: expected an object, got "info". Fix: e.g. log: { level: "info", format: "pretty" }.',
   ]);
   t.same(refusals({ plugins: [], http: { host: '' } }), [
     'mcp-host.config.js: http.host: expected a non-empty string, got "". Fix: e.g. host: "127.0.0.1".',
@@ -508,7 +508,7 @@ t.test('--config naming a missing file, or a package.json without the key', asyn
   const ws = makeWorkspace(t);
   t.equal(
     await loadFailure({ cwd: ws.dir, configPath: 'nope.config.js' }),
-    `${join(ws.dir, 'nope.config.js')}: the config file does not exist. Fix: check the path given with --config (a relative path starts from ${ws.dir}).`,
+    `${join(ws.dir, 'nope.config.js')}: the config file does not exist. Fix: check the path given with --config, as CONFIG (mcp-host start FILE) or in MCP_HOST_CONFIG (a relative path starts from ${ws.dir}).`,
   );
   t.equal(
     await loadFailure({ cwd: ws.dir, configPath: 'package.json' }),
@@ -543,6 +543,34 @@ t.test('so does one in an ES module config of a CommonJS project (npm init write
     `${file}:3: syntax error: Unexpected token ','. Fix: correct line 3, which reads: name: ,`,
   );
 });
+
+t.test(
+  'a syntax error the parser finds at the start of a line names the line before it, where the mistake is',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const missingComma = "export default {\n  plugins: [\n    { package: 'x' }\n    { package: 'y' },\n  ],\n};\n";
+    let file = ws.writeConfig(missingComma);
+    t.equal(
+      await loadFailure({ cwd: ws.dir }),
+      `${file}:3: syntax error: Unexpected token '{' at the start of line 4, so the mistake is at the end of line 3: a comma or a closing bracket missing there? Fix: correct line 3, which reads: { package: 'x' }`,
+    );
+    // A comment line between is passed over; a line that ends where more must follow is not the mistake.
+    file = ws.writeConfig("export default {\n  plugins: [] // none yet\n  // and the name:\n  name: 'x',\n};\n");
+    t.match(
+      await loadFailure({ cwd: ws.dir }),
+      `${file}:2: syntax error: Unexpected identifier 'name' at the start of line 4`,
+    );
+    file = ws.writeConfig("export default {\n  plugins: [\n    { package: 'x',\n  ],\n};\n");
+    t.equal(
+      await loadFailure({ cwd: ws.dir }),
+      `${file}:4: syntax error: Unexpected token ']'. Fix: correct line 4, which reads: ],`,
+    );
+    // The same in an ES module config of a CommonJS project, whose line comes from another check.
+    ws.writeFile('package.json', JSON.stringify({ name: 'npm-init-project', version: '1.0.0', type: 'commonjs' }));
+    file = ws.writeConfig(missingComma);
+    t.match(await loadFailure({ cwd: ws.dir }), `${file}:3: syntax error: Unexpected token '{' at the start of line 4`);
+  },
+);
 
 t.test('a config that throws while loading names the file and the error', async (t) => {
   const ws = makeWorkspace(t);

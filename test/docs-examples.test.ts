@@ -11,10 +11,11 @@
 // just before it (a blank line between, as prettier writes it). New files in
 // docs/ are covered as they come.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
-import { CLI, runCli } from './helpers/host.js';
+import { cliOnPath } from './helpers/cli-on-path.js';
+import { runCli } from './helpers/host.js';
 import { fencedBlocks } from './helpers/markdown.js';
 import { makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 
@@ -38,11 +39,7 @@ const isWholeConfig = (body: string) =>
 function project(t: Parameters<typeof makeWorkspace>[0]): Workspace & { env: NodeJS.ProcessEnv } {
   const ws = makeWorkspace(t);
   symlinkSync(join(REPO_ROOT, 'plugins'), join(ws.dir, 'plugins'));
-  const bin = join(ws.dir, '.bin');
-  mkdirSync(bin);
-  const shim = ws.writeFile('.bin/mcp-host', `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-  chmodSync(shim, 0o755);
-  return Object.assign(ws, { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  return Object.assign(ws, { env: cliOnPath(ws) });
 }
 
 /**

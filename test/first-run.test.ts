@@ -3,13 +3,19 @@
 // accepts, and never overwrites one; check's one pass over config and
 // package problems; and reload reporting the notifications it really sent.
 // Real packages in temporary workspaces, the CLI as a child process.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
+import { namedToken, tokenId } from '../host/serve/token-names.js';
 import { runCli, startStdioHost } from './helpers/host.js';
-import { makeWorkspace } from './helpers/packages.js';
+import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
 import { readmeBlock, writePlugin, writeReadmeWeather } from './helpers/readme.js';
 import { firstText } from './helpers/results.js';
+
+const run = promisify(execFile);
 
 t.test("the README's operator config mounts the README's plugin and the filesystem server", async (t) => {
   const ws = makeWorkspace(t);
@@ -118,4 +124,95 @@ export default { create() {
   t.match(reloaded.stdout, '  clients notified: tools, resources\n');
   await host.until('tools/list_changed', () => host.notified.tools === 1);
   await host.until('resources/list_changed', () => host.notified.resources === 1);
+});
+
+t.test('a misspelled package is answered with the installed one it resembles before any install command', async (t) => {
+  const ws = makeWorkspace(t);
+  writeReadmeWeather(ws, 'node_modules/weather', 'README');
+  const checked = await runCli(['check', '--config', ws.writeConfig({ plugins: [{ package: 'wether' }] })]);
+  t.equal(checked.code, 1);
+  t.match(
+    checked.stdout,
+    `- mcp-host.config.js: plugins[0].package: the package "wether" is not installed: no node_modules/wether in ${ws.dir} or the directories above it. Fix: did you mean "weather" (installed)? If "wether" is the package you want, run npm install wether in ${ws.dir}.`,
+  );
+});
+
+t.test('check in a plugin package without the "mcp-host" field says to add it', async (t) => {
+  const ws = makeWorkspace(t);
+  const dir = ws.writePackage(
+    'greeter',
+    {
+      name: '@acme/mcp-greeter',
+      type: 'module',
+      exports: './index.js',
+      dependencies: { zod: '^4.0.0', '@modelcontextprotocol/server': '^2.4.0' },
+    },
+    { 'index.js': 'export default { create() {} };\n' },
+  );
+  const checked = await runCli(['check'], { cwd: dir });
+  t.equal(checked.code, 1);
+  t.equal(
+    checked.stderr,
+    `mcp-host: ${join(dir, 'package.json')}: the package "@acme/mcp-greeter" has no "mcp-host" field, so check cannot tell that it is a plugin (and no host config is found here). Fix: add "mcp-host": { "prefix": "greeter" } to its package.json, then run mcp-host check again; to serve plugins from this directory instead, write a host config with mcp-host init.\n`,
+  );
+});
+
+t.test('init where there is no package.json says so, and how to make one', async (t) => {
+  // Outside the repository: no package.json above it either.
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-host-init-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const init = await runCli(['init'], { cwd: dir });
+  t.equal(init.code, 0, init.stderr);
+  t.equal(
+    init.stdout,
+    `wrote ${join(dir, 'mcp-host.config.js')} (CommonJS, as Node reads a .js file with no package.json)\n` +
+      `there is no package.json in ${dir} or above it: run npm init -y here, so that mcp-host add installs packages beside this config\n` +
+      'next: mcp-host add PACKAGE to mount a plugin or an MCP server from npm; mcp-host check to see the catalogue\n',
+  );
+});
+
+t.test('init --plugin writes a plugin package whose own test and check pass as written', async (t) => {
+  const ws = makeWorkspace(t);
+  const init = await runCli(['init', '--plugin', '@acme/mcp-greeter'], { cwd: ws.dir });
+  t.equal(init.code, 0, init.stderr);
+  const dir = join(ws.dir, 'mcp-greeter');
+  t.match(
+    init.stdout,
+    `wrote the plugin package @acme/mcp-greeter in ${dir}: package.json, index.js, test/greeter.test.js`,
+  );
+  const packageJson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  t.same(packageJson['mcp-host'], { prefix: 'greeter' });
+  t.same(packageJson.peerDependencies, { 'mcp-host': '^1.0.0' });
+  t.same(packageJson.devDependencies, { 'mcp-host': `file:${REPO_ROOT}` }, 'its tests use this host');
+  // What its npm install links: this host, by name (the SDK and zod resolve from the repository's node_modules).
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(REPO_ROOT, join(dir, 'node_modules/mcp-host'), 'dir');
+  const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir });
+  t.match(stdout, /# pass 1\n# fail 0/, 'npm test passes');
+  const checked = await runCli(['check'], { cwd: dir });
+  t.equal(checked.code, 0, checked.stdout + checked.stderr);
+  t.match(checked.stdout, 'tools: greeter.greet\n  prompts: greeter.introduce\n  resources: about://plugin');
+
+  const again = await runCli(['init', '--plugin', '@acme/mcp-greeter'], { cwd: ws.dir });
+  t.equal(again.code, 1);
+  t.equal(
+    again.stderr,
+    `mcp-host: ${dir}: the directory exists and is not empty; init never overwrites files. Fix: run mcp-host init --plugin @acme/mcp-greeter where there is no mcp-greeter/, or remove that directory first.\n`,
+  );
+  const badName = await runCli(['init', '--plugin', 'Greeter!'], { cwd: ws.dir });
+  t.equal(badName.code, 1);
+  t.match(badName.stderr, 'mcp-host init --plugin "Greeter!": NAME is not a name npm accepts for a new package.');
+});
+
+t.test('a token given without a name is written one way in the docs, as the host names it', async (t) => {
+  const docs = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).map((name) => `docs/${name}`)];
+  for (const file of docs.filter((name) => name.endsWith('.md'))) {
+    const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+    t.notMatch(text, /\btoken-(N|\d{1,3})\b/, `${file} names no token by its place in the list`);
+  }
+  const access = readFileSync(join(REPO_ROOT, 'docs/access.md'), 'utf8');
+  const example = /named `token-` and the first 8 hex digits of its SHA-256 \(`(token-[0-9a-f]{8})`\)/.exec(access);
+  t.ok(example, 'docs/access.md says how it is named');
+  t.equal(tokenId('s3cret-token-for-the-docs-0123456789'), namedToken('s3cret-token-for-the-docs-0123456789').name);
+  t.match(tokenId('x'), /^token-[0-9a-f]{8}$/);
 });

@@ -41,11 +41,11 @@ t.test('one client holds at most half of a per-client mount’s upstreams: anoth
   for (const client of mallory) t.notOk((await pid(client)).isError, 'mallory’s session gets a child');
   const third = await session('token-of-mallory-0123456789');
   await t.rejects(pid(third), {
-    message: `has 2 of its 4 upstreams (upstreams.maxPerClientSessions, with sessions: 'per-client') open for sessions of token-1, the most one client may hold (half, so that one client cannot take them all), so HTTP session`,
+    message: `has 2 of its 4 upstreams (upstreams.maxPerClientSessions, with sessions: 'per-client') open for sessions of token-11d9eef1, the most one client may hold (half, so that one client cannot take them all), so HTTP session`,
   });
   await t.rejects(pid(third), {
     message:
-      'Fix: end sessions of token-1 no longer used (DELETE with their Mcp-Session-Id), or raise upstreams.maxPerClientSessions in the host config.',
+      'Fix: end sessions of token-11d9eef1 no longer used (DELETE with their Mcp-Session-Id), or raise upstreams.maxPerClientSessions in the host config.',
   });
   // Without the share, mallory's third and fourth sessions would take the last two, and alice would get none.
   await t.rejects(pid(await session('token-of-mallory-0123456789')), { message: 'the most one client may hold' });

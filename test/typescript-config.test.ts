@@ -54,6 +54,20 @@ t.test('a TypeScript config that does not parse names its line and what it reads
   );
 });
 
+t.test('a TypeScript config missing a comma at the end of a line names that line', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeFile(
+    'mcp-host.config.ts',
+    "export default {\n  plugins: [\n    { package: 'x' }\n    { package: 'y' },\n  ],\n};\n",
+  );
+  const checked = await runCli(['check', '--config', file]);
+  t.equal(checked.code, 1);
+  t.match(
+    checked.stdout,
+    `${file}:3: syntax error: Unexpected token, expected "," at the start of line 4, so the mistake is at the end of line 3: a comma or a closing bracket missing there? Fix: correct line 3, which reads: { package: 'x' }`,
+  );
+});
+
 t.test('a TypeScript config that throws, or imports a file that does not parse, says so naming the file', async (t) => {
   const ws = makeWorkspace(t);
   const throws = ws.writeFile('mcp-host.config.ts', "throw new Error('no config today');\nexport default {};\n");

@@ -1,9 +1,10 @@
 // The command line's own help: `mcp-host --help` lists every command, and
 // each command's --help (or -h) explains it with every flag the overview
 // gives it, exiting 0; a command that does not exist is wrong usage (2).
+import { join } from 'node:path';
 import t from 'tap';
 import { runCli } from './helpers/host.js';
-import { PACKAGE_VERSION } from './helpers/packages.js';
+import { makeWorkspace, PACKAGE_VERSION } from './helpers/packages.js';
 
 const overview = await runCli(['--help']);
 
@@ -45,4 +46,49 @@ t.test('a command that does not exist is wrong usage', async (t) => {
   const wrong = await runCli(['serve']);
   t.equal(wrong.code, 2);
   t.equal(wrong.stderr, `mcp-host: unknown command "serve"\n\n${overview.stdout}`);
+});
+
+t.test('the config as CONFIG, the same as --config, or from MCP_HOST_CONFIG; named once', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig({ plugins: [] });
+  const other = ws.writeConfig({ plugins: [] }, 'other.config.js');
+  // A directory of its own, where no config is found by searching.
+  const elsewhere = join(ws.dir, 'elsewhere');
+  ws.writeFile('elsewhere/package.json', '{}');
+  const env = { ...process.env, MCP_HOST_CONFIG: file };
+
+  const positional = await runCli(['check', other], { cwd: elsewhere });
+  t.equal(positional.code, 0, positional.stderr);
+  t.match(positional.stdout, `(${other})`, 'check CONFIG');
+  t.match((await runCli(['check'], { cwd: elsewhere })).stdout, 'no mcp-host config found', 'without one, a search');
+  const fromEnvironment = await runCli(['check'], { cwd: elsewhere, env });
+  t.equal(fromEnvironment.code, 0, fromEnvironment.stderr);
+  t.match(fromEnvironment.stdout, `(${file})`, 'MCP_HOST_CONFIG');
+  t.match((await runCli(['check', other], { cwd: elsewhere, env })).stdout, `(${other})`, 'CONFIG wins over it');
+  t.match(
+    (await runCli(['check', '--config', other], { cwd: elsewhere, env })).stdout,
+    `(${other})`,
+    'so does --config',
+  );
+  // start's own flags are checked: the command is start.
+  const bare = await runCli([other, '--stdio', '--http', '3000']);
+  t.match(bare.stderr, 'mcp-host: --stdio and --http exclude each other', 'mcp-host CONFIG is mcp-host start CONFIG');
+
+  for (const [args, message] of [
+    [
+      ['check', file, '--config', other],
+      `mcp-host: the config is named twice: ${file} and --config ${other}; give one`,
+    ],
+    [['list', file, other], `mcp-host: list takes at most one CONFIG, got 2: ${file} ${other}`],
+    [['init', 'weather'], 'mcp-host: init takes no argument, got: weather'],
+    [['check', '--plugin', 'weather'], 'mcp-host: --plugin goes with "init"'],
+    [
+      ['./nowhere.config.js'],
+      `mcp-host: unknown command "./nowhere.config.js", and no config file there either (a relative path starts from ${ws.dir})`,
+    ],
+  ] as const) {
+    const wrong = await runCli([...args], { cwd: ws.dir });
+    t.equal(wrong.code, 2, args.join(' '));
+    t.equal(wrong.stderr, `${message}\n\n${overview.stdout}`);
+  }
 });

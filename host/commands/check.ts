@@ -3,7 +3,7 @@ import { formatProblem } from '../errors.js';
 import { inspectCatalogue, inspectConfigValue, type Inspection } from '../catalogue/compose.js';
 import { HostRuntime } from '../runtime.js';
 import { formatCatalogue, formatTotals } from './catalogue-report.js';
-import { pluginCheckConfig, pluginPackageHere } from './plugin-check.js';
+import { pluginCheckConfig, pluginPackageHere, unmarkedPluginHere } from './plugin-check.js';
 import { formatWarnings } from './reload.js';
 
 export interface CheckOptions {
@@ -25,6 +25,8 @@ export interface CheckOptions {
 export async function check(options: CheckOptions): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const plugin = options.configPath ? undefined : await pluginPackageHere(options.cwd);
+  const unmarked = options.configPath || plugin ? undefined : await unmarkedPluginHere(options.cwd);
+  if (unmarked) throw unmarked;
   let inspection: Inspection;
   let where: string;
   if (plugin) {

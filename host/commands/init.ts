@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findConfigFile } from '../config/load.js';
 import { HostError } from '../errors.js';
-import { nearestPackageType } from '../module-type.js';
+import { nearestPackageJson, nearestPackageType } from '../module-type.js';
 
 const CONFIG_NAME = 'mcp-host.config.js';
 
@@ -25,9 +25,15 @@ export async function init(options: { cwd: string }): Promise<number> {
   }
   const format = nearestPackageType(options.cwd);
   writeFileSync(file, starterConfig(format));
+  const packageJson = nearestPackageJson(options.cwd);
   process.stdout.write(
-    `wrote ${file} (${format === 'module' ? 'an ES module' : 'CommonJS'}, like this project's package.json "type")\n` +
-      'next: mcp-host add PACKAGE to mount a plugin or an MCP server from npm; mcp-host check to see the catalogue\n',
+    packageJson === undefined
+      ? `wrote ${file} (CommonJS, as Node reads a .js file with no package.json)\n` +
+          `there is no package.json in ${options.cwd} or above it: run npm init -y here, so that mcp-host add installs packages beside this config\n`
+      : `wrote ${file} (${format === 'module' ? 'an ES module' : 'CommonJS'}, like the "type" of ${packageJson})\n`,
+  );
+  process.stdout.write(
+    'next: mcp-host add PACKAGE to mount a plugin or an MCP server from npm; mcp-host check to see the catalogue\n',
   );
   return 0;
 }

@@ -6,6 +6,7 @@
  * the command's own logger would.
  */
 import { pino, type Logger } from 'pino';
+import { formatLogLine } from '../log.js';
 
 export interface ServerStderr {
   /** The logger to check the config with. */
@@ -21,7 +22,7 @@ export function recordServerStderr(commandLogger: Logger): ServerStderr {
     write(line: string) {
       const record = JSON.parse(line) as { level: number; stream?: unknown; plugin?: unknown; msg?: unknown };
       if (record.stream === 'stderr') lines.push({ plugin: record.plugin, msg: record.msg });
-      else if (record.level >= threshold) process.stderr.write(line);
+      else if (record.level >= threshold) process.stderr.write(formatLogLine(line));
     },
   };
   return {

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { Logger } from '../log.js';
+import { setLogFormat, type Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
 import { retireMounts } from '../mounts/retire.js';
@@ -44,7 +44,11 @@ export async function start(options: StartOptions): Promise<number> {
     events: runtime.events,
     id: 1,
     // On before the first generation starts its mounts: their handshakes and first drains are traced too.
-    configLoaded: (loaded) => startTelemetry(loaded.telemetry, runtime, options.logger),
+    configLoaded: (loaded) => {
+      // Before the first mount starts and logs: every line of this host is in the format the config asks for.
+      setLogFormat(loaded.log.format);
+      return startTelemetry(loaded.telemetry, runtime, options.logger);
+    },
   }).catch(async (error: unknown) => {
     // A start refused by its plugins still exports the spans of what was tried.
     await stopTelemetry();

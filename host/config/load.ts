@@ -15,6 +15,7 @@ import { importFresh } from '../fresh-import.js';
 import { isModuleOnlySyntaxError, nearestPackageType, needsModuleSyntax } from '../module-type.js';
 import type { ResolvedConfig } from './types.js';
 import { endSentence } from './problem-wording.js';
+import { syntaxErrorProblem } from './syntax-error-line.js';
 import { loadTypeScriptConfig } from './typescript-config.js';
 import { validateConfig } from './validate.js';
 
@@ -113,7 +114,7 @@ async function loadNamedConfig(
     throw new HostError({
       where: file,
       what: 'the config file does not exist.',
-      fix: `check the path given with --config (a relative path starts from ${cwd}).`,
+      fix: `check the path given with --config, as CONFIG (mcp-host start FILE) or in MCP_HOST_CONFIG (a relative path starts from ${cwd}).`,
     });
   }
   const found = await load(file).catch(asLoadFailure);
@@ -192,14 +193,9 @@ function asLoadFailure(error: unknown): never {
   // ES module syntax in a CommonJS file is no typo to correct: the fix is the file's format.
   const syntax = error instanceof SyntaxError && !isModuleOnlySyntaxError(error) ? locateSyntaxError(file) : undefined;
   if (syntax) {
-    throw new HostError(
-      {
-        where: `${file}:${syntax.line}`,
-        what: `syntax error: ${endSentence(describeThrown(error))}`,
-        fix: `correct line ${syntax.line}, which reads: ${syntax.code.trim()}`,
-      },
-      { cause: error },
-    );
+    throw new HostError(syntaxErrorProblem(file, syntax.source, describeThrown(error), syntax.line, syntax.column), {
+      cause: error,
+    });
   }
   throw new HostError(
     {
@@ -234,7 +230,7 @@ function loadFailureFix(file: string, error: unknown): string {
  * already failed. Undefined when the file itself parses (the error is in a
  * module it imports, and the message says which).
  */
-function locateSyntaxError(file: string): { line: number; code: string } | undefined {
+function locateSyntaxError(file: string): { source: string; line: number; column?: number } | undefined {
   // Without NODE_OPTIONS: preloaded modules (a test runner's, say) could print to stderr too.
   const options = { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } } as const;
   const source = readFileSync(file, 'utf8');
@@ -242,7 +238,11 @@ function locateSyntaxError(file: string): { line: number; code: string } | undef
   const check = loadsAsModule(file, source)
     ? spawnSync(process.execPath, ['--input-type=module', '--check'], { ...options, input: source })
     : spawnSync(process.execPath, ['--check', file], options);
-  const [location = '', code = ''] = check.stderr.split('\n');
+  // file:LINE, the line's code, then a caret under the token the parser stopped at.
+  const [location = '', , caret = ''] = check.stderr.split('\n');
   const line = /:(\d+)$/.exec(location)?.[1];
-  return check.status !== 0 && line ? { line: Number(line), code } : undefined;
+  const column = /^ *\^/.test(caret) ? caret.indexOf('^') : undefined;
+  return check.status !== 0 && line
+    ? { source, line: Number(line), ...(column !== undefined && { column }) }
+    : undefined;
 }

@@ -2,6 +2,9 @@
  * The shape of `mcp-host.config.js` (DESIGN.md, "The config file").
  * `validate.ts` checks a loaded value against exactly these fields.
  */
+import type { LogFormat } from '../log.js';
+
+export type { LogFormat };
 
 /** Between a mount's prefix and a tool or prompt's own name. Some clients reject '.'. */
 export type Separator = '.' | '_' | '__';
@@ -323,7 +326,8 @@ export interface HostConfig {
   http?: HttpConfig;
   reload?: ReloadConfig;
   upstreams?: UpstreamsConfig;
-  log?: { level?: LogLevel };
+  /** format: 'pretty' (human-readable) or 'json' lines; default pretty when stderr is a terminal, else json. */
+  log?: { level?: LogLevel; format?: LogFormat };
   telemetry?: TelemetryConfig;
   cluster?: ClusterConfig;
   /** Who sees and may use what (docs/access.md); absent: every client, everything. */
@@ -430,7 +434,8 @@ export interface ResolvedConfig {
   http?: Required<Pick<HttpConfig, 'host' | 'port'>> & Omit<HttpConfig, 'host' | 'port'>;
   reload: Required<ReloadConfig>;
   upstreams: Required<UpstreamsConfig>;
-  log: { level: LogLevel };
+  /** format absent: the process's own default (pretty on a terminal, else json). */
+  log: { level: LogLevel; format?: LogFormat };
   telemetry?: TelemetryConfig;
   /** Resolved at start (cluster/cluster-options.ts): its defaults come from the environment and the HTTP address. */
   cluster?: ClusterConfig;

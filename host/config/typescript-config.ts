@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describeThrown, HostError } from '../errors.js';
-import { endSentence } from './problem-wording.js';
+import { syntaxErrorProblem } from './syntax-error-line.js';
 
 /**
  * What the config file at `file` exports by default. Each load evaluates the
@@ -32,16 +32,10 @@ export async function loadTypeScriptConfig(file: string): Promise<unknown> {
  * config's syntax error gets: the line, and what it reads.
  */
 function asSyntaxError(file: string, error: unknown): HostError | undefined {
-  const parsed = /^ParseError: ([^\n]*?)\s*\n\s*(.+):(\d+):\d+$/.exec(describeThrown(error));
+  const parsed = /^ParseError: ([^\n]*?)\s*\n\s*(.+):(\d+):(\d+)$/.exec(describeThrown(error));
   if (!parsed || parsed[2] !== file) return undefined;
-  const line = Number(parsed[3]);
-  const code = readFileSync(file, 'utf8').split('\n')[line - 1] ?? '';
-  return new HostError(
-    {
-      where: `${file}:${line}`,
-      what: `syntax error: ${endSentence(parsed[1]!)}`,
-      fix: `correct line ${line}, which reads: ${code.trim()}`,
-    },
-    { cause: error },
-  );
+  const source = readFileSync(file, 'utf8');
+  return new HostError(syntaxErrorProblem(file, source, parsed[1]!, Number(parsed[3]), Number(parsed[4])), {
+    cause: error,
+  });
 }

@@ -48,6 +48,7 @@ import type {
   UrlPluginEntry,
 } from './types.js';
 import { isPlainObject } from '../plain-object.js';
+import { LOG_FORMATS } from '../log.js';
 import { packageSpecifierProblem } from './package-specifier.js';
 
 const SEPARATORS: readonly Separator[] = ['.', '_', '__'];
@@ -194,7 +195,7 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
       heartbeatTimeoutMs: upstreams?.heartbeatTimeoutMs ?? DEFAULTS.upstreams.heartbeatTimeoutMs,
       maxPerClientSessions: upstreams?.maxPerClientSessions ?? DEFAULTS.upstreams.maxPerClientSessions,
     },
-    log: { level: log?.level ?? DEFAULTS.logLevel },
+    log: { level: log?.level ?? DEFAULTS.logLevel, ...(log?.format && { format: log.format }) },
     ...(config.telemetry && { telemetry: config.telemetry }),
     ...(config.cluster && { cluster: config.cluster }),
     ...(discovery && { discovery: { ...discovery, alwaysVisible: [...discovery.alwaysVisible] } }),
@@ -567,7 +568,10 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   http: section(HTTP_FIELDS, `{ host: "${DEFAULTS.httpHost}", port: 3000 }`, ['port']),
   reload: section(RELOAD_FIELDS, '{ watch: true }'),
   upstreams: section(UPSTREAMS_FIELDS, `{ startTimeoutMs: ${DEFAULTS.upstreams.startTimeoutMs} }`),
-  log: section({ level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`) }, `{ level: "${DEFAULTS.logLevel}" }`),
+  log: section(
+    { level: field(oneOf(LOG_LEVELS), `"${DEFAULTS.logLevel}"`), format: field(oneOf(LOG_FORMATS), '"json"') },
+    `{ level: "${DEFAULTS.logLevel}", format: "pretty" }`,
+  ),
   telemetry: section(TELEMETRY_FIELDS, '{ enabled: true, endpoint: "http://localhost:4318" }'),
   cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
   discovery: section(DISCOVERY_FIELDS, '{ mode: "search", alwaysVisible: ["notes.*"] }'),

@@ -4,10 +4,10 @@
  * a package name through the node_modules directories Node looks in, or a
  * local path relative to the config. Reads files only; runs no plugin code.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { endSentence } from '../config/problem-wording.js';
+import { closestMatch, endSentence } from '../config/problem-wording.js';
 import { isLocalPath } from '../config/package-specifier.js';
 import { describeThrown, HostError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
@@ -141,13 +141,34 @@ function findInstalled(name: string, configDir: string, where: string): string {
     .map((nodeModules) => join(nodeModules, name))
     .find((candidate) => existsSync(join(candidate, 'package.json')));
   if (dir === undefined) {
+    // A misspelled name is the likelier mistake, and its install command could fetch someone else's package.
+    const guess = closestMatch(name, installedNames(lookupDirs));
+    const install = `npm install ${name} in ${configDir}`;
     throw new HostError({
       where,
       what: `the package "${name}" is not installed: no ${join('node_modules', name)} in ${configDir} or the directories above it.`,
-      fix: `run npm install ${name} in ${configDir}.`,
+      fix: guess
+        ? `did you mean "${guess}" (installed)? If "${name}" is the package you want, run ${install}.`
+        : `run ${install}.`,
     });
   }
   return dir;
+}
+
+/** The packages in `lookupDirs` (node_modules directories, nearest first), scoped ones as `@scope/name`. */
+function installedNames(lookupDirs: readonly string[]): string[] {
+  const entries = (dir: string) => {
+    try {
+      return readdirSync(dir).filter((entry) => !entry.startsWith('.'));
+    } catch {
+      return [];
+    }
+  };
+  return lookupDirs.flatMap((nodeModules) =>
+    entries(nodeModules).flatMap((entry) =>
+      entry.startsWith('@') ? entries(join(nodeModules, entry)).map((scoped) => `${entry}/${scoped}`) : [entry],
+    ),
+  );
 }
 
 /** The "." entry of an `exports` field: a bare target or conditions object stands for "." itself. */

@@ -15,6 +15,7 @@ import { ErrorCode } from '../rpc-error.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 import { describeMount, mountName } from './mount.js';
 import { TOO_BIG_FIX } from './result-check.js';
+import { echoesUnroutable } from './unroutable-request.js';
 import { sandboxedCommand } from './isolation/sandbox.js';
 
 /**
@@ -254,7 +255,8 @@ export class ChildChannel implements ExplainedChannel {
   private stderrLine(line: string): void {
     const trimmed = line.trimEnd();
     if (trimmed === '') return;
-    this.logger.info({ stream: 'stderr' }, trimmed);
+    // A server quoting the host's own answer that no client can be asked says nothing new (unroutable-request.ts).
+    this.logger[echoesUnroutable(trimmed) ? 'debug' : 'info']({ stream: 'stderr' }, trimmed);
     this.stderrTail.push(trimmed);
     if (this.stderrTail.length > STDERR_TAIL) this.stderrTail.shift();
   }

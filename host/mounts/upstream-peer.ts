@@ -6,6 +6,7 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { kindsChangedBy } from '../vocabulary/list-kinds.js';
 import { ChatterLimit } from './chatter-limit.js';
+import { unroutableMessage } from './unroutable-request.js';
 import { HOST_CLIENT_INFO, discoveredHandshake, modernEnvelope, type Handshake } from './handshake-version.js';
 import { ModernLink, type LinkSide } from './modern-link.js';
 import { recordDroppedNotifications, traceUpstream } from '../sinks/telemetry.js';
@@ -78,6 +79,8 @@ export class UpstreamPeer {
   private readonly byToken = new Map<number, Pending>();
   /** Requests the upstream made to us that are still being answered: cancelled if it says so. */
   private readonly incoming = new Map<RequestId, AbortController>();
+  /** The methods whose unroutable requests this peer has noted in the log: once each. */
+  private readonly unroutableNoted = new Set<string>();
   private closed = false;
   /** The probe is out: a channel that closes now may be reopened for the `initialize` fallback. */
   private probing = false;
@@ -394,12 +397,13 @@ export class UpstreamPeer {
           : related === undefined && this.pending.size > 1
             ? `${this.pending.size} client calls are in flight on this mount and its transport does not say which one caused the request`
             : 'the call it belongs to has no client to ask';
-      void reply({
-        error: {
-          code: ErrorCode.InternalError,
-          message: `mcp-host cannot route ${request.method} from mount "${this.options.label}": ${why}`,
-        },
-      });
+      const message = unroutableMessage(request.method, this.options.label, why);
+      // Expected of some servers at every start (unroutable-request.ts): worth a line only when debugging.
+      if (!this.unroutableNoted.has(request.method)) {
+        this.unroutableNoted.add(request.method);
+        this.options.logger.debug(`answered the upstream's ${request.method} with an error: ${message}`);
+      }
+      void reply({ error: { code: ErrorCode.InternalError, message } });
       return;
     }
     const abort = new AbortController();

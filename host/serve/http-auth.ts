@@ -13,7 +13,7 @@ import { HostError } from '../errors.js';
 import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
 import { readSecretFile } from '../secret-file.js';
 import { authInfoFor } from '../vocabulary/identity.js';
-import { namedToken } from './token-names.js';
+import { namedToken, tokenId } from './token-names.js';
 
 /** The tokens in `text`, separated by commas or line ends (empty entries ignored). */
 function tokensIn(text: string): string[] {
@@ -130,7 +130,8 @@ function tokensFromFile(file: string, where: string): string[] {
  * time against every accepted token (digests of equal length, no early
  * exit), so neither timing nor length tells a caller how close it came. The
  * token is the host's business only: it is never passed on to plugins. What
- * is passed on, as `clientId`, is which token it was (`token-2`): a session
+ * is passed on, as `clientId`, is which token it was (`token-1c9e05a2`, the
+ * same on every replica whatever the order of its token list): a session
  * belongs to the token that opened it.
  */
 export function bearerGate(
@@ -159,7 +160,7 @@ export function bearerGate(
       return Promise.resolve(
         authInfoFor(
           { kind: 'token', name, tokenName: name, claims: {}, scopes: [] },
-          { token, clientId: `token-${match + 1}`, scopes: [], expiresAt: Number.MAX_SAFE_INTEGER },
+          { token, clientId: tokenId(named[match]!.token), scopes: [], expiresAt: Number.MAX_SAFE_INTEGER },
         ),
       );
     },

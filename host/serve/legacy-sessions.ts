@@ -44,7 +44,7 @@ interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   front: FrontSession;
   events: SessionEventStore;
-  /** Which bearer token opened it (`token-N`), when the host checks tokens: only that one may use it. */
+  /** Which bearer token opened it (`token-1c9e05a2`, token-names.ts), when the host checks tokens: only that one may use it. */
   owner: string | undefined;
   /**
    * Who opened it (identity.ts): every later request of the session is

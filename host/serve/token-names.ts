@@ -18,5 +18,14 @@ const NAMED = /^([A-Za-z0-9_.-]{1,64}):(.+)$/s;
 export function namedToken(entry: string): NamedToken {
   const named = NAMED.exec(entry);
   if (named) return { name: named[1]!, token: named[2]! };
-  return { name: `token-${createHash('sha256').update(entry).digest('hex').slice(0, 8)}`, token: entry };
+  return { name: tokenId(entry), token: entry };
+}
+
+/**
+ * Which one token it is, as sessions are counted and messages name it:
+ * `token-` and the first 8 hex digits of its SHA-256. The name of a token
+ * given without one; a named token's, whose name several tokens may share.
+ */
+export function tokenId(token: string): string {
+  return `token-${createHash('sha256').update(token).digest('hex').slice(0, 8)}`;
 }
