@@ -58,6 +58,8 @@ export class RemoteChannel implements ExplainedChannel {
   /** The handshake is done: from now on a server that is gone ends the channel. */
   private connected = false;
   private ended = false;
+  /** Errors send() read as a request's answer: no transport error to report. */
+  private readonly answers = new WeakSet<object>();
   /** This mount, as the errors about its answers name it. */
   private readonly answerer: Answerer;
   constructor(
@@ -97,10 +99,14 @@ export class RemoteChannel implements ExplainedChannel {
       await answering.run(request, () => transport.send(message));
     } catch (error) {
       // A caller's token that could not be exchanged is that call's answer; the mount serves on.
-      if (error instanceof CallerAuthRefused) throw error;
+      if (error instanceof CallerAuthRefused) {
+        this.answers.add(error);
+        throw error;
+      }
       // One application/json answer the SDK could not read as a message (streamed-json-answer.ts passed it on as
       // one): that request's answer, an error naming the mount; the server is still there.
       if (method !== undefined && unreadableAnswer(error)) {
+        this.answers.add(error as Error);
         const why = describeThrown(error);
         this.onmessage?.({
           jsonrpc: '2.0',
@@ -120,6 +126,7 @@ export class RemoteChannel implements ExplainedChannel {
       const answerable = initialize || method === 'server/discover' || (sessionless && method !== undefined);
       const answered = !legacy && rpcErrorAnswer(error, status, method);
       if (answerable && answered) {
+        if (typeof error === 'object' && error !== null) this.answers.add(error);
         this.onmessage?.({ jsonrpc: '2.0', id: (message as { id: RequestId }).id, error: answered });
         return;
       }
@@ -188,7 +195,11 @@ export class RemoteChannel implements ExplainedChannel {
     next.onerror = (error) => {
       // The SSE stream is the legacy session: when it breaks, the session is gone.
       if (next instanceof SSEClientTransport && this.transport === next && !this.ended) this.failed(error, undefined);
-      this.onerror?.(error);
+      // A failed POST's error is thrown to send() too, which may read it as the request's answer (a refused
+      // handshake, a 2026-07-28 error, an unreadable body): told as a transport error only once it is not one.
+      setImmediate(() => {
+        if (!this.answers.has(error)) this.onerror?.(error);
+      });
     };
     next.onclose = () => {
       if (this.transport === next) this.end();
