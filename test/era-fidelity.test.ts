@@ -495,3 +495,30 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     );
   },
 );
+
+t.test(
+  "a legacy client with default settings hears the log lines of its own call through a shared HTTP mount, and no one else's",
+  async (t) => {
+    const url = await startServer(t);
+    const host = await startHttpHost(t, mounts(t, url).web);
+    const connect = async () => {
+      const client = legacyClient();
+      const logged: unknown[] = [];
+      const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params.data));
+      await client.connect(new LegacyHttp(new URL(host.url)));
+      t.teardown(() => client.close());
+      return { client, logged };
+    };
+    const caller = await connect();
+    const bystander = await connect();
+    // No logging/setLevel: every line of the call is the caller's, as it is directly.
+    t.equal(
+      firstText((await caller.client.callTool({ name: 'test_tool_with_logging', arguments: {} })) as never),
+      'Tool with logging executed successfully',
+    );
+    t.same(caller.logged, ['Tool started', 'Tool processing', 'Tool completed'], "the call's log lines, in order");
+    await bystander.client.callTool({ name: 'legacy_echo', arguments: { text: 'x' } });
+    t.same(bystander.logged, [], 'another client hears none of them');
+  },
+);
