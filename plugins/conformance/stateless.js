@@ -1,5 +1,8 @@
 // The diagnostic tools the 2026-07-28 `server-stateless` scenario (SEP-2575)
-// calls to exercise what a stateless server must and must not do.
+// calls to exercise what a stateless server must and must not do, and the
+// hooks it calls to change the tool and prompt lists while a
+// `subscriptions/listen` stream is open (a server with `listChanged` SHOULD
+// tell that stream).
 import { inputRequired } from '@modelcontextprotocol/server';
 
 /** @typedef {import('@modelcontextprotocol/server').McpServer} McpServer */
@@ -38,6 +41,7 @@ export function registerStatelessDiagnostics(server) {
       });
     },
   );
+  registerListChangeTriggers(server);
   server.registerTool(
     'test_logging_tool',
     { description: 'Logs at info while it runs: a client that set no log level gets none of it.' },
@@ -45,6 +49,58 @@ export function registerStatelessDiagnostics(server) {
       await ctx.mcpReq.log('info', 'test_logging_tool started');
       await ctx.mcpReq.log('info', 'test_logging_tool finished');
       return { content: [{ type: 'text', text: 'logged' }] };
+    },
+  );
+}
+
+/**
+ * `test_trigger_tool_change` and `test_trigger_prompt_change`: each adds an
+ * item to its list, or removes the one it added, so the list changes and the
+ * SDK announces it (`tools/list_changed`, `prompts/list_changed`) to this
+ * server's client: the host, which tells its own listen streams.
+ * @param {McpServer} server
+ */
+function registerListChangeTriggers(server) {
+  /** @type {{ remove(): void } | undefined} */
+  let tool;
+  server.registerTool(
+    'test_trigger_tool_change',
+    { description: 'Adds the tool test_triggered_tool, or removes it: the tool list changes.' },
+    async () => {
+      if (tool) {
+        tool.remove();
+        tool = undefined;
+        return { content: [{ type: 'text', text: 'removed test_triggered_tool' }] };
+      }
+      tool = server.registerTool(
+        'test_triggered_tool',
+        { description: 'Added by test_trigger_tool_change.' },
+        async () => ({
+          content: [{ type: 'text', text: 'triggered' }],
+        }),
+      );
+      return { content: [{ type: 'text', text: 'added test_triggered_tool' }] };
+    },
+  );
+  /** @type {{ remove(): void } | undefined} */
+  let prompt;
+  server.registerTool(
+    'test_trigger_prompt_change',
+    { description: 'Adds the prompt test_triggered_prompt, or removes it: the prompt list changes.' },
+    async () => {
+      if (prompt) {
+        prompt.remove();
+        prompt = undefined;
+        return { content: [{ type: 'text', text: 'removed test_triggered_prompt' }] };
+      }
+      prompt = server.registerPrompt(
+        'test_triggered_prompt',
+        { description: 'Added by test_trigger_prompt_change.' },
+        () => ({
+          messages: [{ role: 'user', content: { type: 'text', text: 'triggered' } }],
+        }),
+      );
+      return { content: [{ type: 'text', text: 'added test_triggered_prompt' }] };
     },
   );
 }
