@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import t from 'tap';
 import conformancePlugin from '@mcp-host/conformance';
-import { Client as SdkClient, StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
+import { modernClient } from './helpers/cluster.js';
 import { startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
 import { REPO_ROOT } from './helpers/packages.js';
 
@@ -283,10 +284,7 @@ t.test(
     // As server-stateless checks it: a stream opened on one connection, the list changed from another.
     const host = await startHttpHost(t, CONFIG);
     const connectModern = async () => {
-      const client = new SdkClient(
-        { name: 'suite-like', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      );
+      const client = modernClient();
       await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
       t.teardown(() => client.close());
       return client;

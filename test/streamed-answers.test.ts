@@ -10,8 +10,9 @@ import t from 'tap';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost } from './helpers/host.js';
+import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
+import { modernClient } from './helpers/cluster.js';
+import { startHttpHost, type HttpHost, type Teardown } from './helpers/host.js';
 import { startListening } from './helpers/listening-server.js';
 import { REPO_ROOT, makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
@@ -20,22 +21,21 @@ const SERVER = join(REPO_ROOT, 'test/fixtures/streamed-json-server/server.js');
 /** The fixture writes its messages this far apart. */
 const STEP_MS = 100;
 
+/** The fixture mounted by URL under the prefix `diag`, and a 2026-07-28 client of the host. */
+async function diagnosticsHost(t: Teardown): Promise<{ host: HttpHost; modern: Client }> {
+  const { url } = await startListening(t, [SERVER]);
+  const config = makeWorkspace(t).writeConfig({ reload: { watch: false }, plugins: [{ url, prefix: 'diag' }] });
+  const host = await startHttpHost(t, config);
+  const modern = modernClient();
+  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => modern.close());
+  return { host, modern };
+}
+
 t.test(
   'a streamed application/json answer reaches the caller as its messages: progress, log line, result',
   async (t) => {
-    const { url } = await startListening(t, [SERVER]);
-    const ws = makeWorkspace(t);
-    const host = await startHttpHost(
-      t,
-      ws.writeConfig({ reload: { watch: false }, plugins: [{ url, prefix: 'diag' }] }),
-    );
-
-    const modern = new Client(
-      { name: 'modern-client', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
-    t.teardown(() => modern.close());
+    const { host, modern } = await diagnosticsHost(t);
     const progress: { progress: number; at: number }[] = [];
     const started = Date.now();
     const result = await modern.callTool(
@@ -76,18 +76,7 @@ t.test(
 t.test(
   'an application/json answer that is neither one message nor a stream of them is an error naming the mount',
   async (t) => {
-    const { url } = await startListening(t, [SERVER]);
-    const ws = makeWorkspace(t);
-    const host = await startHttpHost(
-      t,
-      ws.writeConfig({ reload: { watch: false }, plugins: [{ url, prefix: 'diag' }] }),
-    );
-    const client = new Client(
-      { name: 'modern-client', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
-    t.teardown(() => client.close());
+    const { host, modern: client } = await diagnosticsHost(t);
     const refusal = (name: string) =>
       client.callTool({ name, arguments: {} }).then(
         (result) => JSON.stringify(result),

@@ -61,46 +61,38 @@ export function registerStatelessDiagnostics(server) {
  * @param {McpServer} server
  */
 function registerListChangeTriggers(server) {
-  /** @type {{ remove(): void } | undefined} */
-  let tool;
-  server.registerTool(
-    'test_trigger_tool_change',
-    { description: 'Adds the tool test_triggered_tool, or removes it: the tool list changes.' },
-    async () => {
-      if (tool) {
-        tool.remove();
-        tool = undefined;
-        return { content: [{ type: 'text', text: 'removed test_triggered_tool' }] };
-      }
-      tool = server.registerTool(
-        'test_triggered_tool',
-        { description: 'Added by test_trigger_tool_change.' },
-        async () => ({
-          content: [{ type: 'text', text: 'triggered' }],
-        }),
-      );
-      return { content: [{ type: 'text', text: 'added test_triggered_tool' }] };
+  const text = (value) => ({ content: [{ type: 'text', text: value }] });
+  const triggers = [
+    {
+      kind: 'tool',
+      add: () =>
+        server.registerTool('test_triggered_tool', { description: 'Added by a trigger.' }, async () =>
+          text('triggered'),
+        ),
     },
-  );
-  /** @type {{ remove(): void } | undefined} */
-  let prompt;
-  server.registerTool(
-    'test_trigger_prompt_change',
-    { description: 'Adds the prompt test_triggered_prompt, or removes it: the prompt list changes.' },
-    async () => {
-      if (prompt) {
-        prompt.remove();
-        prompt = undefined;
-        return { content: [{ type: 'text', text: 'removed test_triggered_prompt' }] };
-      }
-      prompt = server.registerPrompt(
-        'test_triggered_prompt',
-        { description: 'Added by test_trigger_prompt_change.' },
-        () => ({
+    {
+      kind: 'prompt',
+      add: () =>
+        server.registerPrompt('test_triggered_prompt', { description: 'Added by a trigger.' }, () => ({
           messages: [{ role: 'user', content: { type: 'text', text: 'triggered' } }],
-        }),
-      );
-      return { content: [{ type: 'text', text: 'added test_triggered_prompt' }] };
+        })),
     },
-  );
+  ];
+  for (const { kind, add } of triggers) {
+    /** @type {{ remove(): void } | undefined} */
+    let added;
+    server.registerTool(
+      `test_trigger_${kind}_change`,
+      { description: `Adds the ${kind} test_triggered_${kind}, or removes it: the ${kind} list changes.` },
+      async () => {
+        if (added) {
+          added.remove();
+          added = undefined;
+          return text(`removed test_triggered_${kind}`);
+        }
+        added = add();
+        return text(`added test_triggered_${kind}`);
+      },
+    );
+  }
 }
