@@ -54,7 +54,8 @@ export async function readAnswer(response: Response, sent: RequestInit | undefin
     chunks.push(value);
     read += value.byteLength;
     if (firstLineEnd === -1) {
-      const at = value.indexOf(NEWLINE);
+      // Buffer's indexOf is native (memchr); a Uint8Array's is a slow loop, on every byte of every answer.
+      const at = Buffer.from(value.buffer, value.byteOffset, value.byteLength).indexOf(NEWLINE);
       if (at === -1) continue;
       firstLineEnd = read - value.byteLength + at;
       const body = Buffer.concat(chunks, read);
