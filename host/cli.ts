@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger } from './log.js';
+import { ReportLog } from './commands/report-log.js';
 import { HostError, ProblemsError, describeThrown, formatProblem } from './errors.js';
 import { HOST_VERSION } from './version.js';
 import type { StartOptions } from './commands/start.js';
@@ -220,9 +221,10 @@ async function main(argv: string[]): Promise<number> {
   if (values.plugin !== undefined && command !== 'init') throw new UsageError('--plugin goes with "init"');
   const configPath = configPathOf(command, positionals, values.config);
 
-  const logger = createLogger(
-    (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
-  );
+  const level = process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined;
+  // check's output is a report: what it logs becomes report lines, in words (unless a log level asks for the log).
+  const reportLog = command === 'check' && level === undefined ? new ReportLog() : undefined;
+  const logger = reportLog?.logger ?? createLogger(level ?? (command === 'start' ? 'info' : 'warn'));
   // Plugins run in this process: their faults (an exception from a timer, a
   // promise rejected and forgotten, a call to process.exit) are theirs, not
   // the host's. Installed before any plugin code can run.
@@ -236,6 +238,7 @@ async function main(argv: string[]): Promise<number> {
     case 'check':
       return (await import('./commands/check.js')).check({
         ...common,
+        ...(reportLog && { reportLog }),
         ...sampleOptions(values.options),
         allowWithheld: values['allow-withheld'] === true,
       });

@@ -8,8 +8,9 @@
 import { join } from 'node:path';
 import t from 'tap';
 import conformancePlugin from '@mcp-host/conformance';
-import type { Client } from '@modelcontextprotocol/client';
-import { startStdioHost, type Teardown } from './helpers/host.js';
+import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
+import { modernClient } from './helpers/cluster.js';
+import { startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
 import { REPO_ROOT } from './helpers/packages.js';
 
 const CONFIG = join(REPO_ROOT, 'test/conformance/mcp-host.config.js');
@@ -93,6 +94,8 @@ t.test('mounted flat, the catalogue has every name the suite asks for', async (t
     'test_streaming_elicitation',
     'test_tool_with_logging',
     'test_tool_with_progress',
+    'test_trigger_prompt_change',
+    'test_trigger_tool_change',
   ]);
   t.ok(
     tools.every((tool) => tool.description),
@@ -274,3 +277,52 @@ t.test('a 2025-era client is asked, mid-call, what a 2026-07-28 plugin asks over
   t.same(textOf(done), ['ada likes green']);
   t.same(asked, ['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
 });
+
+t.test(
+  "the suite's list-change hooks change the lists, and an open listen stream hears each, tagged with its subscription",
+  async (t) => {
+    // As server-stateless checks it: a stream opened on one connection, the list changed from another.
+    const host = await startHttpHost(t, CONFIG);
+    const connectModern = async () => {
+      const client = modernClient();
+      await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+      t.teardown(() => client.close());
+      return client;
+    };
+    const listener = await connectModern();
+    const heard: { method: string; tag: unknown }[] = [];
+    for (const method of ['notifications/tools/list_changed', 'notifications/prompts/list_changed'] as const) {
+      listener.setNotificationHandler(method, (n) => {
+        heard.push({
+          method,
+          tag: (n.params?._meta as Record<string, unknown>)?.['io.modelcontextprotocol/subscriptionId'],
+        });
+      });
+    }
+    const subscription = await listener.listen({ toolsListChanged: true, promptsListChanged: true });
+    t.teardown(() => subscription.close());
+    const trigger = await connectModern();
+
+    t.same(textOf(await trigger.callTool({ name: 'test_trigger_tool_change', arguments: {} })), [
+      'added test_triggered_tool',
+    ]);
+    await until('tools/list_changed on the stream', () => heard.length === 1);
+    t.ok(
+      (await trigger.listTools()).tools.some((tool) => tool.name === 'test_triggered_tool'),
+      'the tool is listed',
+    );
+    t.same(textOf(await trigger.callTool({ name: 'test_trigger_prompt_change', arguments: {} })), [
+      'added test_triggered_prompt',
+    ]);
+    await until('prompts/list_changed on the stream', () => heard.length === 2);
+    t.same(
+      heard.map(({ method }) => method),
+      ['notifications/tools/list_changed', 'notifications/prompts/list_changed'],
+    );
+    t.ok(heard[0]!.tag !== undefined && heard.every(({ tag }) => tag === heard[0]!.tag), 'each tagged with the stream');
+    t.same(textOf(await trigger.callTool({ name: 'test_trigger_tool_change', arguments: {} })), [
+      'removed test_triggered_tool',
+    ]);
+    await until('the removal heard', () => heard.length === 3);
+  },
+);

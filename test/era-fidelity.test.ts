@@ -7,16 +7,15 @@
 // a legacy client (SDK v1, over stdio and HTTP) and a 2026-07-28 client
 // (SDK v2, over HTTP). Real parts: the server runs in its own processes, the
 // host as a child process, the clients are the SDKs' own.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI, assertLogged, runCli, startHttpHost, until, watchingNotificationStream } from './helpers/host.js';
+import { startListening } from './helpers/listening-server.js';
 import { REPO_ROOT, makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -53,19 +52,6 @@ async function startServer(t: Test, ...options: string[]): Promise<string> {
   const { url, child } = await startListening(t, [SERVER, '--http', '0', ...options]);
   child.stderr.pipe(process.stderr);
   return url;
-}
-
-/** A server script (`args`) that prints `listening on URL`: its URL, and the process (stopped when the test ends). */
-async function startListening(
-  t: Test,
-  args: string[],
-): Promise<{ url: string; child: ChildProcessByStdio<null, Readable, Readable> }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => child.kill());
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await until(`${args[0]} to listen`, () => out.includes('/mcp'));
-  return { url: /listening on (\S+)/.exec(out)![1]!, child };
 }
 
 /**
@@ -507,5 +493,32 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       ['loud'],
       'a 2026-07-28 client completes as it would directly: the mount answers',
     );
+  },
+);
+
+t.test(
+  "a legacy client with default settings hears the log lines of its own call through a shared HTTP mount, and no one else's",
+  async (t) => {
+    const url = await startServer(t);
+    const host = await startHttpHost(t, mounts(t, url).web);
+    const connect = async () => {
+      const client = legacyClient();
+      const logged: unknown[] = [];
+      const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params.data));
+      await client.connect(new LegacyHttp(new URL(host.url)));
+      t.teardown(() => client.close());
+      return { client, logged };
+    };
+    const caller = await connect();
+    const bystander = await connect();
+    // No logging/setLevel: every line of the call is the caller's, as it is directly.
+    t.equal(
+      firstText((await caller.client.callTool({ name: 'test_tool_with_logging', arguments: {} })) as never),
+      'Tool with logging executed successfully',
+    );
+    t.same(caller.logged, ['Tool started', 'Tool processing', 'Tool completed'], "the call's log lines, in order");
+    await bystander.client.callTool({ name: 'legacy_echo', arguments: { text: 'x' } });
+    t.same(bystander.logged, [], 'another client hears none of them');
   },
 );

@@ -9,10 +9,12 @@
 // are SDK servers in their own processes on 127.0.0.1 and over pipes; the
 // host runs as a child process; the clients are the SDK's own.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
 import { assertLogged, runCli, startHttpHost, startStdioHost, until } from './helpers/host.js';
-import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { startListening } from './helpers/listening-server.js';
+import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
 const MODERN = '2026-07-28';
@@ -375,5 +377,45 @@ t.test(
     const names = (await host.client.listTools()).tools.map((tool) => tool.name);
     t.ok(names.includes('pipe.grown'), 'the new tool is listed');
     t.equal(firstText(await host.client.callTool({ name: 'pipe.grown', arguments: {} })), 'grown');
+  },
+);
+
+t.test(
+  "a remote upstream's own tools/list_changed, and a reload, reach each listen stream that asked, tagged with its subscriptionId",
+  async (t) => {
+    const { url } = await startListening(t, [join(REPO_ROOT, 'test/fixtures/growing-server/server.js')]);
+    const ws = makeWorkspace(t);
+    const config = (plugins: object[]) =>
+      ws.writeConfig({ reload: { watch: true, debounceMs: 50 }, plugins: [{ url, prefix: 'g' }, ...plugins] });
+    const host = await startHttpHost(t, config([]));
+    const client = new Client(
+      { name: 'modern-client', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
+    // Each tools/list_changed with the subscription it came on; prompts/list_changed counted apart.
+    const heard: unknown[] = [];
+    let promptsHeard = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', (n) => void heard.push(n.params?._meta));
+    client.setNotificationHandler('notifications/prompts/list_changed', () => void promptsHeard++);
+    await client.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => client.close());
+    const tools = await client.listen({ toolsListChanged: true });
+    const prompts = await client.listen({ promptsListChanged: true });
+    t.teardown(() => Promise.all([tools.close(), prompts.close()]));
+
+    t.equal(firstText(await client.callTool({ name: 'g.grow', arguments: {} })), 'grew');
+    await until('the upstream change heard', () => heard.length === 1);
+    const tag = (heard[0] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'];
+    t.ok(tag !== undefined, `tagged with the subscription of the stream that asked (${String(tag)})`);
+    t.ok(
+      (await client.listTools()).tools.some((tool) => tool.name === 'g.grown_1'),
+      'and the new tool is listed',
+    );
+
+    config([{ url, prefix: 'h' }]);
+    await until('the reload heard', () => heard.length === 2);
+    t.same(heard[1], heard[0], 'on the same stream, with the same tag');
+    // A reload adds a mount with a prompt: the prompts stream hears that, and never heard of tools.
+    await until('the prompts stream told of the reload', () => promptsHeard === 1);
   },
 );

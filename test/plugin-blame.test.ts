@@ -184,6 +184,26 @@ export default { create() { throw new Error('no API key'); } };
   t.match(checked.stdout, 'plugin "@t/status-setter" (plugins[0]): create() threw: no API key');
 });
 
+t.test('what a plugin logs at warn while check runs is a line of its report, in words', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage('node_modules/@t/wary', manifest('@t/wary', 'wary'), {
+    'index.js': `import { McpServer } from '@modelcontextprotocol/server';
+export default {
+  create({ logger }) {
+    logger.warn('no cache directory: caching in memory');
+    logger.info('started');
+    return new McpServer({ name: 'wary', version: '1.0.0' });
+  },
+};
+`,
+  });
+  const checked = await runCli(['check', '--config', ws.writeConfig({ plugins: [{ package: '@t/wary' }] })]);
+  t.equal(checked.code, 0, checked.stdout);
+  t.match(checked.stdout, /^warning: plugin "wary": no cache directory: caching in memory$/m);
+  t.notMatch(checked.stdout, 'started', 'below warn, as the log of check was');
+  t.notMatch(checked.stdout + checked.stderr, /^\s*\{/m, 'no JSON log line');
+});
+
 t.test('with mcp-host installed inside a plugin, check and mountForTest blame the plugin for nothing', async (t) => {
   const ws = makeWorkspace(t);
   const dir = writePlugin(ws, 'weather', 'weather', { prefix: 'weather' }, ['forecast']);

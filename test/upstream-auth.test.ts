@@ -141,6 +141,33 @@ t.test('check names what each protected mount lacks, from its 401 or its authori
 });
 
 t.test(
+  "check on a protected server without auth names its authorization server and the fix, in words, though the SDK refuses that server's metadata",
+  async (t) => {
+    // A client-credentials-only authorization server: its RFC 8414 metadata has no authorization_endpoint (nor
+    // response_types_supported), which the SDK's schema requires, so the SDK's discovery throws on it.
+    const issuer = await startMachineAuthorizationServer(t);
+    const upstream = await startProtectedMcpServer(t, { issuer, jwksUri: `${issuer}/jwks` });
+    const config = makeWorkspace(t).writeConfig({ plugins: [{ url: upstream.url, prefix: 'gh' }] });
+    const run = await runCli(['check', '--config', config]);
+    t.equal(run.code, 1, 'check fails');
+    t.match(
+      run.stdout,
+      `- plugin "gh" (${upstream.url}) (plugins[0]): could not be reached: ${upstream.url} requires an OAuth token (HTTP 401) from the authorization server ${issuer} (resource ${upstream.url}; scopes mcp; its metadata could not be read: it is not metadata the MCP SDK accepts (authorization_endpoint: `,
+    );
+    t.match(
+      run.stdout,
+      `and the entry gives the host no way to get one. Fix: register a client for mcp-host at ${issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…", tokenUrl: "…" } }`,
+    );
+    t.notMatch(run.stdout + run.stderr, /^\s*\{/m, 'no JSON log line in its output');
+    t.notMatch(
+      run.stdout,
+      /warning: .*connecting failed/,
+      'a warning that repeats a reported problem is not said twice',
+    );
+  },
+);
+
+t.test(
   'a secret in the config text, a malformed auth, or a secret that cannot be read, is refused at check',
   async (t) => {
     const ws = makeWorkspace(t);
@@ -426,6 +453,22 @@ t.test(
 );
 
 /** A server that answers every request 401 with `headers`, and no OAuth metadata. */
+/** An authorization server for machines alone: RFC 8414 metadata naming only its token endpoint and grant. */
+async function startMachineAuthorizationServer(t: Teardown): Promise<string> {
+  let issuer = '';
+  const server = createServer((req, res) => {
+    if (req.url !== '/.well-known/oauth-authorization-server') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({ issuer, token_endpoint: `${issuer}/token`, grant_types_supported: ['client_credentials'] }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return issuer;
+}
+
 async function startRefusingServer(t: Teardown, headers: Record<string, string>): Promise<string> {
   const server = createServer((_req, res) => res.writeHead(401, headers).end('a token is required'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

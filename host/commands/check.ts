@@ -5,6 +5,7 @@ import { HostRuntime } from '../runtime.js';
 import { formatCatalogue, formatTotals } from './catalogue-report.js';
 import { pluginCheckConfig, pluginPackageHere, unmarkedPluginHere } from './plugin-check.js';
 import { formatWarnings } from './reload.js';
+import type { ReportLog } from './report-log.js';
 
 export interface CheckOptions {
   configPath?: string;
@@ -14,6 +15,8 @@ export interface CheckOptions {
   sampleOptions?: Record<string, unknown>;
   /** `--allow-withheld`: exit 0 even when `pins: 'refuse'` withholds definitions. */
   allowWithheld?: boolean;
+  /** Where `logger` keeps what is logged while checking, for the report to say in words. */
+  reportLog?: ReportLog;
 }
 
 /**
@@ -41,10 +44,10 @@ export async function check(options: CheckOptions): Promise<number> {
   const { generation, problems } = inspection;
   try {
     if (problems.length > 0) {
-      process.stdout.write(
+      const report =
         `mcp-host check: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${where}\n` +
-          problems.map((p) => `- ${formatProblem(p)}\n`).join(''),
-      );
+        problems.map((p) => `- ${formatProblem(p)}\n`).join('');
+      process.stdout.write(report + (options.reportLog?.reportLines(report) ?? ''));
       return 1;
     }
     const warnings = generation!.warnings();
@@ -54,7 +57,8 @@ export async function check(options: CheckOptions): Promise<number> {
       withheld > 0 && !options.allowWithheld
         ? `mcp-host check: ${withheld} definition${withheld === 1 ? ' is' : 's are'} withheld from clients (pins: 'refuse'; listed above) in ${where}. Fix: review the change (mcp-host pin --diff), then run mcp-host pin; or pass --allow-withheld to accept serving without them.\n`
         : `OK: ${formatTotals(generation!)} (${where})\n`;
-    process.stdout.write(`${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}${verdict}`);
+    const report = `${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}`;
+    process.stdout.write(`${report}${options.reportLog?.reportLines(report) ?? ''}${verdict}`);
     return withheld > 0 && !options.allowWithheld ? 1 : 0;
   } finally {
     await Promise.allSettled((generation?.mounts ?? []).map((mount) => mount.close()));

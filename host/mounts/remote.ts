@@ -17,6 +17,8 @@ import { MODERN_REVISION } from '../protocol-versions.js';
 import type { SendOptions } from './channel.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 import { CallerAuthRefused, UpstreamAuthorization, UpstreamAuthRefused } from './upstream-authorization.js';
+import { mountName } from './mount.js';
+import { notAMessageStream, readAnswer, type Answerer } from './streamed-json-answer.js';
 
 /** The request whose POST's response stream is being read, in the context the SDK reads it in. */
 const answering = new AsyncLocalStorage<RequestId | undefined>();
@@ -56,6 +58,10 @@ export class RemoteChannel implements ExplainedChannel {
   /** The handshake is done: from now on a server that is gone ends the channel. */
   private connected = false;
   private ended = false;
+  /** Errors send() read as a request's answer: no transport error to report. */
+  private readonly answers = new WeakSet<object>();
+  /** This mount, as the errors about its answers name it. */
+  private readonly answerer: Answerer;
   constructor(
     private readonly spec: RemoteSpec,
     private readonly logger: Logger,
@@ -64,7 +70,9 @@ export class RemoteChannel implements ExplainedChannel {
      * per mount, shared by its connections (both eras' links, each reconnection), so its tokens are asked once.
      */
     private readonly authorization = new UpstreamAuthorization(spec),
-  ) {}
+  ) {
+    this.answerer = { mount: `mount "${mountName(spec)}"`, maxResultBytes: spec.maxResultBytes };
+  }
 
   explain(): Outage | undefined {
     return this.failure;
@@ -91,7 +99,22 @@ export class RemoteChannel implements ExplainedChannel {
       await answering.run(request, () => transport.send(message));
     } catch (error) {
       // A caller's token that could not be exchanged is that call's answer; the mount serves on.
-      if (error instanceof CallerAuthRefused) throw error;
+      if (error instanceof CallerAuthRefused) {
+        this.answers.add(error);
+        throw error;
+      }
+      // One application/json answer the SDK could not read as a message (streamed-json-answer.ts passed it on as
+      // one): that request's answer, an error naming the mount; the server is still there.
+      if (method !== undefined && unreadableAnswer(error)) {
+        this.answers.add(error as Error);
+        const why = describeThrown(error);
+        this.onmessage?.({
+          jsonrpc: '2.0',
+          id: (message as { id: RequestId }).id,
+          error: { code: ErrorCode.InternalError, message: notAMessageStream(this.answerer.mount, method, why) },
+        });
+        return;
+      }
       const status = httpStatus(error);
       const legacy = transport instanceof SSEClientTransport;
       // A JSON-RPC error in an HTTP 4xx body is an answer, not an outage, where no session can be lost:
@@ -103,6 +126,7 @@ export class RemoteChannel implements ExplainedChannel {
       const answerable = initialize || method === 'server/discover' || (sessionless && method !== undefined);
       const answered = !legacy && rpcErrorAnswer(error, status, method);
       if (answerable && answered) {
+        if (typeof error === 'object' && error !== null) this.answers.add(error);
         this.onmessage?.({ jsonrpc: '2.0', id: (message as { id: RequestId }).id, error: answered });
         return;
       }
@@ -139,10 +163,16 @@ export class RemoteChannel implements ExplainedChannel {
   private options(): { requestInit: RequestInit; fetch: typeof fetch; authProvider: UpstreamAuthorization } {
     return {
       requestInit: { headers: this.spec.headers },
-      fetch: fetchWithForwardedHeaders,
+      fetch: this.fetchAnswer,
       authProvider: this.authorization,
     };
   }
+
+  /** Every request the transports make; a POST's `application/json` answer is read as a message stream when it is one. */
+  private readonly fetchAnswer: typeof fetch = async (input, init) => {
+    const response = await fetchWithForwardedHeaders(input, init);
+    return init?.method === 'POST' ? readAnswer(response, init, this.answerer) : response;
+  };
 
   /** Make `next` the transport carrying this channel, closing the one it replaces. */
   private async use(
@@ -165,7 +195,11 @@ export class RemoteChannel implements ExplainedChannel {
     next.onerror = (error) => {
       // The SSE stream is the legacy session: when it breaks, the session is gone.
       if (next instanceof SSEClientTransport && this.transport === next && !this.ended) this.failed(error, undefined);
-      this.onerror?.(error);
+      // A failed POST's error is thrown to send() too, which may read it as the request's answer (a refused
+      // handshake, a 2026-07-28 error, an unreadable body): told as a transport error only once it is not one.
+      setImmediate(() => {
+        if (!this.answers.has(error)) this.onerror?.(error);
+      });
     };
     next.onclose = () => {
       if (this.transport === next) this.end();
@@ -306,6 +340,11 @@ function isSessionless(message: JSONRPCMessage): boolean {
   if (!('method' in message)) return false;
   const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   return meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_REVISION;
+}
+
+/** What the SDK throws reading an answer's body that is no JSON (SyntaxError) or no JSON-RPC message (its schema's ZodError). */
+function unreadableAnswer(error: unknown): boolean {
+  return error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError');
 }
 
 /** fetch() rejects with a TypeError when no response came at all (refused, reset, DNS). */

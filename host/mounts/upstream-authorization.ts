@@ -5,13 +5,15 @@ import {
   OAuthError,
   PrivateKeyJwtProvider,
   checkResourceAllowed,
-  discoverOAuthServerInfo,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
   fetchToken,
   resourceUrlFromServerUrl,
   type AuthProvider,
   type AuthorizationServerMetadata,
   type OAuthClientProvider,
+  type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/client';
 import { describeThrown } from '../errors.js';
 import { boundedFetch } from './bounded-fetch.js';
@@ -28,6 +30,8 @@ interface AuthorizationServer {
   resource?: string;
   /** The scopes the upstream's protected-resource metadata lists. */
   scopes?: string[];
+  /** Why its own metadata (RFC 8414) could not be read, when the upstream's named it nonetheless. */
+  unreadable?: string;
 }
 
 /** A token and when to stop using it: shortly before it expires, so no request carries an expired one. */
@@ -261,43 +265,70 @@ export class UpstreamAuthorization implements AuthProvider {
 
   /**
    * What the upstream's metadata says of its authorization server (read with plain fetch: the entry's headers
-   * stay its own). A server that publishes none refuses the host as any 401 does, in the words used before OAuth.
+   * stay its own), in the two steps of the SDK's `discoverOAuthServerInfo`: the protected-resource metadata
+   * (RFC 9728), which names the authorization server, then that server's metadata (RFC 8414 / OIDC discovery).
+   * Taken apart so that a server named by the first is still named when its own metadata cannot be read
+   * (unreachable, or not what the SDK accepts): an entry without `auth` is told where to register. A server
+   * that publishes none refuses the host as any 401 does, in the words used before OAuth.
    */
   private async discover(resourceMetadataUrl: URL | undefined): Promise<AuthorizationServer> {
-    let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>> | undefined;
+    let resourceMetadata: OAuthProtectedResourceMetadata | undefined;
     let unreadable: unknown;
     try {
-      info = await discoverOAuthServerInfo(this.spec.url, {
-        fetchFn: oauthFetch,
-        ...(resourceMetadataUrl && { resourceMetadataUrl }),
-      });
-    } catch (error) {
-      unreadable = error;
-    }
-    if (!info?.resourceMetadata && !info?.authorizationServerMetadata) {
-      const why =
-        unreadable === undefined
-          ? 'publishes no OAuth metadata'
-          : `has OAuth metadata that could not be read (${describeThrown(unreadable)})`;
-      throw new UpstreamAuthRefused(
-        this.spec.auth
-          ? {
-              cause: `${this.spec.url} refused the host with HTTP 401 and ${why}: the host cannot tell where to get a token.`,
-              fix: `name the token endpoint in the entry: auth.${this.spec.auth.mode}.tokenUrl (and resource, if the server wants one).`,
-            }
-          : {
-              cause: `${this.spec.url} refused the host with HTTP 401.`,
-              fix: 'give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.',
-            },
+      resourceMetadata = await discoverOAuthProtectedResourceMetadata(
+        this.spec.url,
+        resourceMetadataUrl ? { resourceMetadataUrl } : {},
+        oauthFetch,
       );
+    } catch (error) {
+      // As the SDK's discovery: none published means the server is its own authorization server; none reached is unreadable.
+      if (error instanceof TypeError) unreadable = error;
     }
-    const resource = this.spec.auth?.resource ?? this.ownResource(info.resourceMetadata?.resource, resourceMetadataUrl);
-    const scopes = info.resourceMetadata?.scopes_supported;
+    const named = resourceMetadata?.authorization_servers?.[0];
+    const issuer = named ?? String(new URL('/', this.spec.url));
+    let metadata: AuthorizationServerMetadata | undefined;
+    if (unreadable === undefined) {
+      try {
+        metadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn: oauthFetch });
+      } catch (error) {
+        unreadable = error;
+      }
+    }
+    if (!resourceMetadata && !metadata) throw new UpstreamAuthRefused(this.noMetadata(unreadable));
+    // The entry's credential needs the token endpoint: a server whose metadata cannot say it is no server to ask.
+    if (unreadable !== undefined && this.spec.auth) throw new UpstreamAuthRefused(this.noMetadata(unreadable));
+    const resource = this.spec.auth?.resource ?? this.ownResource(resourceMetadata?.resource, resourceMetadataUrl);
+    const scopes = resourceMetadata?.scopes_supported;
     return {
-      issuer: info.authorizationServerMetadata?.issuer ?? info.authorizationServerUrl,
-      ...(info.authorizationServerMetadata && { metadata: info.authorizationServerMetadata }),
+      issuer: metadata?.issuer ?? issuer,
+      ...(metadata && { metadata }),
+      ...(unreadable !== undefined && { unreadable: describeMetadataFailure(unreadable) }),
       ...(resource && { resource }),
       ...(scopes && { scopes }),
+    };
+  }
+
+  /** The upstream refused the host, and its OAuth metadata cannot tell where a token comes from. */
+  private noMetadata(unreadable: unknown): Outage {
+    const why =
+      unreadable === undefined
+        ? 'publishes no OAuth metadata'
+        : `has OAuth metadata that could not be read (${describeMetadataFailure(unreadable)})`;
+    if (this.spec.auth) {
+      return {
+        cause: `${this.spec.url} refused the host with HTTP 401 and ${why}: the host cannot tell where to get a token.`,
+        fix: `name the token endpoint in the entry: auth.${this.spec.auth.mode}.tokenUrl (and resource, if the server wants one).`,
+      };
+    }
+    if (unreadable !== undefined) {
+      return {
+        cause: `${this.spec.url} refused the host with HTTP 401 and ${why}.`,
+        fix: 'if the server wants an OAuth token, add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…", tokenUrl: "…" } } naming its token endpoint; if it wants an API key, headers: { Authorization: "Bearer …" }; see docs/upstream-auth.md.',
+      };
+    }
+    return {
+      cause: `${this.spec.url} refused the host with HTTP 401.`,
+      fix: 'give the entry the credentials the server expects, e.g. headers: { Authorization: "Bearer …" }.',
     };
   }
 
@@ -327,9 +358,11 @@ export class UpstreamAuthorization implements AuthProvider {
       server.scopes && `scopes ${server.scopes.join(' ')}`,
       grants && `grants ${grants.join(', ')}`,
     ].filter(Boolean);
+    if (server.unreadable) details.push(`its metadata could not be read: ${server.unreadable}`);
     return {
       cause: `${this.spec.url} requires an OAuth token (HTTP 401) from the authorization server ${server.issuer}${details.length > 0 ? ` (${details.join('; ')})` : ''}, and the entry gives the host no way to get one.`,
-      fix: `register a client for mcp-host at ${server.issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…" } } (the host's own token), or auth: { tokenExchange: { … } } (each caller's token exchanged); see docs/upstream-auth.md.`,
+      // Without readable metadata the host cannot find the token endpoint: the entry names it.
+      fix: `register a client for mcp-host at ${server.issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…"${server.unreadable ? ', tokenUrl: "…"' : ''} } } (the host's own token), or auth: { tokenExchange: { … } } (each caller's token exchanged); see docs/upstream-auth.md.`,
     };
   }
 
@@ -342,6 +375,19 @@ export class UpstreamAuthorization implements AuthProvider {
           : 'a client that sent no token';
     return `mount "${mountName(this.spec)}" calls ${this.spec.url} as each caller, exchanging the caller's OAuth token for one of its own (auth.tokenExchange), and this is ${who}: it has no OAuth token to exchange. Fix: connect over HTTP with an access token the host accepts (http.oauth), or mount the server with auth.clientCredentials to call it as the host.`;
   }
+}
+
+/**
+ * Why OAuth metadata could not be read, in words: a document the SDK's schema refuses names the fields it lacks
+ * or got wrong (its own error is a JSON dump of them), anything else says itself.
+ */
+function describeMetadataFailure(error: unknown): string {
+  const issues = (error as { issues?: { path?: unknown[]; message?: string }[] } | undefined)?.issues;
+  if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
+    const fields = issues.map((issue) => `${(issue.path ?? []).join('.') || '(the document)'}: ${issue.message}`);
+    return `it is not metadata the MCP SDK accepts (${fields.join('; ')})`;
+  }
+  return describeThrown(error);
 }
 
 /** An authorization server's refusal in its own terms: the OAuth error code and description. */

@@ -1,5 +1,8 @@
 // The diagnostic tools the 2026-07-28 `server-stateless` scenario (SEP-2575)
-// calls to exercise what a stateless server must and must not do.
+// calls to exercise what a stateless server must and must not do, and the
+// hooks it calls to change the tool and prompt lists while a
+// `subscriptions/listen` stream is open (a server with `listChanged` SHOULD
+// tell that stream).
 import { inputRequired } from '@modelcontextprotocol/server';
 
 /** @typedef {import('@modelcontextprotocol/server').McpServer} McpServer */
@@ -38,6 +41,7 @@ export function registerStatelessDiagnostics(server) {
       });
     },
   );
+  registerListChangeTriggers(server);
   server.registerTool(
     'test_logging_tool',
     { description: 'Logs at info while it runs: a client that set no log level gets none of it.' },
@@ -47,4 +51,48 @@ export function registerStatelessDiagnostics(server) {
       return { content: [{ type: 'text', text: 'logged' }] };
     },
   );
+}
+
+/**
+ * `test_trigger_tool_change` and `test_trigger_prompt_change`: each adds an
+ * item to its list, or removes the one it added, so the list changes and the
+ * SDK announces it (`tools/list_changed`, `prompts/list_changed`) to this
+ * server's client: the host, which tells its own listen streams.
+ * @param {McpServer} server
+ */
+function registerListChangeTriggers(server) {
+  const text = (value) => ({ content: [{ type: 'text', text: value }] });
+  const triggers = [
+    {
+      kind: 'tool',
+      add: () =>
+        server.registerTool('test_triggered_tool', { description: 'Added by a trigger.' }, async () =>
+          text('triggered'),
+        ),
+    },
+    {
+      kind: 'prompt',
+      add: () =>
+        server.registerPrompt('test_triggered_prompt', { description: 'Added by a trigger.' }, () => ({
+          messages: [{ role: 'user', content: { type: 'text', text: 'triggered' } }],
+        })),
+    },
+  ];
+  for (const { kind, add } of triggers) {
+    /** @type {{ remove(): void } | undefined} */
+    let added;
+    server.registerTool(
+      `test_trigger_${kind}_change`,
+      { description: `Adds the ${kind} test_triggered_${kind}, or removes it: the ${kind} list changes.` },
+      async () => {
+        if (added) {
+          added.remove();
+          added = undefined;
+          return text(`removed test_triggered_${kind}`);
+        }
+        added = add();
+        return text(`added test_triggered_${kind}`);
+      },
+    );
+  }
 }
