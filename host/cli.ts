@@ -15,7 +15,7 @@ Usage:
   mcp-host [start] [--config PATH] [--stdio] [--http [HOST:]PORT]
   mcp-host check [--config PATH] [--allow-withheld] [--options JSON]
   mcp-host list [--config PATH] [--json]
-  mcp-host reload [--cluster] [--config PATH]
+  mcp-host reload [--cluster | --plugin NAME] [--config PATH]
   mcp-host status [--cluster] [--json] [--config PATH]
   mcp-host pin [--diff] [--config PATH]
   mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
@@ -87,7 +87,7 @@ shown, so that a server needing arguments says so.
 Print the composed catalogue (tools, prompts, resources, templates) by mount.
   --config PATH   the config file (default: found from the working directory upward)
   --json          machine-readable output`,
-  reload: `Usage: mcp-host reload [--cluster] [--config PATH]
+  reload: `Usage: mcp-host reload [--cluster | --plugin NAME] [--config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
 what changed: plugins added, removed or replaced; tools, prompts, resources and templates added,
@@ -97,9 +97,11 @@ previous catalogue. Exits 1 too when no host is running this config.
                   directory upward, as start finds it)
   --cluster       ask every replica of the config's cluster instead (through its Redis, from any
                   machine), and print each one's result
+  --plugin NAME   also start the mount NAME (its prefix or package name) afresh, its code imported
+                  anew, even when nothing changed on disk: the other plugins keep their instances
 
-A running host also reloads by itself when its config file or an installed plugin's package.json
-changes (config "reload.watch", default on), and on SIGHUP.`,
+A running host also reloads by itself when its config file, an installed plugin's package.json, or
+a file of a local or linked plugin changes (config "reload.watch", default on), and on SIGHUP.`,
   status: `Usage: mcp-host status [--cluster] [--json] [--config PATH]
 
 Show what every host running this config (on this machine, as this user) serves: its generation,
@@ -158,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
         group: { type: 'string', multiple: true },
         role: { type: 'string', multiple: true },
         token: { type: 'string' },
+        plugin: { type: 'string' },
       },
       strict: true,
       allowPositionals: command === 'add' || command === 'access',
@@ -189,6 +192,8 @@ async function main(argv: string[]): Promise<number> {
   )
     throw new UsageError('--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
+  if (values.plugin !== undefined && (command !== 'reload' || values.cluster))
+    throw new UsageError('--plugin goes with "reload", without --cluster');
   if (values['allow-withheld'] && command !== 'check') throw new UsageError('--allow-withheld goes with "check"');
   const identityFlags = [values.sub, values['client-id'], values.scope, values.group, values.role, values.token];
   if (identityFlags.some((value) => value !== undefined) && command !== 'access')
@@ -222,7 +227,10 @@ async function main(argv: string[]): Promise<number> {
     case 'reload':
       return values.cluster
         ? (await import('./commands/cluster.js')).reloadCluster(common)
-        : (await import('./commands/reload.js')).reload(common);
+        : (await import('./commands/reload.js')).reload({
+            ...common,
+            ...(values.plugin !== undefined && { plugin: values.plugin }),
+          });
     case 'status':
       return values.cluster
         ? (await import('./commands/cluster.js')).clusterStatus({ ...common, json: values.json === true })
