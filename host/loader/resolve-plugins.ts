@@ -174,10 +174,23 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
   }
   if (checked.kind === 'server') {
     const { command, args } = checked;
+    if (entry.sandbox === true) {
+      const missing = sandboxProblem(configWhere(config.file, `${path}.sandbox`));
+      if (missing) return { problems: [missing] };
+    }
+    const sandbox = entry.sandbox === true && { sandbox: grantsOf(entry.allow, config.dir) };
     return {
       resolved: {
         ...common,
-        kindFields: { kind: 'stdio', command, args, env: entry.env ?? {}, cwd: config.dir, packageDir: pkg.dir },
+        kindFields: {
+          kind: 'stdio',
+          command,
+          args,
+          env: entry.env ?? {},
+          cwd: config.dir,
+          packageDir: pkg.dir,
+          ...sandbox,
+        },
       },
     };
   }

@@ -20,10 +20,9 @@ import { grantFix, permissionFlags, pluginEnvironment } from './permissions.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
 import { SENT } from '../../vocabulary/sent.js';
 import { readablePaths } from './readable-paths.js';
-import { sandboxedCommand } from './sandbox.js';
+import { ENV, sandboxedCommand } from './sandbox.js';
 
 const ENTRY = fileURLToPath(new URL('./process-entry.js', import.meta.url));
-const ENV = '/usr/bin/env';
 /** Room on a line of the link for the envelope around a result within maxResultBytes. */
 const ENVELOPE_BYTES = 64 * 1024;
 /** A line of a plugin's stdout or stderr longer than this is logged by its ends. */
