@@ -20,3 +20,11 @@ export function namedToken(entry: string): NamedToken {
   if (named) return { name: named[1]!, token: named[2]! };
   return { name: `token-${createHash('sha256').update(entry).digest('hex').slice(0, 8)}`, token: entry };
 }
+
+/** The tokens in `text`, separated by commas or line ends (empty entries ignored): a variable's or a tokens file's. */
+export function tokensIn(text: string): string[] {
+  return text
+    .split(/[,\n]/)
+    .map((token) => token.trim())
+    .filter((token) => token.length > 0);
+}
