@@ -32,7 +32,7 @@ const TOKENS = 'deploy:0123456789abcdef0123,fedcba9876543210fedc';
 
 /** The warnings, as `check` prints them and the host logs them. */
 const WARNINGS = [
-  'mcp-host.config.js: access[0].who.token: no static token is named "ci" (the tokens from MCP_HOST_HTTP_TOKENS are named "deploy", "token-',
+  'mcp-host.config.js: access[0].who.token: no static token is named "ci" (the tokens from MCP_HOST_HTTP_TOKENS are named "deploy" and "token-',
   '), so this rule matches no client. Fix: give the token its name where it is configured (ci:<token> in MCP_HOST_HTTP_TOKENS), or correct the rule.',
   'mcp-host.config.js: access[1].who.sub: matches an OAuth access token\'s "sub" and "groups", but the config has no http.oauth: no client carries claims, so this rule matches no client. Fix: configure http.oauth',
   'mcp-host.config.js: access[2].tools[1]: the glob "clokc.*" matches no tool name the host serves, so it allows nothing. Fix: correct it against the composed names',
@@ -77,6 +77,44 @@ t.test(
     );
   },
 );
+
+t.test('token names come from every source the config names, and http.auth none accepts none', async (t) => {
+  const ws = makeWorkspace(t);
+  writeClock(ws);
+  const rules = [{ who: { token: 'ci' }, tools: ['clock.*'] }];
+  const checkWith = (http: Record<string, unknown>) =>
+    runCli(
+      [
+        'check',
+        '--config',
+        ws.writeConfig({ plugins: [{ package: 'clock' }], http: { port: 0, ...http }, access: rules }),
+      ],
+      {
+        env: { ...process.env, MCP_HOST_HTTP_TOKENS: '' },
+      },
+    );
+
+  ws.writeFile('tokens', 'ci:0123456789abcdef0123\n');
+  const fromFile = await checkWith({ auth: { tokensFile: './tokens' } });
+  t.equal(fromFile.code, 0, fromFile.stdout);
+  t.notMatch(fromFile.stdout, 'warning:', 'the file names a token ci');
+
+  const otherFile = await checkWith({ auth: { tokens: ['deploy:0123456789abcdef0123'], tokensFile: './tokens-2' } });
+  t.notMatch(otherFile.stdout, 'warning:', 'an unreadable tokens file leaves nothing to judge by');
+
+  ws.writeFile('tokens-2', 'ops:0123456789abcdef0123\n');
+  const named = await checkWith({ auth: { tokens: ['deploy:0123456789abcdef0123'], tokensFile: './tokens-2' } });
+  t.match(
+    named.stdout,
+    'access[0].who.token: no static token is named "ci" (the tokens from http.auth.tokens, http.auth.tokensFile and MCP_HOST_HTTP_TOKENS are named "deploy" and "ops"), so this rule matches no client.',
+  );
+
+  const none = await checkWith({ auth: 'none' });
+  t.match(
+    none.stdout,
+    "access[0].who.token: no static token is named \"ci\" (http.auth is 'none': the host accepts no static token), so this rule matches no client. Fix: remove http.auth: 'none' and give the host a token named ci (ci:<token>), or remove the rule.",
+  );
+});
 
 t.test('two config files in one directory: the one read is named, and the other', async (t) => {
   const ws = makeWorkspace(t);

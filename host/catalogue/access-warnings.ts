@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AccessRule, AccessWho, ResolvedConfig } from '../config/types.js';
-import { configWhere } from '../config/problem-wording.js';
+import { configWhere, quotedChoices } from '../config/problem-wording.js';
 import { namedToken, tokensIn } from '../config/token-names.js';
 import type { Problem } from '../errors.js';
 import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
@@ -91,13 +91,14 @@ function staticTokenNames(config: ResolvedConfig): TokenNames | undefined {
     auth?.tokensFile !== undefined && 'http.auth.tokensFile',
     variable,
   ];
-  const sources = listed.filter(Boolean).join(' and ');
-  const give = listed.filter(Boolean).length === 1 ? 'gives' : 'give';
+  const named = listed.filter((source): source is string => typeof source === 'string');
+  const sources = named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  const give = named.length === 1 ? 'gives' : 'give';
   return {
     names,
     found:
       names.length > 0
-        ? `the tokens from ${sources} are named ${names.map((name) => `"${name}"`).join(', ')}`
+        ? `the tokens from ${sources} are named ${quotedChoices(names, 'and')}`
         : `no static token is configured: ${sources} ${give} none here`,
     fix: (name) =>
       `give the token its name where it is configured (${name}:<token> in ${sources}), or correct the rule.`,
