@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { runCli, startStdioHost } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
+import { writePlugin } from './helpers/readme.js';
 import { firstText } from './helpers/results.js';
 
 const FILESYSTEM = '@modelcontextprotocol/server-filesystem';
@@ -55,11 +56,7 @@ t.test(
   'the sandbox asked for as a plugin asks, or a server as a server asks, is refused with the spelling that works',
   async (t) => {
     const ws = makeWorkspace(t);
-    ws.writePackage(
-      'node_modules/plug',
-      { name: 'plug', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'plug' } },
-      { 'index.js': 'export default { create() { throw new Error("never created"); } };\n' },
-    );
+    writePlugin(ws, 'node_modules/plug', 'plug', { prefix: 'plug' }, []);
     const config = ws.writeConfig({
       plugins: [
         { package: FILESYSTEM, prefix: 'fs', isolation: 'sandbox', args: ['.'] },

@@ -7,25 +7,13 @@ import { join } from 'node:path';
 import t from 'tap';
 import { assertLogged, runCli, startStdioHost } from './helpers/host.js';
 import { controlEnv, makeWorkspace, type Workspace } from './helpers/packages.js';
+import { writePlugin } from './helpers/readme.js';
 
 t.setTimeout(300_000);
 
+/** A plugin serving one tool, clock.now. */
 function writeClock(ws: Workspace): void {
-  ws.writePackage(
-    'node_modules/clock',
-    { name: 'clock', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'clock' } },
-    {
-      'index.js': `import { McpServer } from '@modelcontextprotocol/server';
-export default {
-  create() {
-    const server = new McpServer({ name: 'clock', version: '1.0.0' });
-    server.registerTool('now', { description: 'The time.' }, async () => ({ content: [{ type: 'text', text: 'noon' }] }));
-    return server;
-  },
-};
-`,
-    },
-  );
+  writePlugin(ws, 'node_modules/clock', 'clock', { prefix: 'clock' }, ['now']);
 }
 
 const TOKENS = 'deploy:0123456789abcdef0123,fedcba9876543210fedc';
