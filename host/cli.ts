@@ -17,7 +17,7 @@ Usage:
   mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT]
   mcp-host check [CONFIG | --config PATH] [--allow-withheld] [--options JSON]
   mcp-host list [CONFIG | --config PATH] [--json]
-  mcp-host reload [--cluster] [CONFIG | --config PATH]
+  mcp-host reload [--cluster | --plugin NAME] [CONFIG | --config PATH]
   mcp-host status [--cluster] [--json] [CONFIG | --config PATH]
   mcp-host pin [--diff] [CONFIG | --config PATH]
   mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
@@ -101,7 +101,7 @@ Print the composed catalogue (tools, prompts, resources, templates) by mount.
   --config PATH   the config file, or CONFIG (default: MCP_HOST_CONFIG, else found from the
                   working directory upward)
   --json          machine-readable output`,
-  reload: `Usage: mcp-host reload [--cluster] [CONFIG | --config PATH]
+  reload: `Usage: mcp-host reload [--cluster | --plugin NAME] [CONFIG | --config PATH]
 
 Ask every host running this config (on this machine, as this user) to reload it now, and print
 what changed: plugins added, removed or replaced; tools, prompts, resources and templates added,
@@ -111,9 +111,11 @@ previous catalogue. Exits 1 too when no host is running this config.
                   else found from the working directory upward, as start finds it)
   --cluster       ask every replica of the config's cluster instead (through its Redis, from any
                   machine), and print each one's result
+  --plugin NAME   also start the mount NAME (its prefix or package name) afresh, its code imported
+                  anew, even when nothing changed on disk: the other plugins keep their instances
 
-A running host also reloads by itself when its config file or an installed plugin's package.json
-changes (config "reload.watch", default on), and on SIGHUP.`,
+A running host also reloads by itself when its config file, an installed plugin's package.json, or
+a file of a local or linked plugin changes (config "reload.watch", default on), and on SIGHUP.`,
   status: `Usage: mcp-host status [--cluster] [--json] [CONFIG | --config PATH]
 
 Show what every host running this config (on this machine, as this user) serves: its generation,
@@ -214,6 +216,8 @@ async function main(argv: string[]): Promise<number> {
   )
     throw new UsageError('--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
+  if (values.plugin !== undefined && (command !== 'reload' || values.cluster))
+    throw new UsageError('--plugin goes with "reload", without --cluster');
   if (values['allow-withheld'] && command !== 'check') throw new UsageError('--allow-withheld goes with "check"');
   const identityFlags = [values.sub, values['client-id'], values.scope, values.group, values.role, values.token];
   if (identityFlags.some((value) => value !== undefined) && command !== 'access')
@@ -253,7 +257,10 @@ async function main(argv: string[]): Promise<number> {
     case 'reload':
       return values.cluster
         ? (await import('./commands/cluster.js')).reloadCluster(common)
-        : (await import('./commands/reload.js')).reload(common);
+        : (await import('./commands/reload.js')).reload({
+            ...common,
+            ...(values.plugin !== undefined && { plugin: values.plugin }),
+          });
     case 'status':
       return values.cluster
         ? (await import('./commands/cluster.js')).clusterStatus({ ...common, json: values.json === true })

@@ -17,7 +17,7 @@ import {
   watchingNotificationStream,
 } from './helpers/host.js';
 import { describeWho, whoMatches } from '../host/catalogue/access-rules.js';
-import { namedToken } from '../host/serve/token-names.js';
+import { namedToken } from '../host/config/token-names.js';
 import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';

@@ -38,7 +38,7 @@ import {
 } from './helpers/cluster.js';
 import { PeerAuth, STAMP_WINDOW_MS, deriveKey } from '../host/cluster/peer-auth.js';
 import { recordSealOf } from '../host/cluster/signed-record.js';
-import { tokenId } from '../host/serve/token-names.js';
+import { tokenId } from '../host/config/token-names.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { EXIT_MS } from './helpers/timing.js';

@@ -439,7 +439,7 @@ t.test('unknown entry keys, keys of another kind of entry, and dispatcher-level 
       'mcp-host.config.js: plugins[3].pageSize: "pageSize" (the page size of lists) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "pageSize" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
       'mcp-host.config.js: plugins[3].tasks: "tasks" (task support) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "tasks" from plugin entry plugins[3]; it belongs in the host config, and mcp-host does not offer "tasks" yet.',
       'mcp-host.config.js: plugins[3].http: "http" (HTTP serving) is a dispatcher-level setting: there is one dispatcher, the host\'s, so plugin entry plugins[3] cannot set it. Fix: remove "http" from plugin entry plugins[3]; set it at the top level of the host config, where it applies to every plugin.',
-      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "isolation", "memoryLimitMb", "allow", "flat", "timeoutMs", "maxResultBytes", "maxListPages", "tools", "prompts", "resources", "prefix" and "forwardHeaders".',
+      'mcp-host.config.js: plugins[4].whatever: unknown key "whatever". Fix: remove it; the keys allowed here are "package", "options", "bin", "args", "env", "isolation", "memoryLimitMb", "allow", "sandbox", "flat", "timeoutMs", "maxResultBytes", "maxListPages", "tools", "prompts", "resources", "prefix" and "forwardHeaders".',
     ],
   );
 });

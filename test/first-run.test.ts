@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { namedToken, tokenId } from '../host/serve/token-names.js';
+import { namedToken, tokenId } from '../host/config/token-names.js';
 import { runCli, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, REPO_ROOT } from './helpers/packages.js';
 import { readmeBlock, writePlugin, writeReadmeWeather } from './helpers/readme.js';

@@ -21,6 +21,11 @@ export interface BuildOptions {
   previous?: Generation;
   /** The lock beside the config, when there is one: served definitions are judged by it. */
   lock?: Lock;
+  /**
+   * Mounts (by name) started afresh even though their plugin did not change
+   * (`mcp-host reload --plugin NAME`), their code imported anew.
+   */
+  restart?: ReadonlySet<string>;
 }
 
 /**
@@ -43,14 +48,18 @@ export async function buildGeneration(options: BuildOptions): Promise<Generation
 
   const mounts = await Promise.all(
     specs.map(async (spec) => {
-      const kept = reusable.get(spec.fingerprint);
+      const restarted = options.restart?.has(mountName(spec)) === true;
+      const kept = restarted ? undefined : reusable.get(spec.fingerprint);
       if (kept) {
         reusable.delete(spec.fingerprint);
         return kept;
       }
+      // A restart asked for imports the code anew under a tag of this build's
+      // own, even where nothing on disk changed that the identity could see.
+      const importTag = codeIdentity(spec, stamps) + (restarted ? `-restart-${options.id}` : '');
       try {
         recordMountKind(mountName(spec), spec.kind);
-        const mount = await startMount(spec, codeIdentity(spec, stamps), logger, events, config);
+        const mount = await startMount(spec, importTag, logger, events, config);
         started.push(mount);
         return mount;
       } catch (error) {

@@ -19,6 +19,8 @@ export interface ComposeOptions {
   id: number;
   /** The live generation, at a reload. */
   previous?: Generation;
+  /** Mounts (by name) to start afresh even if unchanged, at a reload (`mcp-host reload --plugin NAME`). */
+  restart?: ReadonlySet<string>;
   /** Judge definitions by the lock beside the config (default); `mcp-host pin` writes one instead. */
   withLock?: boolean;
   /** Called with the valid config before any plugin is started (start-up switches telemetry on here). */
@@ -54,6 +56,7 @@ export async function composeCatalogue(options: ComposeOptions): Promise<Composi
     logger: options.logger,
     events: options.events,
     ...(options.previous ? { previous: options.previous } : {}),
+    ...(options.restart && { restart: options.restart }),
   });
   return { config, generation };
 }

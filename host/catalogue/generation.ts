@@ -6,7 +6,9 @@ import { driftProblem } from '../pins/drift.js';
 import type { Lock } from '../pins/lock.js';
 import { CatalogueIndex } from './catalogue-index.js';
 import { Curation } from './curation.js';
-import type { ListItem, ListKind } from '../vocabulary/list-kinds.js';
+import { ALL_LIST_KINDS, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
+import { configTwinsWarning } from '../config/config-twins.js';
+import { accessWarnings } from './access-warnings.js';
 import { MountView } from './mount-view.js';
 import { ERAS, type Era } from '../protocol-versions.js';
 import { SEARCH_TOOL_NAME, ToolSearch } from './tool-search.js';
@@ -115,13 +117,25 @@ export class Generation {
   }
 
   /**
-   * What is worth a warning but refuses nothing: curation that matches
-   * nothing the mounts serve, and definitions that drifted from the lock
-   * (under `pins: 'refuse'` those are withheld, and say so).
+   * What is worth a warning but refuses nothing: a second config file beside
+   * the one read, curation that matches nothing the mounts serve,
+   * definitions that drifted from the lock (under `pins: 'refuse'` those are
+   * withheld, and say so), and access rules that match no client or globs
+   * of theirs that match nothing served.
    */
   warnings(): Problem[] {
-    if (this.legacyView) return [...this.ownWarnings(), ...this.legacyView.ownWarnings()];
-    return this.ownWarnings();
+    const twins = configTwinsWarning(this.config.file);
+    const served = Object.fromEntries(
+      ALL_LIST_KINDS.map((kind) => [
+        kind,
+        new Set(this.eraViews.flatMap((view) => [...view.index.owners[kind].keys()])),
+      ]),
+    ) as Record<ListKind, Set<string>>;
+    return [
+      ...(twins ? [twins] : []),
+      ...this.eraViews.flatMap((view) => view.ownWarnings()),
+      ...accessWarnings(this.config, served),
+    ];
   }
 
   private ownWarnings(): Problem[] {

@@ -12,7 +12,7 @@ export interface LocalHostsOptions {
 
 /**
  * Ask every host running this config on this machine (as this user)
- * `command` over its control channel, one after the other, and collect the
+ * `command` (with the request's other fields) over its control channel, one after the other, and collect the
  * answers. Refused with the fix when the config does not exist, a host
  * does not answer, or no host runs the config.
  */
@@ -20,6 +20,7 @@ export async function askLocalHosts<C extends ControlCommand>(
   options: LocalHostsOptions,
   command: C,
   defaultTimeoutMs: number,
+  request: { plugin?: string } = {},
 ): Promise<ControlReplies[C][]> {
   const configFile = await findConfigFile(options);
   if (!existsSync(configFile)) {
@@ -31,13 +32,15 @@ export async function askLocalHosts<C extends ControlCommand>(
   }
   const replies: ControlReplies[C][] = [];
   for (const [pid, socket] of hostSockets(configFile)) {
-    const reply = await askHost(socket, command, options.timeoutMs ?? defaultTimeoutMs).catch((error: unknown) => {
-      throw new HostError({
-        where: `the host with pid ${pid} running ${configFile}`,
-        what: `did not answer the ${command} request: ${(error as Error).message}.`,
-        fix: 'look at that host\u2019s log (stderr); if it hangs, restart it.',
-      });
-    });
+    const reply = await askHost(socket, command, options.timeoutMs ?? defaultTimeoutMs, request).catch(
+      (error: unknown) => {
+        throw new HostError({
+          where: `the host with pid ${pid} running ${configFile}`,
+          what: `did not answer the ${command} request: ${(error as Error).message}.`,
+          fix: 'look at that host\u2019s log (stderr); if it hangs, restart it.',
+        });
+      },
+    );
     if (reply) replies.push(reply);
   }
   if (replies.length === 0) {

@@ -4,7 +4,10 @@ import { askLocalHosts, type LocalHostsOptions } from './local-hosts.js';
 import { pluginChanges } from '../catalogue/catalogue-diff.js';
 import type { ReloadDiff, ReloadOutcome } from '../reload/reloader.js';
 
-export type ReloadCommandOptions = LocalHostsOptions;
+export interface ReloadCommandOptions extends LocalHostsOptions {
+  /** `--plugin NAME`: start that mount afresh, its code imported anew, even if nothing changed. */
+  plugin?: string;
+}
 
 /**
  * `mcp-host reload`: ask every host running this config to reload now,
@@ -12,7 +15,8 @@ export type ReloadCommandOptions = LocalHostsOptions;
  * refused, or if no host runs this config.
  */
 export async function reload(options: ReloadCommandOptions): Promise<number> {
-  const replies = await askLocalHosts(options, 'reload', 120_000);
+  const request = options.plugin === undefined ? {} : { plugin: options.plugin };
+  const replies = await askLocalHosts(options, 'reload', 120_000, request);
   let refused = false;
   for (const { pid, configFile: file, outcome } of replies) {
     if (!printOutcome(`mcp-host (pid ${pid}, ${file})`, outcome)) refused = true;

@@ -90,8 +90,13 @@ export interface PackagePluginEntry extends MountOptions {
   isolation?: Isolation;
   /** An mcp-host plugin in a worker (its V8 heap) or a process (all of its resident memory) only: the limit, in MiB. Default 512. */
   memoryLimitMb?: number;
-  /** An mcp-host plugin at 'process' or 'sandbox' only: what it may do beyond reading its own package. */
+  /**
+   * An mcp-host plugin at 'process' or 'sandbox': what it may do beyond reading its own package. A server
+   * package with sandbox: true: what it may read and write beyond its package, and whether it may reach the network.
+   */
   allow?: AllowConfig;
+  /** A server package only: run its bin inside bubblewrap, as a `sandbox: true` command runs (docs/isolation.md). Default false. */
+  sandbox?: boolean;
   /** For a server package with several bins: which one to run. */
   bin?: string;
   args?: string[];

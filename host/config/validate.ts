@@ -501,6 +501,7 @@ const COMMAND_ALLOW_FIELDS: Record<keyof AllowConfig, Check> = {
     ),
 };
 const ALLOW_EXAMPLE = '{ read: ["./data"], env: ["API_KEY"] }';
+const SANDBOXED_ALLOW_EXAMPLE = '{ read: ["./data"], net: true }';
 const anUpstreamSessions = field(
   oneOf(UPSTREAM_SESSIONS),
   '"per-client" (an upstream of its own for each client session) or "shared" (the default); see docs/isolation.md',
@@ -636,6 +637,7 @@ const ENTRY_FIELDS: {
     isolation: anIsolation,
     memoryLimitMb: field(integerFrom(MIN_MEMORY_LIMIT_MB), '256'),
     allow: section(ALLOW_FIELDS, ALLOW_EXAMPLE),
+    sandbox: field(aBoolean, 'true'),
     ...MOUNT_FIELDS,
   },
   command: {
@@ -644,7 +646,7 @@ const ENTRY_FIELDS: {
     env: field(anObjectOfStrings, '{ API_KEY: "…" }'),
     cwd: field(aNonEmptyString, '"./servers"'),
     sandbox: field(aBoolean, 'true'),
-    allow: section(COMMAND_ALLOW_FIELDS, '{ read: ["./data"], net: true }'),
+    allow: section(COMMAND_ALLOW_FIELDS, SANDBOXED_ALLOW_EXAMPLE),
     sessions: anUpstreamSessions,
     ...MOUNT_FIELDS,
   },
@@ -685,8 +687,11 @@ function checkEntry(findings: Findings, entry: unknown, path: string): void {
   }
 
   const label = entryLabel(entry);
+  // A sandboxed server package is granted what a sandboxed command is.
+  const sandboxedPackage = kind === 'package' && entry.sandbox === true;
   const fields: Record<string, Check> = {
     ...(kind ? ENTRY_FIELDS[kind] : { ...ENTRY_FIELDS.package, ...ENTRY_FIELDS.command, ...ENTRY_FIELDS.url }),
+    ...(sandboxedPackage && { allow: section(COMMAND_ALLOW_FIELDS, SANDBOXED_ALLOW_EXAMPLE) }),
     prefix: (f, value, prefixPath) => checkPrefix(f, value, prefixPath, path, entry),
     ...(kind !== 'command' && {
       forwardHeaders: (f: Findings, value: unknown, keyPath: string) =>
@@ -716,7 +721,12 @@ function checkEntry(findings: Findings, entry: unknown, path: string): void {
       'add isolation: "worker" to the entry, or remove memoryLimitMb.',
     );
   }
-  if (entry.allow !== undefined && kind === 'package' && !OWN_PROCESS.includes(entry.isolation ?? findings.isolation)) {
+  if (
+    entry.allow !== undefined &&
+    kind === 'package' &&
+    !sandboxedPackage &&
+    !OWN_PROCESS.includes(entry.isolation ?? findings.isolation)
+  ) {
     findings.add(
       `${path}.allow`,
       `grants what a plugin in a process of its own may do, but "${label}" runs at isolation ${JSON.stringify(entry.isolation ?? findings.isolation)}, where it can already do all the host can.`,

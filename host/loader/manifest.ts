@@ -32,7 +32,7 @@ export type CheckedPackage =
 
 const MANIFEST_KEYS: readonly (keyof PluginManifest)[] = ['protocolVersions', 'prefix'];
 /** Entry keys that only make sense for one kind of package. */
-const SERVER_ONLY_ENTRY_KEYS = ['bin', 'args', 'env'] as const;
+const SERVER_ONLY_ENTRY_KEYS = ['bin', 'args', 'env', 'sandbox'] as const;
 const PLUGIN_ONLY_ENTRY_KEYS = ['options', 'isolation', 'memoryLimitMb', 'allow'] as const;
 
 /**
@@ -56,7 +56,10 @@ export function checkPackage(
       problems.push({
         where: entryKeyWhere(key),
         what: `"${key}" is for MCP server packages run over stdio, but "${pkg.label}" is an mcp-host plugin (its package.json has an "mcp-host" field).`,
-        fix: `remove "${key}"; a plugin takes its settings from options.`,
+        fix:
+          key === 'sandbox'
+            ? 'write isolation: "sandbox" in its place: the plugin then runs in a process of its own inside the OS sandbox.'
+            : `remove "${key}"; a plugin takes its settings from options.`,
       });
     }
     return problems.length === 0 ? { checked: { kind: 'plugin', manifest }, problems } : { problems };
@@ -64,11 +67,15 @@ export function checkPackage(
 
   if (pkg.packageJson.bin !== undefined) {
     const command = serverCommand(pkg, entry, entryPath, plugin, config, problems);
-    for (const key of PLUGIN_ONLY_ENTRY_KEYS.filter((k) => entry[k] !== undefined)) {
+    // A sandboxed server is granted what a sandboxed command is.
+    const pluginOnly = PLUGIN_ONLY_ENTRY_KEYS.filter(
+      (k) => entry[k] !== undefined && !(k === 'allow' && entry.sandbox),
+    );
+    for (const key of pluginOnly) {
       problems.push({
         where: entryKeyWhere(key),
         what: `"${key}" is for mcp-host plugins, but "${pkg.label}" is an MCP server package run over stdio (its package.json has a "bin" and no "mcp-host" field).`,
-        fix: `remove "${key}"; pass the server its settings with args or env.`,
+        fix: sandboxFix(key, entry) ?? `remove "${key}"; pass the server its settings with args or env.`,
       });
     }
     if (entry.forwardHeaders !== undefined) {
@@ -87,6 +94,20 @@ export function checkPackage(
     fix: `check the package ${entryPath} names; an mcp-host plugin's package.json declares "mcp-host": { "protocolVersions": [ … ] }.`,
   });
   return { problems };
+}
+
+/**
+ * How a server package's entry asks for what isolation and allow give a
+ * plugin: `sandbox: true` runs its bin inside the OS sandbox, granted what
+ * `allow` says, as for a command. Undefined when the key asks nothing of it.
+ */
+function sandboxFix(key: (typeof PLUGIN_ONLY_ENTRY_KEYS)[number], entry: PackagePluginEntry): string | undefined {
+  if (key === 'isolation' && (entry.isolation === 'sandbox' || entry.isolation === 'process')) {
+    return 'write sandbox: true in its place: the server already runs in a process of its own, and sandbox: true runs it inside the OS sandbox (granted what allow says: read, write, net).';
+  }
+  if (key === 'allow')
+    return 'add sandbox: true to run the server inside the OS sandbox with these grants, or remove allow.';
+  return undefined;
 }
 
 const require = createRequire(import.meta.url);

@@ -19,6 +19,7 @@ import type {
   UrlPluginEntry,
 } from '../config/types.js';
 import { checkPackage } from './manifest.js';
+import { isEditedInPlace, sourceStamp } from './code-identity.js';
 import { grantsOf } from './grants.js';
 import { sandboxProblem } from './sandbox-available.js';
 import { resolveUpstreamCredentials } from './upstream-credentials.js';
@@ -57,6 +58,8 @@ interface ResolvedEntry {
   manifestPrefix?: string;
   /** The package.json hash of a package entry: an upgrade changes the fingerprint. */
   packageJsonHash?: string;
+  /** The stamp of a package edited in place (local or linked): saving one of its files changes the fingerprint. */
+  sourceStamp?: string;
 }
 
 /** An entry resolved, or refused with every problem found. */
@@ -159,7 +162,11 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
   const pkg = resolvePackage(entry.package, config.dir, configWhere(config.file, `${path}.package`));
   const { checked, problems } = checkPackage(pkg, entry, path, config);
   if (!checked) return { problems };
-  const common = { label: pkg.label, packageJsonHash: pkg.packageJsonHash };
+  const common = {
+    label: pkg.label,
+    packageJsonHash: pkg.packageJsonHash,
+    ...(isEditedInPlace(pkg.dir) && { sourceStamp: sourceStamp(pkg.dir) }),
+  };
   const isolation = entry.isolation ?? config.isolation;
   if (checked.kind === 'plugin' && isolation === 'sandbox') {
     const missing = sandboxProblem(pluginWhere(path, pkg.label));
@@ -167,10 +174,23 @@ async function resolvePackageEntry(entry: PackagePluginEntry, path: string, conf
   }
   if (checked.kind === 'server') {
     const { command, args } = checked;
+    if (entry.sandbox === true) {
+      const missing = sandboxProblem(configWhere(config.file, `${path}.sandbox`));
+      if (missing) return { problems: [missing] };
+    }
+    const sandbox = entry.sandbox === true && { sandbox: grantsOf(entry.allow, config.dir) };
     return {
       resolved: {
         ...common,
-        kindFields: { kind: 'stdio', command, args, env: entry.env ?? {}, cwd: config.dir, packageDir: pkg.dir },
+        kindFields: {
+          kind: 'stdio',
+          command,
+          args,
+          env: entry.env ?? {},
+          cwd: config.dir,
+          packageDir: pkg.dir,
+          ...sandbox,
+        },
       },
     };
   }
@@ -230,8 +250,9 @@ function packageVersion(pkg: ResolvedPackage): string {
 
 /**
  * Equal fingerprints mean the same plugin: the same config entry, and the same
- * package.json (name, version, manifest) and entry file. A reload keeps the
- * live instance of a plugin whose fingerprint did not change.
+ * package.json (name, version, manifest) and entry file, and for a package
+ * edited in place the same files. A reload keeps the live instance of a
+ * plugin whose fingerprint did not change.
  */
 function fingerprintOf(entry: PluginEntry, resolved: ResolvedEntry): string {
   // Curation is applied per generation, never by the plugin: editing it is no reason to re-create the plugin.
@@ -240,6 +261,7 @@ function fingerprintOf(entry: PluginEntry, resolved: ResolvedEntry): string {
     entry: mounted,
     kind: resolved.kindFields,
     packageJson: resolved.packageJsonHash ?? null,
+    source: resolved.sourceStamp ?? null,
   });
   return createHash('sha256').update(identity).digest('hex');
 }

@@ -9,14 +9,15 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { formatProblem } from '../errors.js';
 import { LineSplitter } from '../line-splitter.js';
 import { settlesWithin } from '../settles-within.js';
-import type { StdioSpec } from '../loader/types.js';
+import type { Grants, StdioSpec } from '../loader/types.js';
 import type { Logger } from '../log.js';
 import { ErrorCode } from '../rpc-error.js';
 import type { ExplainedChannel, Outage } from './supervisor.js';
 import { describeMount, mountName } from './mount.js';
 import { TOO_BIG_FIX } from './result-check.js';
 import { echoesUnroutable } from './unroutable-request.js';
-import { sandboxedCommand } from './isolation/sandbox.js';
+import { ENV, sandboxedCommand } from './isolation/sandbox.js';
+import { readablePaths, warnOfRefusedDependency } from './isolation/readable-paths.js';
 
 /**
  * How long a child may take to exit once its input ends, before SIGTERM;
@@ -101,13 +102,31 @@ export class ChildChannel implements ExplainedChannel {
     return this.start();
   }
 
+  /**
+   * The child as bubblewrap runs it. A command sees its cwd; a server
+   * package sees its package and the packages it depends on, and starts in
+   * the config's directory without seeing it (relative paths in its args
+   * mean what they mean unsandboxed, and reach what its entry grants). A
+   * server package's Node starts without the NODE_OPTIONS that whatever
+   * wraps the host's spawns (an APM agent, a test harness) may have added:
+   * preloads from outside its view, which it could not read, nor should run.
+   */
+  private sandboxed(grants: Grants): [string, string[]] {
+    const { command, args, cwd, env, packageDir } = this.spec;
+    if (packageDir === undefined) return sandboxedCommand(command, args, cwd, grants);
+    const own = env.NODE_OPTIONS === undefined ? [] : [`NODE_OPTIONS=${env.NODE_OPTIONS}`];
+    const withoutPreloads = ['-u', 'NODE_OPTIONS', ...own, command, ...args];
+    // A server package starts in the config's directory (resolve-plugins.ts), which it must not read.
+    const readable = readablePaths(packageDir, cwd, warnOfRefusedDependency(this.logger));
+    return sandboxedCommand(ENV, withoutPreloads, cwd, grants, readable, { seesCwd: false });
+  }
+
   start(): Promise<void> {
     this.lines = new LineSplitter(this.spec.maxResultBytes + ENVELOPE_BYTES, {
       line: (text) => this.parse(text),
       oversized: (head, tail) => this.dropped(head, tail),
     });
-    const { command, args, cwd, sandbox } = this.spec;
-    const [file, argv] = sandbox ? sandboxedCommand(command, args, cwd, sandbox) : [command, args];
+    const [file, argv] = this.spec.sandbox ? this.sandboxed(this.spec.sandbox) : [this.spec.command, this.spec.args];
     const child = spawn(file, argv, {
       cwd: this.spec.cwd,
       // The SDK's convention: a server sees a safe subset of the host's

@@ -20,8 +20,9 @@ import type { Reloader, ReloadOutcome } from './reloader.js';
  * command finds every host serving that config (several stdio clients may
  * each have started one) without reading the config.
  *
- * The protocol is one JSON line each way: `{"command":"reload"}`, answered
- * with a `HostReply` once the reload finished or was refused, or
+ * The protocol is one JSON line each way: `{"command":"reload"}` (with
+ * `"plugin":"NAME"` to start that mount afresh: `mcp-host reload --plugin`),
+ * answered with a `HostReply` once the reload finished or was refused, or
  * `{"command":"status"}` (`mcp-host status`), answered with a
  * `HostStatusReply` at once.
  */
@@ -133,24 +134,26 @@ function serve(socket: Socket, configFile: string, runtime: HostRuntime, reloade
     socket.pause();
     // The command is in: a reload may take longer than the wait for it.
     socket.setTimeout(0);
-    let command: unknown;
+    let request: { command?: unknown; plugin?: unknown };
     try {
-      command = (JSON.parse(buffered.slice(0, newline)) as { command?: unknown }).command;
+      request = JSON.parse(buffered.slice(0, newline)) as typeof request;
     } catch {
-      command = undefined;
+      request = {};
     }
+    const { command, plugin } = request ?? {};
     if (command === 'status') {
       const reply: HostStatusReply = { pid: process.pid, configFile, status: hostStatus(runtime) };
       socket.end(`${JSON.stringify(reply)}\n`);
       return;
     }
-    if (command !== 'reload') {
+    if (command !== 'reload' || (plugin !== undefined && typeof plugin !== 'string')) {
       socket.end(
-        `${JSON.stringify({ error: 'unknown command: expected {"command":"reload"} or {"command":"status"}' })}\n`,
+        `${JSON.stringify({ error: 'unknown command: expected {"command":"reload"} (with "plugin": a mount\'s name) or {"command":"status"}' })}\n`,
       );
       return;
     }
-    void reloader.reload('mcp-host reload').then((outcome) => {
+    const trigger = plugin === undefined ? 'mcp-host reload' : `mcp-host reload --plugin ${plugin}`;
+    void reloader.reload(trigger, plugin).then((outcome) => {
       const reply: HostReply = { pid: process.pid, configFile, outcome };
       socket.end(`${JSON.stringify(reply)}\n`);
     });
@@ -183,14 +186,15 @@ export function hostSockets(configFile: string): Map<number, string> {
 }
 
 /**
- * Ask one host `command` and wait for its reply. Undefined when nothing
- * listens there (a host that died without removing its socket, which is
- * then removed).
+ * Ask one host `command` (with the request's other fields, `options`) and
+ * wait for its reply. Undefined when nothing listens there (a host that died
+ * without removing its socket, which is then removed).
  */
 export function askHost<C extends ControlCommand>(
   path: string,
   command: C,
   timeoutMs: number,
+  options: { plugin?: string } = {},
 ): Promise<ControlReplies[C] | undefined> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
@@ -201,7 +205,7 @@ export function askHost<C extends ControlCommand>(
       const still = command === 'reload' ? "the reload may still be running; see the host's log" : "see the host's log";
       reject(new Error(`no answer within ${timeoutMs / 1000} s (${still})`));
     });
-    socket.on('connect', () => socket.write(`${JSON.stringify({ command })}\n`));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ command, ...options })}\n`));
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') {

@@ -4,6 +4,7 @@ import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import type { HostRuntime, ReloadRecord } from '../runtime.js';
+import type { Generation } from '../catalogue/generation.js';
 import { pluginChanges, type CatalogueDiff } from '../catalogue/catalogue-diff.js';
 import { telemetryChangeWarning } from '../config/telemetry-settings.js';
 
@@ -51,6 +52,8 @@ export class Reloader {
   private nextId: number;
   private closed = false;
   private readonly listeners: ((outcome: ReloadOutcome) => void)[] = [];
+  /** The mounts the next build starts afresh (`mcp-host reload --plugin NAME`), taken by the build that begins next. */
+  private readonly restarts = new Set<string>();
 
   constructor(
     private readonly runtime: HostRuntime,
@@ -59,8 +62,17 @@ export class Reloader {
     this.nextId = runtime.current.id + 1;
   }
 
-  /** Reload now, or join the reload queued behind the one running. */
-  reload(trigger: string): Promise<ReloadOutcome> {
+  /**
+   * Reload now, or join the reload queued behind the one running. With
+   * `plugin` (a mount's prefix or package name), that mount is started
+   * afresh, its code imported anew, whether or not anything changed.
+   */
+  reload(trigger: string, plugin?: string): Promise<ReloadOutcome> {
+    if (plugin !== undefined) {
+      const name = mountNamed(this.runtime.current, plugin);
+      if (name === undefined) return Promise.resolve(unknownPlugin(this.runtime.current, plugin));
+      this.restarts.add(name);
+    }
     if (this.queued) return this.queued;
     if (!this.running) return this.start(trigger);
     this.options.logger.debug(`reload requested (${trigger}) while one is running: queued`);
@@ -105,7 +117,10 @@ export class Reloader {
       return { ok: false, generation: live.id, problems, ms: 0 };
     }
     const id = this.nextId;
-    logger.info(`reloading (${trigger}): building generation ${id} beside generation ${live.id}`);
+    const restart = new Set(this.restarts);
+    this.restarts.clear();
+    const restarting = restart.size > 0 ? `, restarting ${[...restart].join(', ')}` : '';
+    logger.info(`reloading (${trigger}): building generation ${id} beside generation ${live.id}${restarting}`);
     try {
       const { generation } = await composeCatalogue({
         configPath,
@@ -114,6 +129,7 @@ export class Reloader {
         events: this.runtime.events,
         id,
         previous: live,
+        restart,
       });
       // buildGeneration never throws after starting mounts it keeps, so
       // from here the swap is one synchronous step.
@@ -156,6 +172,26 @@ function recordOf(outcome: ReloadOutcome, trigger: string): ReloadRecord {
     pluginChanges(plugins).length > 0 ||
     Object.values(lists).some(({ added, removed, changed }) => added.length + removed.length + changed.length > 0);
   return { at, trigger, outcome: changed ? 'applied' : 'unchanged', generation: outcome.generation };
+}
+
+/** The name of the live mount `plugin` names, by its name (prefix, or package when flat) or its package. */
+function mountNamed(live: Generation, plugin: string): string | undefined {
+  return (live.mounts.find((mount) => mount.name === plugin) ?? live.mounts.find((m) => m.spec.label === plugin))?.name;
+}
+
+/** The refusal of a restart of a mount the host does not have, naming those it has. */
+function unknownPlugin(live: Generation, plugin: string): ReloadOutcome {
+  const names = live.mounts.map(({ name, spec }) => (name === spec.label ? `"${name}"` : `"${name}" (${spec.label})`));
+  const first = live.mounts[0]?.name;
+  const problem = {
+    where: `mcp-host reload --plugin ${plugin}`,
+    what: `this host mounts no plugin named "${plugin}"; it mounts ${names.length > 0 ? names.join(', ') : 'none'}.`,
+    fix:
+      first === undefined
+        ? 'add the plugin to the config, then reload.'
+        : `name a mount by its prefix or its package name, e.g. mcp-host reload --plugin ${first}.`,
+  };
+  return { ok: false, generation: live.id, problems: [problem], ms: 0 };
 }
 
 function summarize(plugins: CatalogueDiff['plugins']): string {

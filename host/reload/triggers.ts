@@ -4,10 +4,11 @@ import type { HostRuntime } from '../runtime.js';
 import type { Reloader } from './reloader.js';
 import { PathWatch } from './watch.js';
 import { lockFileOf } from '../pins/lock.js';
+import { isEditedInPlace, sourceFiles } from '../loader/code-identity.js';
 
 /**
- * What makes a running host reload by itself: a change to its config file
- * or to an installed plugin (watched, debounced by `reload.debounceMs` so a
+ * What makes a running host reload by itself: a change to its config file,
+ * to an installed plugin, or to a file of a plugin edited in place (watched, debounced by `reload.debounceMs` so a
  * burst of writes is one reload), and SIGHUP (at once). `mcp-host reload`
  * arrives through the control channel instead.
  */
@@ -74,6 +75,7 @@ export class ReloadTriggers {
       paths.add(spec.packageDir);
       const modules = nodeModulesOf(spec.packageDir);
       if (modules) paths.add(join(modules, '.package-lock.json'));
+      if (isEditedInPlace(spec.packageDir)) for (const file of sourceFiles(spec.packageDir) ?? []) paths.add(file);
     }
     return paths;
   }

@@ -13,15 +13,7 @@ import { HostError } from '../errors.js';
 import { TOKENS_ENV, takeSecretEnv } from '../secret-env.js';
 import { readSecretFile } from '../secret-file.js';
 import { authInfoFor } from '../vocabulary/identity.js';
-import { namedToken, tokenId } from './token-names.js';
-
-/** The tokens in `text`, separated by commas or line ends (empty entries ignored). */
-function tokensIn(text: string): string[] {
-  return text
-    .split(/[,\n]/)
-    .map((token) => token.trim())
-    .filter((token) => token.length > 0);
-}
+import { namedToken, tokenId, tokensIn } from '../config/token-names.js';
 
 /** The tokens named by an environment variable, comma-separated (empty entries ignored); the variable is withheld from plugins. */
 export function tokensFromEnv(name = TOKENS_ENV): string[] {

@@ -20,11 +20,10 @@ import { watchMemory } from './memory-watch.js';
 import { grantFix, permissionFlags, pluginEnvironment, withoutFlagHint } from './permissions.js';
 import { LINK_FD, type FromProcess, type ProcessStart, type ToProcess } from './process-link.js';
 import { SENT } from '../../vocabulary/sent.js';
-import { readablePaths } from './readable-paths.js';
-import { sandboxedCommand } from './sandbox.js';
+import { readablePaths, warnOfRefusedDependency } from './readable-paths.js';
+import { ENV, sandboxedCommand } from './sandbox.js';
 
 const ENTRY = fileURLToPath(new URL('./process-entry.js', import.meta.url));
-const ENV = '/usr/bin/env';
 /** Room on a line of the link for the envelope around a result within maxResultBytes. */
 const ENVELOPE_BYTES = 64 * 1024;
 /** A line of a plugin's stdout or stderr longer than this is logged by its ends. */
@@ -233,11 +232,10 @@ export class ProcessChannel implements ExplainedChannel {
 
   /** The plugin's process, its sandbox and whatever it started: they share its process group. */
   private spawn(): ChildProcess {
-    const readable = readablePaths(this.spec.packageDir, dirname(this.config.file), ({ name, of, why }) =>
-      this.logger.warn(
-        { dependency: name, package: of },
-        `its process may not read dependency ${JSON.stringify(name)} of ${of}: ${why}. Fix: install it under its npm name into node_modules (npm install), not as a link to the operator's directories; grant what the plugin must read in the entry's allow.read.`,
-      ),
+    const readable = readablePaths(
+      this.spec.packageDir,
+      dirname(this.config.file),
+      warnOfRefusedDependency(this.logger),
     );
     // Through env: whatever wraps the host's own spawns (an APM agent, a test harness) may add preloads to
     // NODE_OPTIONS, which the plugin's process could not read under its permissions, nor should run.

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { isNpmName } from '../../config/package-specifier.js';
 import { isPlainObject } from '../../plain-object.js';
 
+import type { Logger } from '../../log.js';
+
 /** A dependency a plugin's package names that it is not let read, and why. */
 export interface RefusedDependency {
   /** The name as its package.json gives it. */
@@ -107,4 +109,13 @@ function dependencyNames(dir: string): string[] {
   if (!isPlainObject(packageJson)) return [];
   const fields = [packageJson.dependencies, packageJson.optionalDependencies, packageJson.peerDependencies];
   return fields.flatMap((field) => (isPlainObject(field) ? Object.keys(field) : []));
+}
+
+/** Tell the operator of a dependency an isolated plugin or server may not read: suspicious, so at warn. */
+export function warnOfRefusedDependency(logger: Logger): (dependency: RefusedDependency) => void {
+  return ({ name, of, why }) =>
+    logger.warn(
+      { dependency: name, package: of },
+      `its process may not read dependency ${JSON.stringify(name)} of ${of}: ${why}. Fix: install it under its npm name into node_modules (npm install), not as a link to the operator's directories; grant what the plugin must read in the entry's allow.read.`,
+    );
 }

@@ -18,6 +18,8 @@ const SYSTEM_DIRS = [
   '/lib64',
   dirname(dirname(realpathSync(process.execPath))),
 ];
+/** env(1), in the system's files every sandbox sees: what starts a program with a variable unset. */
+export const ENV = '/usr/bin/env';
 /** When the network is granted, what name resolution and TLS read. */
 const NETWORK_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
 
@@ -65,6 +67,10 @@ export function sandboxArguments(readable: readonly string[], grants: Grants, cw
     // Bound after /tmp is made private, so that a granted path under /tmp is still seen.
     '--tmpfs',
     '/tmp',
+    // The directory it starts in exists even where it is not in view (a server package's, the config's):
+    // empty then, but for what is bound inside it.
+    '--dir',
+    cwd,
     ...[...view, ...dirs, ...grants.read].flatMap((path) => ['--ro-bind-try', path, path]),
     ...grants.write.flatMap((path) => ['--bind-try', path, path]),
     ...links
@@ -83,10 +89,12 @@ function linkTarget(path: string): string | undefined {
 }
 
 /**
- * `command args` as bubblewrap runs it, starting in `cwd`: it sees `cwd`,
- * `readable` and what its entry grants to read, read-only, besides the
- * system's files. A `sandbox: true` command sees its cwd; a plugin's
- * process, its package and dependencies.
+ * `command args` as bubblewrap runs it, starting in `cwd`: it sees `cwd`
+ * (unless `seesCwd` is false), `readable` and what its entry grants to read,
+ * read-only, besides the system's files. A `sandbox: true` command sees its
+ * cwd; a plugin's process, its package and dependencies; a server package,
+ * its package and dependencies, and of the config's directory it starts in
+ * only what its entry grants: never the config file.
  */
 export function sandboxedCommand(
   command: string,
@@ -94,6 +102,8 @@ export function sandboxedCommand(
   cwd: string,
   grants: Grants,
   readable: readonly string[] = [],
+  { seesCwd = true }: { seesCwd?: boolean } = {},
 ): [string, string[]] {
-  return [findBubblewrap() ?? 'bwrap', [...sandboxArguments([cwd, ...readable], grants, cwd), command, ...args]];
+  const inView = seesCwd ? [cwd, ...readable] : readable;
+  return [findBubblewrap() ?? 'bwrap', [...sandboxArguments(inView, grants, cwd), command, ...args]];
 }

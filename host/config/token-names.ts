@@ -29,3 +29,11 @@ export function namedToken(entry: string): NamedToken {
 export function tokenId(token: string): string {
   return `token-${createHash('sha256').update(token).digest('hex').slice(0, 8)}`;
 }
+
+/** The tokens in `text`, separated by commas or line ends (empty entries ignored): a variable's or a tokens file's. */
+export function tokensIn(text: string): string[] {
+  return text
+    .split(/[,\n]/)
+    .map((token) => token.trim())
+    .filter((token) => token.length > 0);
+}
