@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+/**
+ * The command line: its usage, its flags, and each command run when asked
+ * (cli.ts runs it once the compile cache is on).
+ */
 import { parseArgs } from 'node:util';
 import { createLogger } from './log.js';
 import { HostError, ProblemsError, describeThrown, formatProblem } from './errors.js';
@@ -7,6 +10,7 @@ import type { StartOptions } from './commands/start.js';
 import { parseListenAddress } from './serve/listen-address.js';
 import { exitHost, installFaultAttribution } from './mounts/fault-attribution.js';
 import { markPluginOutput } from './mounts/plugin-output.js';
+import { describeCompileCache, type CompileCacheState } from './compile-cache.js';
 
 const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
@@ -124,7 +128,7 @@ withheld from clients until pinned again (pins: 'refuse').
 
 class UsageError extends Error {}
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], compileCache: CompileCacheState): Promise<number> {
   const commands = ['start', 'check', 'list', 'reload', 'status', 'pin', 'init', 'add', 'access'];
   const command = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : 'start';
   const rest = argv[0] === command ? argv.slice(1) : argv;
@@ -197,6 +201,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(
     (process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined) ?? (command === 'start' ? 'info' : 'warn'),
   );
+  logger.debug(describeCompileCache(compileCache));
   // Plugins run in this process: their faults (an exception from a timer, a
   // promise rejected and forgotten, a call to process.exit) are theirs, not
   // the host's. Installed before any plugin code can run.
@@ -294,26 +299,28 @@ function serveFlags(values: { stdio?: boolean; http?: string }): Pick<StartOptio
   }
 }
 
-// Its own status: a plugin's 'exit' listener cannot change it (fault-attribution.ts).
-main(process.argv.slice(2)).then(
-  (code) => exitHost(code),
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`mcp-host: ${error.message}\n\n${USAGE.main}\n`);
-      exitHost(2);
-    }
-    if (error instanceof ProblemsError) {
-      process.stderr.write(
-        `mcp-host: ${error.problems.length === 1 ? 'a problem' : `${error.problems.length} problems`}:\n`,
-      );
-      for (const problem of error.problems) process.stderr.write(`- ${formatProblem(problem)}\n`);
-    } else if (error instanceof HostError) {
-      process.stderr.write(`mcp-host: ${error.message}\n`);
-    } else {
-      process.stderr.write(
-        `mcp-host: unexpected failure: ${error instanceof Error ? error.stack : describeThrown(error)}\n`,
-      );
-    }
-    exitHost(1);
-  },
-);
+/** Run the command `argv` names, and exit with its status: its own, a plugin's 'exit' listener cannot change it (fault-attribution.ts). */
+export function runCommandLine(argv: string[], compileCache: CompileCacheState): void {
+  main(argv, compileCache).then(
+    (code) => exitHost(code),
+    (error: unknown) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`mcp-host: ${error.message}\n\n${USAGE.main}\n`);
+        exitHost(2);
+      }
+      if (error instanceof ProblemsError) {
+        process.stderr.write(
+          `mcp-host: ${error.problems.length === 1 ? 'a problem' : `${error.problems.length} problems`}:\n`,
+        );
+        for (const problem of error.problems) process.stderr.write(`- ${formatProblem(problem)}\n`);
+      } else if (error instanceof HostError) {
+        process.stderr.write(`mcp-host: ${error.message}\n`);
+      } else {
+        process.stderr.write(
+          `mcp-host: unexpected failure: ${error instanceof Error ? error.stack : describeThrown(error)}\n`,
+        );
+      }
+      exitHost(1);
+    },
+  );
+}
