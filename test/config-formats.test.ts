@@ -3,6 +3,7 @@
 // .mjs, YAML and .ts; and one that cannot load says why in Node's words,
 // with the fix that is true for it.
 import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -85,4 +86,36 @@ t.test('a config in the wrong format for its extension says so in Node\u2019s wo
     missing.stdout,
     `Fix: install what it imports next to the config (npm install acme-secrets in ${ws.dir}), or correct the import.`,
   );
+});
+
+/**
+ * Whether Node's module hooks thread runs in process `pid`: `module.register`
+ * starts it, and every import after it crosses it.
+ */
+function hooksThreadRuns(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).some(
+    (task) => readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim() === 'WorkerThread',
+  );
+}
+
+t.test('an ES module config that imports nothing is loaded and reloaded without a module hook', async (t) => {
+  for (const [imports, hooked] of [
+    ['', false],
+    // One that imports something needs the hook to reload what it imports afresh: this test sees the hook.
+    ["import { sep } from 'node:path';\n", true],
+  ] as const) {
+    const ws = makeWorkspace(t);
+    writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
+    writePlugin(ws, 'node_modules/extra', 'extra', { prefix: 'extra' }, ['more']);
+    const config = (plugins: string[]) =>
+      `${imports}export default ${JSON.stringify({ plugins: plugins.map((name) => ({ package: name })), reload: { watch: false } })};\n`;
+    const configFile = ws.writeConfig(config(['hello']));
+    // Without tap's own hooks (NODE_OPTIONS), which start the thread in every child.
+    const host = await startStdioHost(t, configFile, { env: { NODE_OPTIONS: '' } });
+    ws.writeConfig(config(['hello', 'extra']));
+    process.kill(host.pid, 'SIGHUP');
+    await host.until('the reload to announce the new tools', () => host.notified.tools > 0);
+    t.same((await host.client.listTools()).tools.map((tool) => tool.name).sort(), ['extra.more', 'hello.greet']);
+    t.equal(hooksThreadRuns(host.pid), hooked, imports ? 'a config that imports: hooked' : 'no hook');
+  }
 });

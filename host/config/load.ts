@@ -12,7 +12,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { cosmiconfig, defaultLoaders, getDefaultSearchPlaces, type CosmiconfigResult, type Loader } from 'cosmiconfig';
 import { describeThrown, HostError } from '../errors.js';
 import { importFresh } from '../fresh-import.js';
-import { isModuleOnlySyntaxError, nearestPackageType, needsModuleSyntax } from '../module-type.js';
+import { isModuleOnlySyntaxError, loadsAsEsModule, nearestPackageType, needsModuleSyntax } from '../module-type.js';
 import type { ResolvedConfig } from './types.js';
 import { endSentence } from './problem-wording.js';
 import { loadTypeScriptConfig } from './typescript-config.js';
@@ -169,9 +169,11 @@ function isSelfContained(source: string): boolean {
  */
 async function loadJsFresh(file: string, source: string): Promise<unknown> {
   const asModule = loadsAsModule(file, source);
-  // The load hook is registered for the rest of the process, and every import after it crosses Node's hooks
-  // thread (about 10% of a start). A config that imports nothing is the same module run from its text.
-  if (asModule && isSelfContained(source)) {
+  // A hook (fresh-import-hooks.ts) is registered for the rest of the process once a scope is imported a second
+  // time (a reload) or in a format its package does not say, and every import after it crosses Node's hooks
+  // thread (about 10% of a start, and of each reload's). An ES module config that imports nothing needs neither:
+  // it is the same module run from its text, at start and at every reload.
+  if (isSelfContained(source) && (asModule || loadsAsEsModule(file))) {
     return ((await import(`data:text/javascript,${encodeURIComponent(source)}`)) as { default: unknown }).default;
   }
   const module = await importFresh(file, configTag(source), dirname(file), { asModule });
