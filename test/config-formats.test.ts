@@ -133,25 +133,33 @@ t.test("a named config's cosmiconfig $import still merges the files it names", a
   );
 });
 
-t.test('a start with a JavaScript config named loads neither jiti nor cosmiconfig; one with a .ts config loads jiti', async (t) => {
-  const ws = makeWorkspace(t);
-  writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
-  // Every module the host loads, by URL, as Node's in-thread hooks see it.
-  const loaded = join(ws.dir, 'loaded.txt');
-  const tracer = ws.writeFile(
-    'trace-loads.mjs',
-    `import { registerHooks } from 'node:module';\nimport { appendFileSync } from 'node:fs';\nregisterHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });\n`,
-  );
-  const packagesLoaded = async (configFile: string) => {
-    writeFileSync(loaded, '');
-    const host = await startStdioHost(t, configFile, { env: { NODE_OPTIONS: `--import ${tracer}` } });
-    t.same((await host.client.listTools()).tools.map((tool) => tool.name), ['hello.greet']);
-    return readFileSync(loaded, 'utf8');
-  };
-  const config = { plugins: [{ package: 'hello' }], reload: { watch: false } };
-  const js = await packagesLoaded(ws.writeConfig(config));
-  t.notMatch(js, '/node_modules/jiti/', 'a .js config: no jiti');
-  t.notMatch(js, '/node_modules/cosmiconfig/', 'a named .js config: no cosmiconfig');
-  const ts = await packagesLoaded(ws.writeConfig(`export default ${JSON.stringify(config)};\n`, 'mcp-host.config.ts'));
-  t.match(ts, '/node_modules/jiti/', 'a .ts config: jiti');
-});
+t.test(
+  'a start with a JavaScript config named loads neither jiti nor cosmiconfig; one with a .ts config loads jiti',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
+    // Every module the host loads, by URL, as Node's in-thread hooks see it.
+    const loaded = join(ws.dir, 'loaded.txt');
+    const tracer = ws.writeFile(
+      'trace-loads.mjs',
+      `import { registerHooks } from 'node:module';\nimport { appendFileSync } from 'node:fs';\nregisterHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });\n`,
+    );
+    const packagesLoaded = async (configFile: string) => {
+      writeFileSync(loaded, '');
+      const host = await startStdioHost(t, configFile, { env: { NODE_OPTIONS: `--import ${tracer}` } });
+      t.same(
+        (await host.client.listTools()).tools.map((tool) => tool.name),
+        ['hello.greet'],
+      );
+      return readFileSync(loaded, 'utf8');
+    };
+    const config = { plugins: [{ package: 'hello' }], reload: { watch: false } };
+    const js = await packagesLoaded(ws.writeConfig(config));
+    t.notMatch(js, '/node_modules/jiti/', 'a .js config: no jiti');
+    t.notMatch(js, '/node_modules/cosmiconfig/', 'a named .js config: no cosmiconfig');
+    const ts = await packagesLoaded(
+      ws.writeConfig(`export default ${JSON.stringify(config)};\n`, 'mcp-host.config.ts'),
+    );
+    t.match(ts, '/node_modules/jiti/', 'a .ts config: jiti');
+  },
+);
