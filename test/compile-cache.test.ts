@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { startStdioHost, type StdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
+import { isAlive } from './helpers/processes.js';
 import { writePlugin } from './helpers/readme.js';
 
 function workspace(t: Test): { ws: Workspace; configFile: string } {
@@ -68,6 +69,20 @@ t.test('a temp dir where no cache can be made: the host starts and serves, and s
   const tmp = ws.writeFile('not-a-directory', '');
   const host = await startWithTmp(t, ws, configFile, tmp);
   t.match(host.log(), /no compile cache \([^)]*not a directory\): every module is compiled from its source/);
+});
+
+t.test('NODE_DISABLE_COMPILE_CACHE turns it off', async (t) => {
+  const { ws, configFile } = workspace(t);
+  const tmp = join(ws.dir, 'tmp');
+  const host = await startStdioHost(t, configFile, {
+    env: { TMPDIR: tmp, NODE_V8_COVERAGE: '', NODE_DISABLE_COMPILE_CACHE: '1', XDG_RUNTIME_DIR: ws.dir },
+  });
+  await host.client.listTools();
+  t.match(host.log(), 'no compile cache (NODE_DISABLE_COMPILE_CACHE is set)');
+  await host.client.close();
+  // The cache is written as the host exits: once it is gone, nothing was.
+  await host.until('the host to exit', () => !isAlive(host.pid));
+  t.same(filesUnder(tmp), [], 'nothing written');
 });
 
 t.test('under V8 coverage the cache is off, as Node advises', async (t) => {
