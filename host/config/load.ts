@@ -79,8 +79,8 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<s
  * One search for `start`, `check` and `reload` alike, so that `mcp-host
  * reload` asks the host that loaded the very file it finds; only how a
  * found file is read differs. cosmiconfig (and the JSON and YAML parsers it
- * brings, some 15 ms of a start) is loaded only to search, or to read a
- * named file that is not JavaScript or TypeScript.
+ * brings: about as much CPU to import as pino) is loaded only to search, or
+ * to read a named file that is not JavaScript or TypeScript.
  */
 async function explorerWith(loaders: Record<string, Loader>) {
   const { cosmiconfig, getDefaultSearchPlaces } = await import('cosmiconfig');

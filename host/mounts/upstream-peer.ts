@@ -81,8 +81,8 @@ export class UpstreamPeer {
   private readonly incoming = new Map<RequestId, AbortController>();
   /**
    * One timer for every call in flight, armed for the earliest deadline it
-   * may be the first to reach (`timerDue`), not a timer per call: arming and
-   * clearing one for each call showed in a call's profile. A deadline that
+   * may be the first to reach (`timerDue`), not a timer per call, which
+   * every call paid to arm and to clear though nearly none fires. A deadline that
    * moves later (a call answered, or its progress) leaves it as it is; when
    * it fires it times out the calls past their deadline and is armed again
    * for the next.
