@@ -32,3 +32,42 @@ export function cpusNote(): string {
   const cpus = process.env.BENCH_CPUS_APPLIED;
   return cpus ? `; BENCH_CPUS=${cpus}: every process on CPU ${cpus}` : '';
 }
+
+/**
+ * Run `work` with this process, and every process it starts meanwhile, on
+ * `cpus` alone, then give this process back the CPUs it had: `npm run bench`
+ * reads its call rows pinned and unpinned in one run. Processes started
+ * inside keep the pinning for their life.
+ */
+export async function whilePinned<T>(cpus: string, work: () => Promise<T>): Promise<T> {
+  const had = affinity();
+  setAffinity(cpus);
+  try {
+    return await work();
+  } finally {
+    setAffinity(had);
+  }
+}
+
+/** This process's CPUs, as taskset lists them (`0,1`). */
+function affinity(): string {
+  const shown = taskset(['-c', '-p', String(process.pid)]);
+  const list = /list:\s*(\S+)/.exec(shown)?.[1];
+  if (!list) throw new Error(`taskset -c -p ${process.pid} printed no affinity list: ${shown}`);
+  return list;
+}
+
+/** Every thread of this process on `cpus` (threads started later inherit it). */
+function setAffinity(cpus: string): void {
+  taskset(['-a', '-c', '-p', cpus, String(process.pid)]);
+}
+
+function taskset(args: string[]): string {
+  const run = spawnSync('taskset', args, { encoding: 'utf8' });
+  if (run.error || run.status !== 0) {
+    throw new Error(
+      `BENCH_CPUS pins the bench with taskset (util-linux): taskset ${args.join(' ')} failed: ${run.error?.message ?? run.stderr}`,
+    );
+  }
+  return run.stdout;
+}

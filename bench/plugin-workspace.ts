@@ -28,11 +28,14 @@ export default {
   );
 }
 
-/** The config mounting `@bench/p0` … `@bench/p{plugins-1}`. */
-export function writeBenchConfig(ws: Workspace, plugins: number, watch: boolean): string {
-  return ws.writeConfig({
-    plugins: Array.from({ length: plugins }, (_, i) => ({ package: `@bench/p${i}` })),
-    reload: { watch },
-    log: { level: 'warn' },
-  });
+/** The config mounting `@bench/p0` … `@bench/p{plugins-1}`, written to `fileName` in the workspace. */
+export function writeBenchConfig(ws: Workspace, plugins: number, watch: boolean, fileName?: string): string {
+  return ws.writeConfig(
+    {
+      plugins: Array.from({ length: plugins }, (_, i) => ({ package: `@bench/p${i}` })),
+      reload: { watch },
+      log: { level: 'warn' },
+    },
+    fileName,
+  );
 }

@@ -27,10 +27,10 @@
  */
 import { realpathSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
-import { dirname, extname, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AS_MODULE_PARAM, isInScope, SCOPE_PARAM, TAG_PARAM } from './fresh-import-hooks.js';
-import { nearestPackageType } from './module-type.js';
+import { loadsAsEsModule } from './module-type.js';
 
 const requireModule = createRequire(import.meta.url);
 const requireCache = requireModule.cache;
@@ -69,7 +69,9 @@ export async function importFresh(
   // Read in place: a start imports every plugin at once, and a promise each through the thread pool cost more.
   const [realFile, realScope] = [realpathSync.native(file), realpathSync.native(scopeDir)];
   const tagInPlace = tagsInPlace.get(realScope);
-  const firstLoad = tagInPlace === undefined && inPlace && !importedScopes.has(realScope) && isEsModule(realFile);
+  // A CommonJS scope keeps `import()`: its files are fresh by dropping them from require's cache, and the same tag
+  // reuses the loader's wrapper of them.
+  const firstLoad = tagInPlace === undefined && inPlace && !importedScopes.has(realScope) && loadsAsEsModule(realFile);
   if (tagInPlace === tag || firstLoad) {
     const loaded = requireInPlace(realFile);
     if (loaded) {
@@ -108,15 +110,4 @@ function requireInPlace(file: string): Record<string, unknown> | undefined {
     if (code !== undefined && IMPORT_ONLY.has(code)) return undefined;
     throw error;
   }
-}
-
-/**
- * Whether Node loads `file` as an ES module. A CommonJS scope keeps
- * `import()`: its files are fresh by dropping them from require's cache, and
- * the same tag reuses the loader's wrapper of them.
- */
-function isEsModule(file: string): boolean {
-  const extension = extname(file);
-  if (extension === '.mjs') return true;
-  return extension === '.js' && nearestPackageType(dirname(file)) === 'module';
 }

@@ -6,7 +6,7 @@
  * file is fine. The config loader and `mcp-host init` ask here instead.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { compileFunction } from 'node:vm';
 
 /** The "type" of the nearest package.json up from `dir`, as Node reads it: anything but "module" is CommonJS. */
@@ -27,6 +27,13 @@ export function nearestPackageJson(dir: string): string | undefined {
     if (existsSync(file)) return file;
     if (dirname(at) === at) return undefined;
   }
+}
+
+/** Whether Node loads `file` as an ES module: a `.mjs`, or a `.js` whose package says "type": "module". */
+export function loadsAsEsModule(file: string): boolean {
+  const extension = extname(file);
+  if (extension === '.mjs') return true;
+  return extension === '.js' && nearestPackageType(dirname(file)) === 'module';
 }
 
 /** What CommonJS cannot compile and only an ES module can: import/export statements, import.meta, top-level await. */

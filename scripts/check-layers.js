@@ -18,7 +18,7 @@ import { parse } from '@babel/parser';
  * every folder.
  */
 export const LAYERS = [
-  ['cli', 'index', 'testing'],
+  ['cli', 'command-line', 'index', 'testing'],
   ['commands'],
   // The sinks' implementations (Redis, OpenTelemetry): wired at start, called by the layers below through sinks/.
   ['cluster'],

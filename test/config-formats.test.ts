@@ -3,6 +3,7 @@
 // .mjs, YAML and .ts; and one that cannot load says why in Node's words,
 // with the fix that is true for it.
 import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -86,3 +87,79 @@ t.test('a config in the wrong format for its extension says so in Node\u2019s wo
     `Fix: install what it imports next to the config (npm install acme-secrets in ${ws.dir}), or correct the import.`,
   );
 });
+
+/**
+ * Whether Node's module hooks thread runs in process `pid`: `module.register`
+ * starts it, and every import after it crosses it.
+ */
+function hooksThreadRuns(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).some(
+    (task) => readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim() === 'WorkerThread',
+  );
+}
+
+t.test('an ES module config that imports nothing is loaded and reloaded without a module hook', async (t) => {
+  for (const [imports, hooked] of [
+    ['', false],
+    // One that imports something needs the hook to reload what it imports afresh: this test sees the hook.
+    ["import { sep } from 'node:path';\n", true],
+  ] as const) {
+    const ws = makeWorkspace(t);
+    writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
+    writePlugin(ws, 'node_modules/extra', 'extra', { prefix: 'extra' }, ['more']);
+    const config = (plugins: string[]) =>
+      `${imports}export default ${JSON.stringify({ plugins: plugins.map((name) => ({ package: name })), reload: { watch: false } })};\n`;
+    const configFile = ws.writeConfig(config(['hello']));
+    // Without tap's own hooks (NODE_OPTIONS), which start the thread in every child.
+    const host = await startStdioHost(t, configFile, { env: { NODE_OPTIONS: '' } });
+    ws.writeConfig(config(['hello', 'extra']));
+    process.kill(host.pid, 'SIGHUP');
+    await host.until('the reload to announce the new tools', () => host.notified.tools > 0);
+    t.same((await host.client.listTools()).tools.map((tool) => tool.name).sort(), ['extra.more', 'hello.greet']);
+    t.equal(hooksThreadRuns(host.pid), hooked, imports ? 'a config that imports: hooked' : 'no hook');
+  }
+});
+
+t.test("a named config's cosmiconfig $import still merges the files it names", async (t) => {
+  const ws = makeWorkspace(t);
+  writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
+  ws.writeFile('base.json', JSON.stringify({ plugins: [{ package: 'hello' }] }));
+  const file = ws.writeConfig("export default { $import: './base.json', name: 'merged' };\n");
+  const listed = await runCli(['list', '--json', '--config', file]);
+  t.equal(listed.code, 0, listed.stderr);
+  t.same(
+    (JSON.parse(listed.stdout) as { mounts: { tools: { name: string }[] }[] }).mounts[0]!.tools.map((x) => x.name),
+    ['hello.greet'],
+  );
+});
+
+t.test(
+  'a start with a JavaScript config named loads neither jiti nor cosmiconfig; one with a .ts config loads jiti',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
+    // Every module the host loads, by URL, as Node's in-thread hooks see it.
+    const loaded = join(ws.dir, 'loaded.txt');
+    const tracer = ws.writeFile(
+      'trace-loads.mjs',
+      `import { registerHooks } from 'node:module';\nimport { appendFileSync } from 'node:fs';\nregisterHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });\n`,
+    );
+    const packagesLoaded = async (configFile: string) => {
+      writeFileSync(loaded, '');
+      const host = await startStdioHost(t, configFile, { env: { NODE_OPTIONS: `--import ${tracer}` } });
+      t.same(
+        (await host.client.listTools()).tools.map((tool) => tool.name),
+        ['hello.greet'],
+      );
+      return readFileSync(loaded, 'utf8');
+    };
+    const config = { plugins: [{ package: 'hello' }], reload: { watch: false } };
+    const js = await packagesLoaded(ws.writeConfig(config));
+    t.notMatch(js, '/node_modules/jiti/', 'a .js config: no jiti');
+    t.notMatch(js, '/node_modules/cosmiconfig/', 'a named .js config: no cosmiconfig');
+    const ts = await packagesLoaded(
+      ws.writeConfig(`export default ${JSON.stringify(config)};\n`, 'mcp-host.config.ts'),
+    );
+    t.match(ts, '/node_modules/jiti/', 'a .ts config: jiti');
+  },
+);

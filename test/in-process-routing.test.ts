@@ -5,31 +5,11 @@
 // plugins use (`ctx.mcpReq.elicitInput`, `server.sendLoggingMessage`) do not
 // name the request they serve; the link's async context does.
 import t from 'tap';
-import { pino } from 'pino';
 import conformancePlugin from '@mcp-host/conformance';
 import { McpServer, type JSONRPCNotification } from '@modelcontextprotocol/server';
-import { createInProcessLink } from '../host/mounts/isolation/in-process-link.js';
-import { UpstreamPeer } from '../host/mounts/upstream-peer.js';
 import type { CallHooks } from '../host/vocabulary/call-hooks.js';
-import { HOST_CLIENT_CAPABILITIES, handshakeVersion } from '../host/mounts/handshake-version.js';
-import type { Teardown } from './helpers/host.js';
+import { linkedPeer } from './helpers/linked-peer.js';
 import { firstText } from './helpers/results.js';
-
-/** Connect `server` to a peer over an in-process link; `mountWide` collects what reaches no call. */
-async function link(t: Teardown, server: McpServer) {
-  const { hostSide, pluginSide } = createInProcessLink();
-  await server.connect(pluginSide as never);
-  const mountWide: JSONRPCNotification[] = [];
-  const peer = new UpstreamPeer(hostSide, {
-    label: 'test',
-    logger: pino({ level: 'silent' }),
-    timeoutMs: 10_000,
-    onNotification: (notification) => void mountWide.push(notification),
-  });
-  await peer.connect(handshakeVersion(), HOST_CLIENT_CAPABILITIES);
-  t.teardown(() => peer.close());
-  return { peer, mountWide };
-}
 
 /** The hooks of one client's call: it answers elicitations as `who`, and records what reached it. */
 function session(who: string) {
@@ -47,7 +27,7 @@ function session(who: string) {
 }
 
 t.test('concurrent elicitations each reach the call that caused them', async (t) => {
-  const { peer } = await link(t, conformancePlugin.create({}));
+  const { peer } = await linkedPeer(t, conformancePlugin.create({}));
   const alice = session('alice');
   const bob = session('bob');
   const [forAlice, forBob] = await Promise.all([
@@ -70,7 +50,7 @@ t.test('a log message sent during a call reaches that call; a catalogue change r
     server.registerTool('grown', { description: 'Added during a call' }, async () => ({ content: [] }));
     return { content: [{ type: 'text', text: 'grown' }] };
   });
-  const { peer, mountWide } = await link(t, server);
+  const { peer, mountWide } = await linkedPeer(t, server);
   const caller = session('caller');
   const bystander = session('bystander');
   await Promise.all([
@@ -92,7 +72,7 @@ t.test('a log message sent during a call reaches that call; a catalogue change r
 });
 
 t.test('a hook that throws instead of rejecting becomes the plugin’s error answer', async (t) => {
-  const { peer } = await link(t, conformancePlugin.create({}));
+  const { peer } = await linkedPeer(t, conformancePlugin.create({}));
   const result = await peer.request(
     'tools/call',
     { name: 'test_sampling', arguments: { prompt: 'hi' } },

@@ -8,11 +8,12 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { cosmiconfig, defaultLoaders, getDefaultSearchPlaces, type CosmiconfigResult, type Loader } from 'cosmiconfig';
+import type { CosmiconfigResult, Loader } from 'cosmiconfig';
 import { describeThrown, HostError } from '../errors.js';
 import { importFresh } from '../fresh-import.js';
-import { isModuleOnlySyntaxError, nearestPackageType, needsModuleSyntax } from '../module-type.js';
+import { isModuleOnlySyntaxError, loadsAsEsModule, nearestPackageType, needsModuleSyntax } from '../module-type.js';
 import type { ResolvedConfig } from './types.js';
 import { endSentence } from './problem-wording.js';
 import { syntaxErrorProblem } from './syntax-error-line.js';
@@ -41,18 +42,19 @@ export async function loadConfigExport(
   options: LoadConfigOptions = {},
 ): Promise<{ config: unknown; filepath: string }> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const explorer = explorerWith({
-    '.js': loadJsFresh,
-    '.mjs': loadJsFresh,
-    '.cjs': loadJsFresh,
-    '.ts': loadTypeScriptConfig,
-    '.mts': loadTypeScriptConfig,
-    '.cts': loadTypeScriptConfig,
-  });
-  return options.configPath
-    ? await loadNamedConfig(explorer.load, resolve(cwd, options.configPath), cwd)
-    : await searchConfig(explorer.search, cwd);
+  if (options.configPath) return loadNamedConfig(resolve(cwd, options.configPath), cwd);
+  return searchConfig((await explorerWith(SCRIPT_LOADERS)).search, cwd);
 }
+
+/** How the host loads a JavaScript or TypeScript config, in place of cosmiconfig's own loaders. */
+const SCRIPT_LOADERS: Record<string, Loader> = {
+  '.js': loadJsFresh,
+  '.mjs': loadJsFresh,
+  '.cjs': loadJsFresh,
+  '.ts': loadTypeScriptConfig,
+  '.mts': loadTypeScriptConfig,
+  '.cts': loadTypeScriptConfig,
+};
 
 /**
  * The file `loadConfig` would load, found without running it: `mcp-host
@@ -63,11 +65,12 @@ export async function loadConfigExport(
 export async function findConfigFile(options: LoadConfigOptions = {}): Promise<string> {
   const cwd = resolve(options.cwd ?? process.cwd());
   if (options.configPath) return resolve(cwd, options.configPath);
+  const { defaultLoaders } = await import('cosmiconfig');
   const present: Loader = (file, content) =>
     basename(file, extname(file)) === 'package'
       ? (defaultLoaders as Record<string, Loader>)[extname(file)]!(file, content)
       : {};
-  const explorer = explorerWith(
+  const explorer = await explorerWith(
     Object.fromEntries([...Object.keys(defaultLoaders), '.mts', '.cts'].map((extension) => [extension, present])),
   );
   return (await searchConfig(explorer.search, cwd)).filepath;
@@ -76,9 +79,12 @@ export async function findConfigFile(options: LoadConfigOptions = {}): Promise<s
 /**
  * One search for `start`, `check` and `reload` alike, so that `mcp-host
  * reload` asks the host that loaded the very file it finds; only how a
- * found file is read differs.
+ * found file is read differs. cosmiconfig (and the JSON and YAML parsers it
+ * brings: about as much CPU to import as pino) is loaded only to search, or
+ * to read a named file that is not JavaScript or TypeScript.
  */
-function explorerWith(loaders: Record<string, Loader>) {
+async function explorerWith(loaders: Record<string, Loader>) {
+  const { cosmiconfig, getDefaultSearchPlaces } = await import('cosmiconfig');
   return cosmiconfig(MODULE_NAME, {
     searchStrategy: 'project',
     // cosmiconfig's own places, and the TypeScript module kinds it does not look for.
@@ -105,11 +111,7 @@ async function searchConfig(
   });
 }
 
-async function loadNamedConfig(
-  load: (file: string) => Promise<CosmiconfigResult>,
-  file: string,
-  cwd: string,
-): Promise<NonNullable<CosmiconfigResult>> {
+async function loadNamedConfig(file: string, cwd: string): Promise<NonNullable<CosmiconfigResult>> {
   if (!existsSync(file)) {
     throw new HostError({
       where: file,
@@ -117,7 +119,10 @@ async function loadNamedConfig(
       fix: `check the path given with --config, as CONFIG (mcp-host start FILE) or in MCP_HOST_CONFIG (a relative path starts from ${cwd}).`,
     });
   }
-  const found = await load(file).catch(asLoadFailure);
+  const loader = SCRIPT_LOADERS[extname(file)];
+  const found = loader
+    ? await loadScript(file, loader).catch(asLoadFailure)
+    : await (await explorerWith(SCRIPT_LOADERS)).load(file).catch(asLoadFailure);
   if (found) return found;
   // cosmiconfig finds nothing in a named file only when it is a package.json without the key.
   throw new HostError({
@@ -125,6 +130,28 @@ async function loadNamedConfig(
     what: 'this package.json has no "mcp-host" key.',
     fix: 'add "mcp-host": { "plugins": [ … ] } to it, or name an mcp-host.config.js with --config.',
   });
+}
+
+/**
+ * A named JavaScript or TypeScript config, read as cosmiconfig's `load`
+ * reads it (an empty file or export is empty, a failure carries the file's
+ * path), without loading cosmiconfig. An export with cosmiconfig's `$import`
+ * key, which merges other files into it, is left to cosmiconfig.
+ */
+async function loadScript(file: string, loader: Loader): Promise<CosmiconfigResult> {
+  const source = await readFile(file, 'utf8');
+  if (source.trim() === '') return { filepath: file, config: undefined, isEmpty: true };
+  let config: unknown;
+  try {
+    config = await loader(file, source);
+  } catch (error) {
+    if (typeof error === 'object' && error !== null) (error as { filepath?: string }).filepath = file;
+    throw error;
+  }
+  if (typeof config === 'object' && config !== null && Object.hasOwn(config, '$import')) {
+    return (await explorerWith(SCRIPT_LOADERS)).load(file);
+  }
+  return config === undefined ? { filepath: file, config: undefined, isEmpty: true } : { filepath: file, config };
 }
 
 /** Where cosmiconfig's 'project' search stops: the first directory up from `cwd` with a package file. */
@@ -170,9 +197,11 @@ function isSelfContained(source: string): boolean {
  */
 async function loadJsFresh(file: string, source: string): Promise<unknown> {
   const asModule = loadsAsModule(file, source);
-  // The load hook is registered for the rest of the process, and every import after it crosses Node's hooks
-  // thread (about 10% of a start). A config that imports nothing is the same module run from its text.
-  if (asModule && isSelfContained(source)) {
+  // A hook (fresh-import-hooks.ts) is registered for the rest of the process once a scope is imported a second
+  // time (a reload) or in a format its package does not say, and every import after it crosses Node's hooks
+  // thread (about 10% of a start, and of each reload's). An ES module config that imports nothing needs neither:
+  // it is the same module run from its text, at start and at every reload.
+  if (isSelfContained(source) && (asModule || loadsAsEsModule(file))) {
     return ((await import(`data:text/javascript,${encodeURIComponent(source)}`)) as { default: unknown }).default;
   }
   const module = await importFresh(file, configTag(source), dirname(file), { asModule });

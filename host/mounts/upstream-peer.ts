@@ -54,8 +54,9 @@ interface Pending {
   hooks: CallHooks;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
-  timer?: NodeJS.Timeout;
   timeoutMs: number;
+  /** When it times out (`performance.now()`), unless answered or progressing before: restarted by each progress. */
+  deadline: number;
   /** The token the host put in the upstream request, when the client asked for progress. */
   progressToken?: number;
   cleanup: () => void;
@@ -81,6 +82,16 @@ export class UpstreamPeer {
   private readonly incoming = new Map<RequestId, AbortController>();
   /** The methods whose unroutable requests this peer has noted in the log: once each. */
   private readonly unroutableNoted = new Set<string>();
+  /**
+   * One timer for every call in flight, armed for the earliest deadline it
+   * may be the first to reach (`timerDue`), not a timer per call, which
+   * every call paid to arm and to clear though nearly none fires. A deadline that
+   * moves later (a call answered, or its progress) leaves it as it is; when
+   * it fires it times out the calls past their deadline and is armed again
+   * for the next.
+   */
+  private timer?: NodeJS.Timeout;
+  private timerDue = Infinity;
   private closed = false;
   /** The probe is out: a channel that closes now may be reopened for the `initialize` fallback. */
   private probing = false;
@@ -219,6 +230,7 @@ export class UpstreamPeer {
       method,
       hooks,
       timeoutMs,
+      deadline: 0,
       resolve: () => {},
       reject: () => {},
       cleanup: () => {},
@@ -241,7 +253,6 @@ export class UpstreamPeer {
     };
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     pending.cleanup = () => {
-      clearTimeout(pending.timer);
       hooks.signal?.removeEventListener('abort', onAbort);
       this.pending.delete(id);
       if (pending.progressToken !== undefined) this.byToken.delete(pending.progressToken);
@@ -299,20 +310,47 @@ export class UpstreamPeer {
     return `could not send to mount "${this.options.label}": ${describeThrown(error)}`;
   }
 
+  /** Start (or, on progress, restart) the call's own timeout. */
   private armTimeout(pending: Pending): void {
-    clearTimeout(pending.timer);
-    pending.timer = setTimeout(() => {
-      this.cancel(pending.id, `mcp-host timed out after ${pending.timeoutMs} ms`);
-      this.settle(pending.id, (p) =>
-        p.reject(
-          new RpcError(
-            ErrorCode.RequestTimeout,
-            `mount "${this.options.label}" did not answer ${p.method} within ${p.timeoutMs} ms (the timeout restarts on each progress notification; raise it with the plugin entry's timeoutMs)`,
-          ),
+    pending.deadline = performance.now() + pending.timeoutMs;
+    if (pending.deadline < this.timerDue) this.armTimer(pending.deadline);
+  }
+
+  private armTimer(due: number): void {
+    clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(this.expire, Math.max(1, Math.ceil(due - performance.now())));
+    this.timer.unref();
+  }
+
+  /**
+   * The timer fired: each call past its deadline times out, and the timer is
+   * armed for the earliest deadline left. Node may fire it a little before
+   * `due` by this clock (its timers start from the event loop's cached time),
+   * so a call not yet due waits for the next round.
+   */
+  private readonly expire = (): void => {
+    this.timer = undefined;
+    this.timerDue = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const pending of [...this.pending.values()]) {
+      if (pending.deadline <= now) this.timeOut(pending);
+      else if (pending.deadline < next) next = pending.deadline;
+    }
+    if (next !== Infinity && !this.closed) this.armTimer(next);
+  };
+
+  private timeOut(pending: Pending): void {
+    this.cancel(pending.id, `mcp-host timed out after ${pending.timeoutMs} ms`);
+    this.settle(pending.id, (p) =>
+      p.reject(
+        new RpcError(
+          ErrorCode.RequestTimeout,
+          `mount "${this.options.label}" did not answer ${p.method} within ${p.timeoutMs} ms (the timeout restarts on each progress notification; raise it with the plugin entry's timeoutMs)`,
         ),
-      );
-    }, pending.timeoutMs);
-    pending.timer.unref?.();
+      ),
+    );
   }
 
   private cancel(id: RequestId, reason: string): void {
@@ -440,6 +478,8 @@ export class UpstreamPeer {
   private closedByChannel(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.timer);
+    this.timerDue = Infinity;
     const reason = this.pending.size > 0 ? this.options.closeReason?.() : undefined;
     for (const id of [...this.pending.keys()]) {
       this.settle(id, (p) =>

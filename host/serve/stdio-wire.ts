@@ -15,6 +15,7 @@ import { recordLimitHit } from '../sinks/telemetry.js';
 import { messageLine } from '../proxy/shared-list-results.js';
 import { writeAsHost } from '../mounts/plugin-output.js';
 import { SENT } from '../vocabulary/sent.js';
+import { keepCheckedTexts } from '../vocabulary/checked-result-text.js';
 
 export interface WireObserver {
   received(message: JSONRPCMessage): void;
@@ -68,6 +69,8 @@ export class StdioWire implements Transport {
       oversized: () =>
         this.refuse(null, INVALID_REQUEST, `Invalid Request: a message over ${maxLineBytes} bytes was skipped`),
     });
+    // Its answers are written from the text each result's check made (messageLine).
+    keepCheckedTexts();
   }
 
   async start(): Promise<void> {

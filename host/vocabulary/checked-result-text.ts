@@ -8,13 +8,23 @@
  * place of two. What a client is sent is then also what was checked, even
  * if an in-process plugin changes the object it answered with after the
  * check.
+ *
+ * The stdio wire is the only reader: texts are kept once it serves
+ * (`keepCheckedTexts`), and a host serving Streamable HTTP, whose SDK
+ * transport writes each answer itself, or serving nothing (`check`,
+ * `list`), stores none.
  */
-const texts = new WeakMap<object, string>();
+let texts: WeakMap<object, string> | undefined;
+
+/** From now on, keep each checked result's text for the stdio wire. */
+export function keepCheckedTexts(): void {
+  texts ??= new WeakMap();
+}
 
 export function recordCheckedText(result: object, text: string): void {
-  texts.set(result, text);
+  texts?.set(result, text);
 }
 
 export function checkedText(result: object): string | undefined {
-  return texts.get(result);
+  return texts?.get(result);
 }
