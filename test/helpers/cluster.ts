@@ -135,11 +135,12 @@ export function alternating(urls: readonly string[], getsTo = urls[0]!): FetchLi
   return (_input, init) => fetch((init?.method ?? 'GET') === 'GET' ? getsTo : urls[next++ % urls.length]!, init);
 }
 
-/** A raw tools/list on a legacy session, sent to `url`. */
-export function listOnSession(url: string, sessionId: string, version: string): Promise<Response> {
+/** A raw tools/list on a legacy session, sent to `url` (with `token` as its bearer token, when given). */
+export function listOnSession(url: string, sessionId: string, version: string, token?: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: {
+      ...(token !== undefined && { authorization: `Bearer ${token}` }),
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-session-id': sessionId,
