@@ -30,10 +30,13 @@ import {
   callWaitingOn,
   listOnSession,
   modernClient,
+  openSession,
   readiness,
   replicaEntries,
   rewritingRedis,
   startCluster,
+  startTokenCluster,
+  TOKENS,
   writeClusterConfig,
   type Result,
 } from './helpers/cluster.js';
@@ -296,21 +299,10 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
 });
 
 t.test('a sealed record moved to another key in Redis is not followed: its seal binds the key', async (t) => {
-  const tokens = ['token-a-0123456789abcdef', 'token-b-0123456789abcdef'] as const;
-  const cluster = await startCluster(t, makeWorkspace(t), {
-    config: { http: { port: 0, auth: {}, maxSessionsPerToken: 2 } },
-    env: { MCP_HOST_HTTP_TOKENS: tokens.join(',') },
-  });
+  const tokens = TOKENS;
+  const cluster = await startTokenCluster(t, makeWorkspace(t), 2);
   const [a, b] = cluster.replicas as [HttpHost, HttpHost];
-  const open = async (url: string, token: string) => {
-    const client = new Client({ name: 'moved', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    });
-    await client.connect(transport);
-    t.teardown(() => client.close());
-    return transport.sessionId!;
-  };
+  const open = async (url: string, token: string) => (await openSession(t, url, token)).sessionId!;
   const held = await open(a.url, tokens[0]);
   await open(b.url, tokens[0]);
   await open(b.url, tokens[1]);
