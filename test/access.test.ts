@@ -710,3 +710,22 @@ t.test("audit: a call's arguments stay out of its record unless recordArguments 
   t.notOk('arguments' in record!, 'the record carries no arguments');
   t.notMatch(text, 'Europe/Paris', 'nor their values anywhere');
 });
+
+t.test('identities matched by different rules never share a view, whatever the rules’ indexes', async (t) => {
+  const ws = makeWorkspace(t);
+  // Views are cached by the indexes of the rules that matched: alice's 1 and 2 must not be taken for ci's 12.
+  const nobody = { who: { token: 'nobody' }, tools: ['clock.list_time_zones'] };
+  const rules = Array.from({ length: 13 }, () => nobody);
+  rules[1] = { who: { token: 'alice' }, tools: ['notes.list_notes'] };
+  rules[2] = { who: { token: 'alice' }, tools: ['notes.read_note'] };
+  rules[12] = { who: { token: 'ci' }, tools: ['clock.now'] };
+  const host = await startHttpHost(t, ws.writeConfig(configText(ws, rules)), {
+    env: { MCP_HOST_HTTP_TOKENS: undefined },
+  });
+  const alice = await connect(host.url, ALICE, 'legacy');
+  const ci = await connect(host.url, CI, 'legacy');
+  t.teardown(() => Promise.all([alice.close(), ci.close()]));
+  const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+  t.same(await names(alice), ['notes.list_notes', 'notes.read_note']);
+  t.same(await names(ci), ['clock.now'], 'ci sees what rule 12 allows, not what rules 1 and 2 allow');
+});
