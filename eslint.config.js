@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['.tmp/**', 'dist/**', 'node_modules/**', '.tap/**', 'coverage/**'] },
+  { ignores: ['.tmp/**', 'dist/**', 'node_modules/**', '.tap/**', 'coverage/**', '.stryker-tmp/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -651,3 +651,84 @@ t.test('a 2026-07-28 listen stream watches only the URIs its caller may read', a
   // Asked first, the private URI would have reached the plugin first.
   t.equal(await subscribed(), 'docs://public/readme', 'the plugin was never asked to watch the denied URI');
 });
+
+t.test('a rule that gives a list empty allows nothing of that kind, not everything', async (t) => {
+  const ws = makeWorkspace(t);
+  // Each token is given one list empty and the others not: what an empty list allows shows against the rest.
+  const file = ws.writeConfig(
+    configText(ws, [
+      { who: { token: 'alice' }, tools: [], prompts: ['clock.*'], resources: [] },
+      { who: { token: 'ci' }, tools: ['clock.now'], prompts: [], resources: ['note://**'] },
+    ]),
+  );
+  const host = await startHttpHost(t, file, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+  const alice = await connect(host.url, ALICE, 'legacy');
+  const ci = await connect(host.url, CI, 'modern');
+  t.teardown(() => Promise.all([alice.close(), ci.close()]));
+
+  t.same((await alice.listTools()).tools, [], 'tools: [] lists no tool');
+  t.same((await alice.listResources()).resources, [], 'resources: [] lists no resource');
+  t.same((await alice.listResourceTemplates()).resourceTemplates, [], 'nor any template');
+  t.same(
+    (await alice.listPrompts()).prompts.map((prompt) => prompt.name),
+    ['clock.plan_meeting'],
+    'the list the rule gives is served',
+  );
+  t.match(await refusal(alice.callTool({ name: 'clock.now', arguments: {} })), {
+    code: -32602,
+    message: /^Unknown tool "clock\.now": no mounted plugin serves it/,
+  });
+  t.match(await refusal(alice.readResource({ uri: 'clock://zones' })), {
+    message: /^Resource not found: "clock:\/\/zones"/,
+  });
+
+  t.same((await ci.listPrompts()).prompts, [], 'prompts: [] lists no prompt');
+  t.match(await refusal(ci.getPrompt({ name: 'clock.plan_meeting', arguments: {} })), {
+    message: /^Unknown prompt "clock\.plan_meeting": no mounted plugin serves it/,
+  });
+  t.same(
+    (await ci.listTools()).tools.map((tool) => tool.name),
+    ['clock.now'],
+  );
+});
+
+t.test("audit: a call's arguments stay out of its record unless recordArguments is true", async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [{ package: '@mcp-host/clock' }],
+    audit: { file: './logs/audit.log' },
+  });
+  const host = await startStdioHost(t, file);
+  await host.client.callTool({ name: 'clock.now', arguments: { zone: 'Europe/Paris' } });
+  await host.client.close();
+  await host.until('the host to exit', () => !alive(host.pid));
+  const text = readFileSync(join(ws.dir, 'logs/audit.log'), 'utf8');
+  const [record, ...others] = text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  t.same(others, [], 'one record');
+  t.match(record, { method: 'tools/call', target: 'clock.now', outcome: 'ok' });
+  t.notOk('arguments' in record!, 'the record carries no arguments');
+  t.notMatch(text, 'Europe/Paris', 'nor their values anywhere');
+});
+
+t.test('identities matched by different rules never share a view, whatever the rules’ indexes', async (t) => {
+  const ws = makeWorkspace(t);
+  // Views are cached by the indexes of the rules that matched: alice's 1 and 2 must not be taken for ci's 12.
+  const nobody = { who: { token: 'nobody' }, tools: ['clock.list_time_zones'] };
+  const rules = Array.from({ length: 13 }, () => nobody);
+  rules[1] = { who: { token: 'alice' }, tools: ['notes.list_notes'] };
+  rules[2] = { who: { token: 'alice' }, tools: ['notes.read_note'] };
+  rules[12] = { who: { token: 'ci' }, tools: ['clock.now'] };
+  const host = await startHttpHost(t, ws.writeConfig(configText(ws, rules)), {
+    env: { MCP_HOST_HTTP_TOKENS: undefined },
+  });
+  const alice = await connect(host.url, ALICE, 'legacy');
+  const ci = await connect(host.url, CI, 'legacy');
+  t.teardown(() => Promise.all([alice.close(), ci.close()]));
+  const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+  t.same(await names(alice), ['notes.list_notes', 'notes.read_note']);
+  t.same(await names(ci), ['clock.now'], 'ci sees what rule 12 allows, not what rules 1 and 2 allow');
+});

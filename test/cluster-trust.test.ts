@@ -28,11 +28,15 @@ import {
   answering,
   attackerServer,
   callWaitingOn,
+  listOnSession,
   modernClient,
+  openSession,
   readiness,
   replicaEntries,
   rewritingRedis,
   startCluster,
+  startTokenCluster,
+  TOKENS,
   writeClusterConfig,
   type Result,
 } from './helpers/cluster.js';
@@ -269,6 +273,22 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
   t.equal(firstText(await client.callTool({ name: 'r.whoami', arguments: {} })), String(a.child.pid));
   await assertLogged(t, a.log, 'refused a request forwarded as from another replica: it was used already (a replay)');
 
+  // Redis is the cluster's replay cache only while it answers: where it does not answer in time, the replica's
+  // own cache decides. A fresh stamp, used once, then replayed to the same replica while Redis is paused.
+  const seen = captured.length;
+  const again = await sent(b.url, clientHeaders, { body: call('second') });
+  t.equal(again.status, 200, 'b forwarded a second call');
+  await again.text();
+  const second = captured.slice(seen).find((request) => request.headers['x-mcp-host-peer'] !== undefined)!;
+  redis.child.kill('SIGSTOP');
+  t.teardown(() => void redis.child.kill('SIGCONT'));
+  await refusedWith(
+    sent(a.url, second.headers, { body: second.body }),
+    'it was used already (a replay)',
+    'the same again while Redis does not answer',
+  );
+  redis.child.kill('SIGCONT');
+
   // Past its window the captured stamp is refused for its age, before anything else is looked at.
   const sentAt = Number(headers['x-mcp-host-peer']!.split('.')[1]);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, sentAt + STAMP_WINDOW_MS + 100 - Date.now())));
@@ -276,6 +296,59 @@ t.test('a forwarded request captured between replicas opens nothing when replaye
     sent(a.url, headers, { body: forwarded[0]!.body }),
     "it was stamped more than 5 s away from this replica's clock (a replay, or clocks out of step)",
     'the same, later',
+  );
+});
+
+t.test('a sealed record moved to another key in Redis is not followed: its seal binds the key', async (t) => {
+  const tokens = TOKENS;
+  const cluster = await startTokenCluster(t, makeWorkspace(t), 2);
+  const [a, b] = cluster.replicas as [HttpHost, HttpHost];
+  const open = async (url: string, token: string) => (await openSession(t, url, token)).sessionId!;
+  const held = await open(a.url, tokens[0]);
+  await open(b.url, tokens[0]);
+  await open(b.url, tokens[1]);
+  const redis = createClient({ url: cluster.redis.url });
+  await redis.connect();
+  t.teardown(() => redis.close());
+
+  // A session's record, sealed for its own key, copied under a session id no replica holds.
+  const stranger = 'c0ffee00-0000-4000-8000-000000000000';
+  await redis.set(`mcp-host:test:session:${stranger}`, (await redis.get(`mcp-host:test:session:${held}`))!);
+  const moved = await listOnSession(b.url, stranger, '2025-11-25', tokens[0]);
+  t.equal(moved.status, 503, 'the moved record is not followed to its replica');
+  t.match(
+    ((await moved.json()) as { error: Result }).error.message,
+    `Service Unavailable: session "${stranger}" is not on this replica, and the cluster's record of which replica holds it failed its signature check`,
+  );
+  await assertLogged(
+    t,
+    b.log,
+    `ignored the Redis record mcp-host:test:session:${stranger}: its signature does not match this cluster’s key for that key name`,
+  );
+
+  // The first token's two sessions, their sealed members moved into the second token's count: not counted there.
+  const counts = new Map<string, string[]>();
+  for await (const keys of redis.scanIterator({ MATCH: 'mcp-host:test:token:*' })) {
+    for (const key of [keys].flat()) counts.set(key, await redis.zRange(key, 0, -1));
+  }
+  const [full, other] = [...counts.keys()].sort((x, y) => counts.get(y)!.length - counts.get(x)!.length) as [
+    string,
+    string,
+  ];
+  t.same([counts.get(full)!.length, counts.get(other)!.length], [2, 1], 'two sessions, then one');
+  await redis.zAdd(
+    other,
+    counts.get(full)!.map((value) => ({ score: Date.now() + 60_000, value })),
+  );
+  t.type(
+    await open(a.url, tokens[1]),
+    'string',
+    'the second token opens its second session: the moved members are not its',
+  );
+  await assertLogged(
+    t,
+    a.log,
+    `ignored the Redis record ${other}: its signature does not match this cluster’s key for that key name`,
   );
 });
 

@@ -32,11 +32,14 @@ import {
   callWaitingOn,
   listOnSession,
   modernClient,
+  openSession,
   readiness,
   registeredReplicas,
   replicaEntries,
   retryOf,
   startCluster,
+  startTokenCluster,
+  TOKENS,
   writeClusterConfig,
   type Result,
 } from './helpers/cluster.js';
@@ -624,21 +627,10 @@ t.test('a replica without Redis, its secret or HTTP refuses to start, naming the
 });
 
 t.test('sessions per bearer token are counted across the cluster', async (t) => {
-  const tokens = ['token-a-0123456789abcdef', 'token-b-0123456789abcdef'] as const;
-  const cluster = await startCluster(t, makeWorkspace(t), {
-    config: { http: { port: 0, auth: {}, maxSessionsPerToken: 2 } },
-    env: { MCP_HOST_HTTP_TOKENS: tokens.join(',') },
-  });
+  const tokens = TOKENS;
+  const cluster = await startTokenCluster(t, makeWorkspace(t), 2);
   const [a, b] = cluster.replicas as [HttpHost, HttpHost];
-  const open = async (url: string, token: string) => {
-    const client = new Client({ name: 'counted', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    });
-    await client.connect(transport);
-    t.teardown(() => client.close());
-    return transport;
-  };
+  const open = (url: string, token: string) => openSession(t, url, token);
   const first = await open(a.url, tokens[0]);
   await open(b.url, tokens[0]);
   const refused = await fetch(a.url, {

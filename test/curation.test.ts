@@ -1,6 +1,7 @@
 // Curation (DESIGN.md, "Curation"): what of a mount is served. The host runs
 // as a child process with real plugin packages; curated-out items must not
 // exist for clients on any path, and curation edits reload like any edit.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import type { Client } from '@modelcontextprotocol/client';
 import { assertLogged, runCli, startStdioHost, type Teardown } from './helpers/host.js';
@@ -186,6 +187,76 @@ t.test('a curated-out item does not exist for clients, on every path', async (t)
     'resources/subscribe',
   );
   t.same(await client.subscribeResource({ uri: 'docs://public/readme' }), {}, 'a served resource subscribes');
+});
+
+/**
+ * A stdio server with tools "search" and "other", as a child process: it
+ * appends the name of each tool it runs to CALLS, and exits at once, as
+ * a server that cannot start, while the file BROKEN exists.
+ */
+const RESTARTABLE = `
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+const [calls, broken, pidFile] = process.argv.slice(2);
+if (existsSync(broken)) process.exit(1);
+writeFileSync(pidFile, String(process.pid));
+const server = new McpServer({ name: 'restartable', version: '1.0.0' });
+for (const name of ['search', 'other']) {
+  server.registerTool(name, {}, async () => {
+    appendFileSync(calls, name + '\\n');
+    return { content: [{ type: 'text', text: 'ran ' + name }] };
+  });
+}
+await server.connect(new StdioServerTransport());
+`;
+
+t.test("a renamed tool's old name is unknown, and stays unknown while its mount is down", async (t) => {
+  const ws = makeWorkspace(t);
+  const [calls, broken, pidFile] = ['calls.txt', 'broken', 'server.pid'].map((name) => `${ws.dir}/${name}`) as [
+    string,
+    string,
+    string,
+  ];
+  const script = ws.writeFile('server/index.js', RESTARTABLE);
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    upstreams: { reconnectDelayMs: 100, maxReconnectDelayMs: 400 },
+    plugins: [
+      {
+        command: process.execPath,
+        args: [script, calls, broken, pidFile],
+        prefix: 'kit',
+        tools: { rename: { search: 'search_code' } },
+      },
+    ],
+  });
+  const host = await startStdioHost(t, config);
+  const { client } = host;
+  const unknown = {
+    code: -32602,
+    message: 'Unknown tool "kit.search": no mounted plugin serves it. Fix: use a name from tools/list.',
+  };
+  t.same(await toolNames(client), ['kit.search_code', 'kit.other']);
+  t.equal(firstText(await client.callTool({ name: 'kit.search_code', arguments: {} })), 'ran search');
+  await t.rejects(client.callTool({ name: 'kit.search', arguments: {} }), unknown, 'up: the old name is unknown');
+
+  // Down, and kept down: its restarts exit at once.
+  writeFileSync(broken, '');
+  process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+  await host.until('the tools withdrawn', () => host.notified.tools === 1);
+  await t.rejects(
+    client.callTool({ name: 'kit.search_code', arguments: {} }),
+    { message: /plugin "kit" \(.*\): is down: / },
+    'down: the new name is refused naming the mount and its state',
+  );
+  await t.rejects(client.callTool({ name: 'kit.search', arguments: {} }), unknown, 'down: the old name is unknown');
+
+  rmSync(broken);
+  await host.until('the tools back', () => host.notified.tools === 2);
+  await t.rejects(client.callTool({ name: 'kit.search', arguments: {} }), unknown, 'back up: still unknown');
+  t.equal(readFileSync(calls, 'utf8'), 'search\n', 'the plugin ran search once: for its new name');
 });
 
 t.test('a flat collision is fixed by excluding one side; a glob that matches nothing warns', async (t) => {

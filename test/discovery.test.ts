@@ -300,6 +300,52 @@ t.test(
   },
 );
 
+t.test(
+  'in search mode an identity never sees a tool it may not call: not listed, not found, not surfaced, withdrawn when its rules drop it',
+  async (t) => {
+    const ws = workspace(t);
+    const write = (tools: string[]) =>
+      ws.writeConfig({
+        reload: { watch: false },
+        // fx.secret_rates is served (no curation hides it) and always visible, but no rule lets this identity use it.
+        discovery: { mode: 'search', alwaysVisible: ['fx.secret_rates', 'fx.rate'] },
+        access: [{ who: { stdio: true }, tools }],
+        plugins: [{ package: '@t/fx', prefix: 'fx' }],
+      });
+    const config = write(['fx.rate', 'fx.convert', 'fx.holidays']);
+    const env = controlEnv(ws);
+    const host = await startStdioHost(t, config, { env });
+    const listed = (await host.client.listTools()).tools;
+    t.same(names(listed), ['search_tools', 'fx.rate'], 'an alwaysVisible tool it may not call is not listed');
+    t.match(listed[0]!.description, 'among the 3 this server offers', 'nor counted');
+
+    const query = { query: 'internal exchange rate spreads for the treasury desk' };
+    const result = await host.client.callTool({ name: 'search_tools', arguments: query });
+    const found = (result.structuredContent as { tools: FoundTool[] }).tools;
+    t.ok(found.length > 0, `the search finds what it may call: ${names(found).join(', ')}`);
+    t.notOk(names(found).includes('fx.secret_rates'), 'not in structuredContent.tools');
+    t.notMatch(firstText(result), 'secret_rates', 'nor in the text');
+
+    await search(t, host.client, { query: 'convert an amount of money into another currency', limit: 1 });
+    await host.until('fx.convert surfaced', () => host.notified.tools > 0);
+    const surfaced = names((await host.client.listTools()).tools);
+    t.ok(surfaced.includes('fx.convert'), 'a found tool it may call is surfaced');
+    t.notOk(surfaced.includes('fx.secret_rates'), 'one it may not call never is');
+
+    // Its rules stop allowing fx.convert: the surfaced tool leaves its list, and a call to it is unknown.
+    const told = host.notified.tools;
+    write(['fx.rate', 'fx.holidays']);
+    const reload = await runCli(['reload', '--config', config], { env });
+    t.equal(reload.code, 0, reload.stderr);
+    t.notOk(names((await host.client.listTools()).tools).includes('fx.convert'), 'withdrawn from its list');
+    await host.until('the withdrawing list_changed', () => host.notified.tools > told);
+    const refused = await host.client
+      .callTool({ name: 'fx.convert', arguments: { amount: 1, from: 'USD', to: 'EUR' } })
+      .catch((error: Error) => error);
+    t.match(String(refused), 'Unknown tool "fx.convert"');
+  },
+);
+
 t.test('a reload that removes a surfaced tool withdraws it with list_changed', async (t) => {
   const ws = workspace(t);
   const write = (exclude: string[]) =>

@@ -129,17 +129,40 @@ export async function startCluster(
   return { config, replicas, redis, url: balancer.url, env };
 }
 
+/** Two bearer tokens, for a cluster that counts each one's sessions (startTokenCluster). */
+export const TOKENS = ['token-a-0123456789abcdef', 'token-b-0123456789abcdef'] as const;
+
+/** A cluster whose replicas accept TOKENS, each holding at most `maxSessionsPerToken` sessions across the cluster. */
+export function startTokenCluster(t: Teardown, ws: Workspace, maxSessionsPerToken: number): Promise<Cluster> {
+  return startCluster(t, ws, {
+    config: { http: { port: 0, auth: {}, maxSessionsPerToken } },
+    env: { MCP_HOST_HTTP_TOKENS: TOKENS.join(',') },
+  });
+}
+
+/** A legacy session opened on `url` with `token` as its bearer token, closed when the test ends. */
+export async function openSession(t: Teardown, url: string, token: string): Promise<StreamableHTTPClientTransport> {
+  const client = new Client({ name: 'counted', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return transport;
+}
+
 /** A fetch that sends each POST to the next of `urls` in turn, whatever URL the client uses, and each GET (a stream) to `getsTo`. */
 export function alternating(urls: readonly string[], getsTo = urls[0]!): FetchLike {
   let next = 0;
   return (_input, init) => fetch((init?.method ?? 'GET') === 'GET' ? getsTo : urls[next++ % urls.length]!, init);
 }
 
-/** A raw tools/list on a legacy session, sent to `url`. */
-export function listOnSession(url: string, sessionId: string, version: string): Promise<Response> {
+/** A raw tools/list on a legacy session, sent to `url` (with `token` as its bearer token, when given). */
+export function listOnSession(url: string, sessionId: string, version: string, token?: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: {
+      ...(token !== undefined && { authorization: `Bearer ${token}` }),
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-session-id': sessionId,
