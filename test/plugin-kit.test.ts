@@ -42,7 +42,9 @@ t.test('an author\u2019s test through mcp-host/testing passes, as docs/plugin-au
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(REPO_ROOT, join(dir, 'node_modules/mcp-host'), 'dir');
   ws.writeFile('weather/test/forecast.test.js', readmeBlock('# Plugin authors', 'js', 1, 'docs/plugin-authors.md'));
-  const { stdout } = await run(process.execPath, ['--test', 'test/'], { cwd: dir });
+  // As an author runs it: `node --test` finds test/**/*.js by Node's own patterns (a directory argument is
+  // refused from Node 24 on: ERR_UNSUPPORTED_DIR_IMPORT).
+  const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir });
   t.match(stdout, /# pass 1\n# fail 0/);
 
   const { mountForTest } = (await import(
