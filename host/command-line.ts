@@ -220,20 +220,21 @@ async function main(argv: string[], compileCache: CompileCacheState): Promise<nu
   )
     throw new UsageError('--prefix, --flat, --arg, --env, --bin and --allow-scripts go with "add"');
   if (values.options !== undefined && command !== 'check') throw new UsageError('--options goes with "check"');
-  if (values.plugin !== undefined && (command !== 'reload' || values.cluster))
-    throw new UsageError('--plugin goes with "reload", without --cluster');
+  // `init --plugin NAME` scaffolds a plugin; `reload --plugin NAME` restarts one mount (of this host: not --cluster).
+  if (values.plugin !== undefined && !(command === 'init' || (command === 'reload' && !values.cluster)))
+    throw new UsageError('--plugin goes with "init" (a new plugin package) or "reload" (without --cluster)');
   if (values['allow-withheld'] && command !== 'check') throw new UsageError('--allow-withheld goes with "check"');
   const identityFlags = [values.sub, values['client-id'], values.scope, values.group, values.role, values.token];
   if (identityFlags.some((value) => value !== undefined) && command !== 'access')
     throw new UsageError('--sub, --client-id, --scope, --group, --role and --token go with "access explain"');
-  if (values.plugin !== undefined && command !== 'init') throw new UsageError('--plugin goes with "init"');
   const configPath = configPathOf(command, positionals, values.config);
 
   const level = process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined;
   // check's output is a report: what it logs becomes report lines, in words (unless a log level asks for the log).
   const reportLog = command === 'check' && level === undefined ? new ReportLog() : undefined;
   const logger = reportLog?.logger ?? createLogger(level ?? (command === 'start' ? 'info' : 'warn'));
-  logger.debug(describeCompileCache(compileCache));
+  // Said once, by the serving host: every command would otherwise begin its stderr with it at debug.
+  if (command === 'start') logger.debug(describeCompileCache(compileCache));
   // Plugins run in this process: their faults (an exception from a timer, a
   // promise rejected and forgotten, a call to process.exit) are theirs, not
   // the host's. Installed before any plugin code can run.

@@ -371,7 +371,7 @@ t.test('three replicas behind HAProxy, one Redis', async (t) => {
     const hashes = new Set<string>();
     for (const replica of [a, b, c]) {
       const line = new RegExp(
-        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12}); up \\d+ (s|min( \\d+ s)?); \\d+ sessions? \\(\\d+ active, \\d+ idle\\); mounts 1 up, 0 down\n  serving: ${replica.url}/mcp\n(  last reload .*\n)?  r \\(@test/mcp-replicated \\S+, none\\): up, \\d+ tools?\n`,
+        `mcp-host replica ${replica.url} \\(pid ${replica.child.pid}\\): generation (\\d+), config ([0-9a-f]{12}); up \\d+ (s|min( \\d+ s)?); \\d+ sessions? \\(\\d+ active, \\d+ idle\\); mounts 1 up, 0 down\n  serving: ${replica.url}\n(  last reload .*\n)?  r \\(@test/mcp-replicated [^)]+\\): up, \\d+ tools?\n`,
       ).exec(run.stdout);
       t.ok(line, `${replica.url} is listed with its mount`);
       hashes.add(line?.[2] ?? '');

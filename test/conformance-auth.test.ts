@@ -27,7 +27,7 @@ function runScript(args: string[], env: NodeJS.ProcessEnv = process.env) {
 t.test('the config --auth serves is valid: the whole catalogue, with auth, rules, audit and a limit', async (t) => {
   const checked = await runCli(['check', '--config', CONFIG], { env: TOKEN_ENV });
   t.equal(checked.code, 0, checked.stderr);
-  t.match(checked.stdout, /OK: 26 tools, 5 prompts, 3 resources, 1 template from 1 plugin/);
+  t.match(checked.stdout, /OK: 28 tools, 5 prompts, 3 resources, 1 template from 1 plugin/);
 });
 
 t.test('the token named "suite" sees everything, any other identity nothing', async (t) => {

@@ -157,5 +157,5 @@ t.test('mcp-host reload --plugin NAME starts that one mount afresh, its code imp
 
   run = await runCli(['reload', '--plugin', 'weather', '--cluster', '--config', config], { env });
   t.equal(run.code, 2);
-  t.match(run.stderr, '--plugin goes with "reload", without --cluster');
+  t.match(run.stderr, '--plugin goes with "init" (a new plugin package) or "reload" (without --cluster)');
 });

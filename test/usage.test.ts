@@ -81,7 +81,10 @@ t.test('the config as CONFIG, the same as --config, or from MCP_HOST_CONFIG; nam
     ],
     [['list', file, other], `mcp-host: list takes at most one CONFIG, got 2: ${file} ${other}`],
     [['init', 'weather'], 'mcp-host: init takes no argument, got: weather'],
-    [['check', '--plugin', 'weather'], 'mcp-host: --plugin goes with "init"'],
+    [
+      ['check', '--plugin', 'weather'],
+      'mcp-host: --plugin goes with "init" (a new plugin package) or "reload" (without --cluster)',
+    ],
     [
       ['./nowhere.config.js'],
       `mcp-host: unknown command "./nowhere.config.js", and no config file there either (a relative path starts from ${ws.dir})`,
