@@ -144,7 +144,8 @@ export function formatHostStatus(host: string, status: HostStatus): string {
       .map((kind) => `${mount.served[kind]} ${LIST_KINDS[kind].noun}${mount.served[kind] === 1 ? '' : 's'}`)
       .join(', ');
     lines.push(
-      `  ${mount.name} (${mount.plugin}${version}, ${mount.isolation}): ${mount.state}${served && `, ${served}`}${why}`,
+      // What it serves while up; while down, why and the fix (`down: …`, as scripts and admins read it).
+      `  ${mount.name} (${mount.plugin}${version}, ${mount.isolation}): ${mount.state}${why || (served && `, ${served}`)}`,
     );
   }
   return `${lines.join('\n')}\n`;
