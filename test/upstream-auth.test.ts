@@ -332,12 +332,12 @@ t.test('a client revoked at the authorization server takes the mount down, and s
   );
   t.match(
     status,
-    `p (${upstream.url}): down: ${op.issuer} gave client "mcp-host" no token for ${upstream.url}: invalid_client`,
+    `p (${upstream.url}, remote): down: ${op.issuer} gave client "mcp-host" no token for ${upstream.url}: invalid_client`,
   );
   t.match(status, `Fix: check the client at ${op.issuer}: that it is registered, may use the client_credentials grant`);
   t.match(
     status,
-    `q (${upstream.url}): down: ${upstream.url} requires an OAuth token (HTTP 401) from the authorization server ${op.issuer}`,
+    `q (${upstream.url}, remote): down: ${upstream.url} requires an OAuth token (HTTP 401) from the authorization server ${op.issuer}`,
     'a mount without auth says what it needs',
   );
   const call = await host.client.callTool({ name: 'p.whoami', arguments: {} }).catch((error: unknown) => error);
