@@ -33,7 +33,7 @@ t.test('the config --auth serves is valid: the whole catalogue, with auth, rules
 t.test('the token named "suite" sees everything, any other identity nothing', async (t) => {
   const suite = await runCli(['access', 'explain', '--config', CONFIG, '--token', 'suite'], { env: TOKEN_ENV });
   t.equal(suite.code, 0, suite.stderr);
-  t.match(suite.stdout, /^sees \(35\):$/m);
+  t.match(suite.stdout, /^sees \(37\):$/m);
   t.match(suite.stdout, /^denied \(0\):?$/m);
   const other = await runCli(['access', 'explain', '--config', CONFIG, '--token', 'other'], { env: TOKEN_ENV });
   t.match(other.stdout, /no rule is for this identity: it sees nothing/);
