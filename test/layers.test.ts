@@ -65,7 +65,10 @@ t.test('an import of a layer above is refused, naming the import and the rule', 
   t.match(stderr, 'upward import: host/config/load.ts → host/serve/http.ts (config/ may not import serve/');
   t.match(stderr, 'upward import: host/sinks/telemetry.ts → host/serve/http.ts (sinks/ may not import serve/');
   t.match(stderr, /Fix: move what both need down to a layer below mounts\/, or report through an interface in sinks\//);
-  t.match(stderr, /Layers, top first: cli · command-line · index · testing → commands → .* → config → sinks → vocabulary/);
+  t.match(
+    stderr,
+    /Layers, top first: cli · command-line · index · testing → commands → .* → config → sinks → vocabulary/,
+  );
 });
 
 t.test('files that import each other, even through others, are refused as a cycle', async (t) => {
