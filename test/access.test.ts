@@ -434,10 +434,17 @@ t.test(
     await host.client.close();
     await host.until('the host to exit', () => !alive(host.pid));
     const logs = join(ws.dir, 'logs');
-    t.same(readdirSync(logs).sort(), ['audit.log', 'audit.log.1', 'audit.log.2']);
-    const records = ['audit.log.2', 'audit.log.1', 'audit.log'].flatMap((name) =>
-      readFileSync(join(logs, name), 'utf8').trim().split('\n').filter(Boolean),
+    // The current file is started by the first record after a rotation: when the last call's record was the one
+    // that filled it (records vary in length by a few digits), there is none yet.
+    const kept = readdirSync(logs).sort();
+    t.same(
+      kept.filter((name) => name !== 'audit.log'),
+      ['audit.log.1', 'audit.log.2'],
+      'two old files kept, and no third',
     );
+    const records = ['audit.log.2', 'audit.log.1', 'audit.log']
+      .filter((name) => kept.includes(name))
+      .flatMap((name) => readFileSync(join(logs, name), 'utf8').trim().split('\n').filter(Boolean));
     t.ok(records.length >= 3 && records.length < 12, `the oldest records were dropped: ${records.length} kept`);
   },
 );
