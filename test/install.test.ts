@@ -188,7 +188,9 @@ t.test("the plugin author's, the operator's and the admin's first steps, as prin
   // The admin, beside the running host.
   const admin = await bash(t, readmeBlock('## Admins: first steps', 'sh'), myHost, "the admin's reload and status");
   t.match(admin, /reloaded in [\d.]+ ms, generation 2 is live/);
-  t.match(admin, /generation 2, config [0-9a-f]{12}; up /);
+  // `reload --plugin weather` starts it afresh: a third generation, and status says so.
+  t.match(admin, /reloaded in [\d.]+ ms, generation 3 is live\n {2}plugins replaced: weather\n/);
+  t.match(admin, /generation 3, config [0-9a-f]{12}; up /);
   await client.close();
   process.kill(-host.pid!, 'SIGTERM');
   await exited;
