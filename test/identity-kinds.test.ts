@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { listOnSession, postInitialize, startHttpHost, until } from './helpers/host.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectWithBearer, listOnSession, postInitialize, startHttpHost, until } from './helpers/host.js';
 import { freePort } from './helpers/engines.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { startOpenIdProvider } from './helpers/openid-provider.js';
@@ -46,15 +46,8 @@ const userAlice = () => token({ sub: 'alice', client_id: 'app' });
 /** A client-credentials token of a client named alice: no `sub`. */
 const clientAlice = () => token({ client_id: 'alice' });
 
-async function connect(t: Test, bearer: string): Promise<Client> {
-  const client = new Client({ name: 'identity-kinds', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(host.url), {
-      requestInit: { headers: { authorization: `Bearer ${bearer}` } },
-    }),
-  );
-  t.teardown(() => client.close());
-  return client;
+function connect(t: Test, bearer: string): Promise<Client> {
+  return connectWithBearer(t, host.url, bearer, 'identity-kinds');
 }
 
 async function refusal(attempt: Promise<unknown>): Promise<{ code?: number; message?: string }> {

@@ -3,8 +3,8 @@
 // open: a client holds at most half of them, and another client still gets
 // one. The host runs as a child process on HTTP with two bearer tokens.
 import t from 'tap';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost } from './helpers/host.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectWithBearer, startHttpHost } from './helpers/host.js';
 import { makeWorkspace } from './helpers/packages.js';
 
 /** A stdio server whose `pid` tool says which child answered. */
@@ -26,16 +26,7 @@ t.test('one client holds at most half of a per-client mount’s upstreams: anoth
     plugins: [{ command: process.execPath, args: [script], prefix: 'child', sessions: 'per-client' }],
   });
   const host = await startHttpHost(t, config);
-  const session = async (token: string) => {
-    const client = new Client({ name: 'per-client-attack', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(host.url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    t.teardown(() => client.close());
-    return client;
-  };
+  const session = (token: string) => connectWithBearer(t, host.url, token, 'per-client-attack');
   const pid = (client: Client) => client.callTool({ name: 'child.pid', arguments: {} });
   const mallory = [await session('token-of-mallory-0123456789'), await session('token-of-mallory-0123456789')];
   for (const client of mallory) t.notOk((await pid(client)).isError, 'mallory’s session gets a child');

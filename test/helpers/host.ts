@@ -13,7 +13,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { Client, type ClientOptions, type FetchLike } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type ClientOptions,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Test } from 'tap';
 import { REPO_ROOT } from './packages.js';
@@ -327,4 +332,16 @@ export function watchingNotificationStream(inner: FetchLike = fetch): { fetch: F
       return response;
     },
   };
+}
+
+/** An SDK client connected over Streamable HTTP with a bearer token, closed when `t` ends. */
+export async function connectWithBearer(t: Teardown, url: string, token: string, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  t.teardown(() => client.close());
+  return client;
 }
