@@ -174,15 +174,20 @@ async function writeStream(
   if (signal.aborted) cancel();
   else signal.addEventListener('abort', cancel, { once: true });
   let corked = false;
+  // Uncorked at the end of the tick, and before the stream's last write returns: Node 22's `end()` on a
+  // response still corked never sends what was written since the cork (the client would get the stream's
+  // opening comment and nothing else), and a stream's last event and its end often come in one tick.
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
   const write = (chunk: Uint8Array) => {
     if (res.destroyed) return;
     if (!corked) {
       corked = true;
       res.cork();
-      process.nextTick(() => {
-        corked = false;
-        if (!res.writableEnded) res.uncork();
-      });
+      process.nextTick(uncork);
     }
     res.write(chunk);
   };
@@ -201,6 +206,7 @@ async function writeStream(
   } catch {
     // The stream failed, or was cancelled as its client went: what was written stands.
   } finally {
+    uncork();
     signal.removeEventListener('abort', cancel);
   }
 }

@@ -59,6 +59,8 @@ export interface StartOptions {
   inheritEnv?: boolean;
   cwd?: string;
   clientOptions?: ClientOptions;
+  /** The Node.js binary the host runs on (default: the test's own). */
+  node?: string;
 }
 
 /** With `configFile` undefined the host finds its config itself, searching from `options.cwd`, as `npm start` does. */
@@ -68,7 +70,7 @@ export async function startStdioHost(
   options: StartOptions = {},
 ): Promise<StdioHost> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [CLI, 'start', ...(configFile === undefined ? [] : ['--config', configFile]), ...(options.args ?? [])],
     env: {
       ...(options.inheritEnv === false ? {} : process.env),
@@ -116,6 +118,8 @@ export interface HttpStartOptions {
   args?: string[];
   /** Set for the host, over the test's own environment and MCP_HOST_LOG_LEVEL=info. */
   env?: NodeJS.ProcessEnv;
+  /** The Node.js binary the host runs on (default: the test's own). */
+  node?: string;
 }
 
 /**
@@ -140,9 +144,9 @@ export async function stopWithin(child: ChildProcess, stop: () => void): Promise
 export async function startHttpHost(
   t: Teardown,
   configFile: string,
-  { args = ['--http', '127.0.0.1:0'], env = {} }: HttpStartOptions = {},
+  { args = ['--http', '127.0.0.1:0'], env = {}, node = process.execPath }: HttpStartOptions = {},
 ): Promise<HttpHost> {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', configFile, ...args], {
+  const child = spawn(node, [CLI, 'start', '--config', configFile, ...args], {
     env: { ...process.env, MCP_HOST_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
     // Its own process group, ended when this test process ends (endedWithTheTest).
