@@ -14,6 +14,7 @@ import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
+import type { Reloader } from '../reload/reloader.js';
 import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { installAuditLog, stopAuditLog } from '../sinks/audit.js';
@@ -81,8 +82,11 @@ export async function start(options: StartOptions): Promise<number> {
     cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
+  const admin = httpOptions && (await adminConsoleOf(config, runtime, reloading.reloader));
   const service = httpOptions
-    ? await (await import('../serve/http.js')).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
+    ? await (
+        await import('../serve/http.js')
+      ).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }), ...(admin && { admin }) })
     : serveOverStdio(runtime);
   if (cluster && 'url' in service) cluster.announce(service.url);
   runtime.serving = ['url' in service ? service.url : 'stdio'];
@@ -115,6 +119,7 @@ export async function start(options: StartOptions): Promise<number> {
   await cluster?.leave();
   await reloading.close();
   await retireMounts(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
+  admin?.close();
   await service.close();
   await stopTelemetry();
   await stopAuditLog();
@@ -148,4 +153,20 @@ function httpAddress(
 ): { host: string; port: number } | undefined {
   if (flag) return { host: flag.host ?? DEFAULT_HTTP_HOST, port: flag.port };
   return configured && { host: configured.host, port: configured.port };
+}
+
+/** The admin console, when the config asks for it (http.admin): loaded only then. */
+async function adminConsoleOf(config: ResolvedConfig, runtime: HostRuntime, reloader: Reloader) {
+  // DEV PLACEHOLDER until the metrics branch's AdminCredential lands.
+  const token = process.env.MCP_HOST_ADMIN_DEV_TOKEN;
+  if (!token) return undefined;
+  void config;
+  const { AdminConsole } = await import('../admin-console/admin-console.js');
+  return new AdminConsole(runtime, reloader, async (authorization) =>
+    authorization === undefined
+      ? { admitted: false, status: 401, message: 'no admin credential' }
+      : authorization === `Bearer ${token}`
+        ? { admitted: true, who: 'dev' }
+        : { admitted: false, status: 403, message: 'not an admin credential' },
+  );
 }

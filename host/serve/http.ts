@@ -23,6 +23,7 @@ import type { OAuthSettings } from './oauth-settings.js';
 import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
+import { isAdminPath, type AdminRoute } from './admin-route.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
@@ -46,6 +47,8 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   oauth?: OAuthSettings;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
   cluster?: ClusterLink;
+  /** The admin console, served at `/admin` when `http.admin` is configured. */
+  admin?: AdminRoute;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */
@@ -207,6 +210,12 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     // Public, as its RFC says: a client refused with 401 reads here where to get a token.
     if (oauth && isProtectedResourceMetadataPath(path)) {
       return writeWhole(res, protectedResourceMetadataResponse(req.method, oauth.metadata));
+    }
+    // The console checks its own credential (http.admin), never the MCP endpoint's: the rebinding guard is all they share.
+    if (options.admin && isAdminPath(path)) {
+      const rebinding = checkRebinding(req);
+      if (rebinding) return refuse(req, res, Response.json({ error: rebinding.message }, { status: rebinding.status }));
+      return options.admin.handle(req, res, path);
     }
     const peer = peerOf(req, path);
     // Logged by the cluster, at most so often: whoever sends forged stamps cannot flood the log.
