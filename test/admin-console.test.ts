@@ -336,3 +336,61 @@ t.test("the console's page weight and first paint, with 100 mounts", async (t) =
   // docs/admins.md states the figure on a quiet machine; the bound here leaves room for a busy one.
   t.ok(figures.firstPaintMs < 2000, 'first paint within two seconds, even beside other work');
 });
+
+t.test('without a browser: the pages of a host with nothing to show, and what the console refuses', async (t) => {
+  const ws = makeWorkspace(t);
+  const env = { ...controlEnv(ws), MCP_HOST_ADMIN_DEV_TOKEN: ADMIN_TOKEN };
+  const config = ws.writeConfig({ reload: { watch: false }, plugins: [{ package: '@mcp-host/clock' }] });
+  const host = await startHttpHost(t, config, { env });
+  // Broken after the start (a host refuses to start on it): the pins page names what is wrong.
+  ws.writeFile('mcp-host.lock.json', '{ "lockfileVersion": 1, "mounts": { "clock": [] } }');
+  const origin = new URL(host.url).origin;
+  const admin = `${origin}/admin`;
+  const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const get = async (path: string) => {
+    const response = await fetch(`${admin}${path}`, { headers: bearer });
+    return { status: response.status, text: await response.text(), headers: response.headers };
+  };
+
+  const audit = await get('/audit');
+  t.equal(audit.status, 200);
+  t.match(audit.text, "The audit log is off: add <code>audit: { file: 'audit.log' }</code>");
+  t.match((await get('/sessions')).text, 'no client session is open');
+  t.match((await get('/reloads')).text, 'no reload since this host started');
+  t.match(
+    (await get('/pins')).text,
+    'has a malformed entry for the mount &quot;clock&quot;',
+    'a malformed lock, named',
+  );
+  t.match((await get('/explain?token=ci&tool=nope.nothing')).text, 'no tool named "nope.nothing" is served');
+  const everything = await get('/explain?stdio=on');
+  t.match(everything.text, 'the config sets no access rules', 'without rules, everyone sees everything');
+  t.match(everything.text, 'tool clock.now');
+  t.equal((await get('/mounts/nope')).status, 404, 'no such mount');
+  const icon = await get('/assets/favicon.svg');
+  t.equal(icon.headers.get('content-type'), 'image/svg+xml');
+  t.equal((await fetch(`${admin}/assets/nothing.js`)).status, 401, 'an unknown asset is no public path');
+
+  const deleted = await fetch(admin, { method: 'DELETE', headers: bearer });
+  t.equal(deleted.status, 405);
+  t.equal(deleted.headers.get('allow'), 'GET, POST');
+  const crossSiteLogin = await fetch(`${admin}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:1' },
+    body: `token=${ADMIN_TOKEN}`,
+  });
+  t.equal(crossSiteLogin.status, 403, 'a login from another origin is refused');
+  const emptyLogin = await fetch(`${admin}/login`, { method: 'POST', body: 'token=' });
+  t.equal(emptyLogin.status, 401, 'a login without a token: 401');
+  const huge = await fetch(`${admin}/login`, { method: 'POST', body: `token=${'x'.repeat(20_000)}` });
+  t.equal(huge.status, 413, 'a form over 16 KiB is refused');
+  const noSession = await fetch(`${admin}/reload`, { method: 'POST', body: '' });
+  t.equal(noSession.status, 401, 'an action without a session');
+  t.match(await noSession.text(), 'no admin credential');
+
+  // An HTTP request to a path that is neither /mcp nor /admin is still the MCP endpoint's 404.
+  t.equal((await fetch(`${origin}/administrator`)).status, 404);
+  // A Host that is not this machine's is refused before the console sees it (DNS rebinding).
+  const rebound = await fetch(admin, { headers: { ...bearer, origin: 'http://evil.example' } });
+  t.equal(rebound.status, 403);
+});
