@@ -9,13 +9,14 @@
 // POST, and no secret reaches a page. Each page's screenshot is written to
 // docs/images/ (docs/admins.md shows them). A second test measures the
 // console's page weight and first paint with 100 mounts.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { connectWithBearer, eventually, runCli, startHttpHost } from './helpers/host.js';
 import { controlEnv, makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 import { writeBenchPlugin } from '../bench/plugin-workspace.js';
+import { ConsoleSessions, csrfMatches } from '../host/admin-console/console-sessions.js';
 
 t.setTimeout(180_000);
 
@@ -237,6 +238,8 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     t.match(await page.textContent('#sessions'), 'token alice');
     await shoot(page, 'sessions');
 
+    // A record cut short (a crash, a full disk) is passed over, not the page.
+    appendFileSync(auditFile, '{"time": "cut short\n');
     await page.click('a:text-is("Audit log")');
     await page.waitForSelector('#audit');
     await page.fill('input[name=identity]', 'ci');
@@ -275,6 +278,16 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     await page.reload();
     await page.waitForSelector('#drift');
     t.match(await page.textContent('#drift'), 'no drift');
+    // The plugin changes its description under the pin, and is started afresh: the drift shows, field by field.
+    const hostile = join(ws.dir, 'node_modules/@console/hostile/index.js');
+    writeFileSync(
+      hostile,
+      readFileSync(hostile, 'utf8').replace("description: '<img", "description: 'Now harmless. <img"),
+    );
+    const restarted = await runCli(['reload', '--plugin', 'hostile', '--config', config], { env });
+    t.equal(restarted.code, 0, restarted.stderr);
+    await page.waitForSelector('#drift:has-text("changed")');
+    t.match(await page.textContent('#drift'), 'tool "hostile.markup": changed');
     await keep();
     await shoot(page, 'pins');
 
@@ -393,4 +406,23 @@ t.test('without a browser: the pages of a host with nothing to show, and what th
   // A Host that is not this machine's is refused before the console sees it (DNS rebinding).
   const rebound = await fetch(admin, { headers: { ...bearer, origin: 'http://evil.example' } });
   t.equal(rebound.status, 403);
+});
+
+t.test('console sessions end when idle, at their lifetime, and past the most a host holds', async (t) => {
+  const sessions = new ConsoleSessions();
+  const cookie = (id: string) => `other=1; mcp_host_admin=${id}`;
+  const first = sessions.open('Bearer a', 0);
+  t.equal(sessions.find(cookie(first.id), 29 * 60_000), first, 'used within half an hour: kept');
+  t.equal(sessions.find(cookie(first.id), 60 * 60_000), undefined, 'idle for over half an hour: ended');
+  t.equal(sessions.find(cookie(first.id), 60 * 60_000 + 1), undefined, 'and stays ended');
+  let busy = sessions.open('Bearer b', 0);
+  for (let at = 20 * 60_000; at < 12 * 60 * 60_000; at += 20 * 60_000)
+    t.equal(sessions.find(cookie(busy.id), at), busy);
+  t.equal(sessions.find(cookie(busy.id), 12 * 60 * 60_000 + 1), undefined, 'however busy, ended after 12 hours');
+  busy = sessions.open('Bearer c', 0);
+  for (let i = 0; i < 100; i++) sessions.open(`Bearer ${i}`, 0);
+  t.equal(sessions.find(cookie(busy.id), 0), undefined, 'the oldest of over 100 sessions is ended');
+  t.equal(sessions.find(undefined), undefined, 'no cookie, no session');
+  t.notOk(csrfMatches(busy, busy.csrf.slice(1)), 'a CSRF token of another length does not match');
+  t.ok(csrfMatches(busy, busy.csrf));
 });

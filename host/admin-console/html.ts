@@ -6,9 +6,6 @@
  */
 export class Html {
   constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
 }
 
 export type Part = Html | string | number | boolean | undefined | null | readonly Part[];
