@@ -221,6 +221,7 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     await page.waitForSelector('#reloads li.reload:has-text("applied")');
     t.match(await page.textContent('#reloads li.reload'), 'plugins removed: clock');
     t.match(await page.textContent('#reloads li.reload'), 'tools removed: clock.now');
+    t.match(host.log(), /admin console: \S+ asked for a reload/, "the host's log says who reloaded");
     await keep();
     await shoot(page, 'reloads');
 
@@ -411,16 +412,16 @@ t.test('without a browser: the pages of a host with nothing to show, and what th
 t.test('console sessions end when idle, at their lifetime, and past the most a host holds', async (t) => {
   const sessions = new ConsoleSessions();
   const cookie = (id: string) => `other=1; mcp_host_admin=${id}`;
-  const first = sessions.open('Bearer a', 0);
+  const first = sessions.open('Bearer a', 'admin', 0);
   t.equal(sessions.find(cookie(first.id), 29 * 60_000), first, 'used within half an hour: kept');
   t.equal(sessions.find(cookie(first.id), 60 * 60_000), undefined, 'idle for over half an hour: ended');
   t.equal(sessions.find(cookie(first.id), 60 * 60_000 + 1), undefined, 'and stays ended');
-  let busy = sessions.open('Bearer b', 0);
+  let busy = sessions.open('Bearer b', 'admin', 0);
   for (let at = 20 * 60_000; at < 12 * 60 * 60_000; at += 20 * 60_000)
     t.equal(sessions.find(cookie(busy.id), at), busy);
   t.equal(sessions.find(cookie(busy.id), 12 * 60 * 60_000 + 1), undefined, 'however busy, ended after 12 hours');
-  busy = sessions.open('Bearer c', 0);
-  for (let i = 0; i < 100; i++) sessions.open(`Bearer ${i}`, 0);
+  busy = sessions.open('Bearer c', 'admin', 0);
+  for (let i = 0; i < 100; i++) sessions.open(`Bearer ${i}`, 'admin', 0);
   t.equal(sessions.find(cookie(busy.id), 0), undefined, 'the oldest of over 100 sessions is ended');
   t.equal(sessions.find(undefined), undefined, 'no cookie, no session');
   t.notOk(csrfMatches(busy, busy.csrf.slice(1)), 'a CSRF token of another length does not match');

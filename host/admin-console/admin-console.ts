@@ -83,10 +83,11 @@ export class AdminConsole implements AdminRoute {
       if (!form) return;
       if (path === '/admin/logout') {
         this.sessions.end(session);
+        this.runtime.logger.info(`admin console: ${session.who} logged out`);
         return redirect(res, '/admin/login', sessionCookie(undefined));
       }
       if (path === '/admin/reload') {
-        this.runtime.logger.info('reload asked from the admin console');
+        this.runtime.logger.info(`admin console: ${session.who} asked for a reload`);
         await this.reloader.reload('admin console');
         return redirect(res, '/admin/reloads');
       }
@@ -149,7 +150,7 @@ export class AdminConsole implements AdminRoute {
     const verdict = await this.gate(authorization);
     if (verdict.admitted) {
       if (found) return found;
-      const opened = this.sessions.open(authorization!);
+      const opened = this.sessions.open(authorization!, verdict.who);
       res.setHeader('set-cookie', sessionCookie(opened));
       return opened;
     }
@@ -167,7 +168,7 @@ export class AdminConsole implements AdminRoute {
     const verdict = await this.gate(token === '' ? undefined : `Bearer ${token}`);
     if (!verdict.admitted) return sendPage(res, verdict.status, loginPage(verdict.message));
     this.runtime.logger.info(`admin console: ${verdict.who} logged in`);
-    redirect(res, '/admin', sessionCookie(this.sessions.open(`Bearer ${token}`)));
+    redirect(res, '/admin', sessionCookie(this.sessions.open(`Bearer ${token}`, verdict.who)));
   }
 
   /** A POST's form, once it is known to come from this origin with the session's CSRF token. */

@@ -29,7 +29,7 @@ h2 { font-size: 1.1em; margin: 1.4em 0 .4em; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; }
-pre { margin: .2em 0; padding: .5em; background: #8881; overflow: auto; max-height: 24em; font-size: 12px; }
+pre { margin: .2em 0; padding: .5em; background: #8881; overflow: auto; max-height: 24em; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 code { font-size: 12px; }
 form.inline { display: inline; }
 form.filters, form.stack { display: flex; gap: .6em; flex-wrap: wrap; align-items: end; margin-bottom: 1em; }

@@ -14,6 +14,8 @@ export interface ConsoleSession {
   readonly id: string;
   /** The credential the admin logged in with, held in memory only: each request checks it again, so a token removed from the config (or expired) ends the session at its next request. Never rendered. */
   readonly authorization: string;
+  /** Who logged in, as the credential names them (a token's name, a subject): for the host's log. */
+  readonly who: string;
   /** Sent back with every POST (a form field): a page of another site cannot read it, so cannot forge an action. */
   readonly csrf: string;
   readonly created: number;
@@ -28,11 +30,12 @@ export interface ConsoleSession {
 export class ConsoleSessions {
   private readonly sessions = new Map<string, ConsoleSession>();
 
-  open(authorization: string, now = Date.now()): ConsoleSession {
+  open(authorization: string, who: string, now = Date.now()): ConsoleSession {
     if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const session = {
       id: randomBytes(32).toString('base64url'),
       authorization,
+      who,
       csrf: randomBytes(32).toString('base64url'),
       created: now,
       lastSeen: now,

@@ -29,7 +29,7 @@ export class ReloadHistory {
   }
 
   body(csrf: string): Html {
-    return html`<form method="post" action="/admin/reload" class="stack">
+    return html`<form method="post" action="/admin/reload" class="stack" hx-disabled-elt="find button">
         <input type="hidden" name="_csrf" value="${csrf}" />
         <button id="reload">Reload now</button>
         <span class="muted"
