@@ -9,6 +9,8 @@ import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { oauthSettingsOf } from '../serve/oauth-settings.js';
+import { adminSettingsOf } from '../config/admin-settings.js';
+import { namedToken } from '../config/token-names.js';
 import { configWhere } from '../config/problem-wording.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
@@ -128,7 +130,7 @@ export async function start(options: StartOptions): Promise<number> {
 
 /** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */
 function httpServeOptions(config: ResolvedConfig, address: { host: string; port: number }): HttpServeOptions {
-  const { auth, oauth, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
+  const { auth, oauth, admin, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
   const { tokens, source } = bearerTokensOf(
     auth,
     // An endpoint that checks OAuth tokens is not open, whether or not it has static tokens too.
@@ -141,6 +143,14 @@ function httpServeOptions(config: ResolvedConfig, address: { host: string; port:
     ...address,
     ...(maxBodyBytes !== undefined && { maxRequestBodySize: maxBodyBytes }),
     ...(oauth && { oauth: oauthSettingsOf(oauth, configWhere(config.file, 'http.oauth'), dirname(config.file)) }),
+    ...(admin && {
+      admin: adminSettingsOf(
+        admin,
+        tokens.map((token) => namedToken(token).name),
+        oauth !== undefined,
+        configWhere(config.file, 'http.admin'),
+      ),
+    }),
     bearerTokens: tokens,
     tokenSource: source,
   };

@@ -20,6 +20,7 @@ import { forwardedContinuation } from './forward-continuation.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import { OAuthResourceServer } from './oauth-resource-server.js';
 import type { OAuthSettings } from './oauth-settings.js';
+import type { AdminSettings } from '../config/admin-settings.js';
 import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
@@ -45,6 +46,10 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   sessionIdleTimeoutMs?: number;
   /** `/mcp` accepts this authorization server's access tokens, beside the bearer tokens (`http.oauth`). */
   oauth?: OAuthSettings;
+  /** Who is an admin, for `/metrics` (`http.admin`, its names checked against the tokens). */
+  admin?: AdminSettings;
+  /** Serve `/metrics` to admins (`http.metrics`). Default: on when `admin` is given. */
+  metrics?: boolean;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
   cluster?: ClusterLink;
   /** The admin console, served at `/admin` when `http.admin` is configured. */
