@@ -24,10 +24,13 @@ t.setTimeout(180_000);
 const CHROMIUM = process.env.MCP_HOST_CHROMIUM ?? '/usr/bin/chromium';
 const IMAGES = join(REPO_ROOT, 'docs/images');
 
-const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
+const ADMIN = 'ops:admin-token-0123456789abcdef';
 const ALICE = 'alice:alice-token-0123456789';
 const CI = 'ci:ci-token-0123456789abcdef';
 const secretOf = (named: string) => named.slice(named.indexOf(':') + 1);
+const ADMIN_TOKEN = secretOf(ADMIN);
+/** The admin credential: the static token named "ops" (http.admin, docs/admins.md). */
+const HTTP = { port: 0, auth: { tokens: [ALICE, CI, ADMIN] }, admin: { tokens: ['ops'] } };
 /** An argument the audit log records (recordArguments) and the console must never show. */
 const HIDDEN_ARGUMENT = 'hunter2-argument-never-shown';
 
@@ -73,7 +76,7 @@ interface ConsoleConfig {
 function writeConsoleConfig(ws: Workspace, { plugins }: ConsoleConfig): string {
   return ws.writeConfig({
     reload: { watch: false },
-    http: { port: 0, auth: { tokens: [ALICE, CI] } },
+    http: HTTP,
     audit: { file: 'audit.log', recordArguments: true },
     access: [
       { who: { token: 'alice' }, tools: ['notes.*', 'hostile.*'] },
@@ -97,7 +100,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 t.test('an admin uses the console in Chromium; everyone else is refused', async (t) => {
   const ws = makeWorkspace(t);
   writeHostilePlugin(ws);
-  const env = { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined, MCP_HOST_ADMIN_DEV_TOKEN: ADMIN_TOKEN };
+  const env = { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined };
   const config = writeConsoleConfig(ws, { plugins: PLUGINS(ws) });
   const host = await startHttpHost(t, config, { env });
   const origin = new URL(host.url).origin;
@@ -128,6 +131,7 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
       body: new URLSearchParams({ token: secretOf(CI) }).toString(),
     });
     t.equal(loginAsCi.status, 403, 'logging in with a non-admin token: 403');
+    t.match(await loginAsCi.text(), 'token &quot;ci&quot; is not an admin of this mcp-host', 'saying why');
     t.equal(loginAsCi.headers.get('set-cookie'), null, 'and no session');
 
     // A real session, then forgeries of its actions.
@@ -221,7 +225,7 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     await page.waitForSelector('#reloads li.reload:has-text("applied")');
     t.match(await page.textContent('#reloads li.reload'), 'plugins removed: clock');
     t.match(await page.textContent('#reloads li.reload'), 'tools removed: clock.now');
-    t.match(host.log(), /admin console: \S+ asked for a reload/, "the host's log says who reloaded");
+    t.match(host.log(), 'admin console: token ops asked for a reload', "the host's log says who reloaded");
     await keep();
     await shoot(page, 'reloads');
 
@@ -314,9 +318,10 @@ t.test("the console's page weight and first paint, with 100 mounts", async (t) =
   const config = ws.writeConfig({
     reload: { watch: false },
     log: { level: 'warn' },
+    http: HTTP,
     plugins: Array.from({ length: 100 }, (_, i) => ({ package: `@bench/p${i}` })),
   });
-  const env = { ...controlEnv(ws), MCP_HOST_ADMIN_DEV_TOKEN: ADMIN_TOKEN };
+  const env = { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined };
   const host = await startHttpHost(t, config, { env, args: ['--http', '127.0.0.1:0'] });
   const admin = `${new URL(host.url).origin}/admin`;
   const browser = await launchChromium();
@@ -353,8 +358,8 @@ t.test("the console's page weight and first paint, with 100 mounts", async (t) =
 
 t.test('without a browser: the pages of a host with nothing to show, and what the console refuses', async (t) => {
   const ws = makeWorkspace(t);
-  const env = { ...controlEnv(ws), MCP_HOST_ADMIN_DEV_TOKEN: ADMIN_TOKEN };
-  const config = ws.writeConfig({ reload: { watch: false }, plugins: [{ package: '@mcp-host/clock' }] });
+  const env = { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined };
+  const config = ws.writeConfig({ reload: { watch: false }, http: HTTP, plugins: [{ package: '@mcp-host/clock' }] });
   const host = await startHttpHost(t, config, { env });
   // Broken after the start (a host refuses to start on it): the pins page names what is wrong.
   ws.writeFile('mcp-host.lock.json', '{ "lockfileVersion": 1, "mounts": { "clock": [] } }');
@@ -400,7 +405,14 @@ t.test('without a browser: the pages of a host with nothing to show, and what th
   t.equal(huge.status, 413, 'a form over 16 KiB is refused');
   const noSession = await fetch(`${admin}/reload`, { method: 'POST', body: '' });
   t.equal(noSession.status, 401, 'an action without a session');
-  t.match(await noSession.text(), 'no admin credential');
+  t.match(await noSession.text(), 'no admin credential: log in at /admin/login');
+  const notAdmin = await fetch(`${admin}/reload`, {
+    method: 'POST',
+    body: '',
+    headers: { authorization: 'Bearer nope' },
+  });
+  t.equal(notAdmin.status, 401, 'a token the host does not accept');
+  t.match(notAdmin.headers.get('www-authenticate'), 'invalid_token', 'with the challenge, as on /mcp');
 
   // An HTTP request to a path that is neither /mcp nor /admin is still the MCP endpoint's 404.
   t.equal((await fetch(`${origin}/administrator`)).status, 404);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reloader } from '../reload/reloader.js';
 import type { HostRuntime } from '../runtime.js';
 import type { AdminRoute } from '../serve/admin-route.js';
+import type { AdminCredential } from '../serve/admin-credential.js';
 import { consoleAssets, type Asset } from './assets.js';
 import { auditBody } from './audit-tail.js';
 import { ConsoleSessions, csrfMatches, sessionCookie, type ConsoleSession } from './console-sessions.js';
@@ -15,9 +16,8 @@ import { ReloadHistory } from './reload-history.js';
 import { sessionsBody } from './sessions-page.js';
 
 /** Whether an `Authorization` header carries an admin credential (http.admin), and if not, the answer to give. */
-export type AdminGate = (
-  authorization: string | undefined,
-) => Promise<{ admitted: true; who: string } | { admitted: false; status: number; message: string }>;
+type Judged =
+  { admitted: true; who: string } | { admitted: false; status: number; message: string; challenge?: string };
 
 /** The largest form the console reads: a token and a CSRF field. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -58,7 +58,6 @@ export class AdminConsole implements AdminRoute {
   constructor(
     private readonly runtime: HostRuntime,
     private readonly reloader: Reloader,
-    private readonly gate: AdminGate,
   ) {
     this.history = new ReloadHistory(runtime, reloader);
     this.live = new LiveUpdates(runtime, reloader);
@@ -69,14 +68,16 @@ export class AdminConsole implements AdminRoute {
     this.live.close();
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, path: string, credential: AdminCredential): Promise<void> {
+    const judge = (authorization: string | undefined) => judged(credential, authorization, path);
     const url = new URL(req.url ?? path, 'http://admin.invalid');
     const method = req.method ?? 'GET';
     const asset = path.startsWith('/admin/assets/') ? this.assets.get(path.slice('/admin/assets/'.length)) : undefined;
     // The stylesheet and the scripts hold nothing of the host's: the login page needs them before any credential.
     if (asset && method === 'GET') return send(res, 200, asset.type, asset.body);
-    if (path === '/admin/login') return method === 'POST' ? this.login(req, res) : sendPage(res, 200, loginPage());
-    const session = await this.sessionOf(req, res);
+    if (path === '/admin/login')
+      return method === 'POST' ? this.login(req, res, judge) : sendPage(res, 200, loginPage());
+    const session = await this.sessionOf(req, res, judge);
     if (!session) return;
     if (method === 'POST') {
       const form = await this.checkedForm(req, res, session);
@@ -144,10 +145,14 @@ export class AdminConsole implements AdminRoute {
    * either the answer is given here: the login page, with the refusal's
    * status.
    */
-  private async sessionOf(req: IncomingMessage, res: ServerResponse): Promise<ConsoleSession | undefined> {
+  private async sessionOf(
+    req: IncomingMessage,
+    res: ServerResponse,
+    judge: (authorization: string | undefined) => Promise<Judged>,
+  ): Promise<ConsoleSession | undefined> {
     const found = this.sessions.find(req.headers.cookie);
     const authorization = found?.authorization ?? req.headers.authorization;
-    const verdict = await this.gate(authorization);
+    const verdict = await judge(authorization);
     if (verdict.admitted) {
       if (found) return found;
       const opened = this.sessions.open(authorization!, verdict.who);
@@ -156,16 +161,27 @@ export class AdminConsole implements AdminRoute {
     }
     if (found) this.sessions.end(found);
     const message = authorization === undefined ? undefined : verdict.message;
-    if (req.method === 'GET') sendPage(res, verdict.status, loginPage(message), found && sessionCookie(undefined));
-    else send(res, verdict.status, 'text/plain; charset=utf-8', `${verdict.message}\n`);
+    // A client that sent a token (not a browser's form) reads why in the challenge, as on /mcp.
+    const headers: Record<string, string> =
+      verdict.challenge === undefined ? {} : { 'www-authenticate': verdict.challenge };
+    if (req.method === 'GET')
+      sendPage(res, verdict.status, loginPage(message), found && sessionCookie(undefined), headers);
+    else {
+      const why = message ?? 'no admin credential: log in at /admin/login, or send Authorization: Bearer <admin token>';
+      send(res, verdict.status, 'text/plain; charset=utf-8', `${why}\n`, headers);
+    }
     return undefined;
   }
 
-  private async login(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async login(
+    req: IncomingMessage,
+    res: ServerResponse,
+    judge: (authorization: string | undefined) => Promise<Judged>,
+  ): Promise<void> {
     const form = await this.sameOriginForm(req, res);
     if (!form) return;
     const token = form.get('token')?.trim() ?? '';
-    const verdict = await this.gate(token === '' ? undefined : `Bearer ${token}`);
+    const verdict = await judge(token === '' ? undefined : `Bearer ${token}`);
     if (!verdict.admitted) return sendPage(res, verdict.status, loginPage(verdict.message));
     this.runtime.logger.info(`admin console: ${verdict.who} logged in`);
     redirect(res, '/admin', sessionCookie(this.sessions.open(`Bearer ${token}`, verdict.who)));
@@ -237,8 +253,34 @@ function send(
   res.end(body);
 }
 
-function sendPage(res: ServerResponse, status: number, body: Html, cookie?: string): void {
-  send(res, status, 'text/html; charset=utf-8', body.text, cookie ? { 'set-cookie': cookie } : {});
+function sendPage(
+  res: ServerResponse,
+  status: number,
+  body: Html,
+  cookie?: string,
+  headers: Record<string, string> = {},
+): void {
+  send(res, status, 'text/html; charset=utf-8', body.text, { ...headers, ...(cookie && { 'set-cookie': cookie }) });
+}
+
+/**
+ * The admin credential's verdict on an `Authorization` header: the session's
+ * stored one, a login form's token, or a request's own. The credential
+ * judges a request by its header alone (as the gate of /mcp does).
+ */
+async function judged(credential: AdminCredential, authorization: string | undefined, path: string): Promise<Judged> {
+  const request = { headers: authorization === undefined ? {} : { authorization } } as IncomingMessage;
+  const verdict = await credential.admit(request, path);
+  if ('admin' in verdict) return { admitted: true, who: `${verdict.admin.kind} ${verdict.admin.name}` };
+  const { refused } = verdict;
+  const body = (await refused.json().catch(() => ({}))) as { error_description?: string; message?: string };
+  const challenge = refused.headers.get('www-authenticate') ?? undefined;
+  return {
+    admitted: false,
+    status: refused.status,
+    message: body.error_description ?? body.message ?? `refused (${refused.status})`,
+    ...(challenge !== undefined && { challenge }),
+  };
 }
 
 /** After a POST, the page to show next (so a browser's reload never repeats the action). */

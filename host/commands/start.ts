@@ -84,11 +84,11 @@ export async function start(options: StartOptions): Promise<number> {
     cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
-  const admin = httpOptions && (await adminConsoleOf(config, runtime, reloading.reloader));
+  const adminConsole = httpOptions && (await adminConsoleOf(config, runtime, reloading.reloader));
   const service = httpOptions
     ? await (
         await import('../serve/http.js')
-      ).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }), ...(admin && { admin }) })
+      ).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }), ...(adminConsole && { adminConsole }) })
     : serveOverStdio(runtime);
   if (cluster && 'url' in service) cluster.announce(service.url);
   runtime.serving = ['url' in service ? service.url : 'stdio'];
@@ -121,7 +121,7 @@ export async function start(options: StartOptions): Promise<number> {
   await cluster?.leave();
   await reloading.close();
   await retireMounts(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
-  admin?.close();
+  adminConsole?.close();
   await service.close();
   await stopTelemetry();
   await stopAuditLog();
@@ -167,16 +167,7 @@ function httpAddress(
 
 /** The admin console, when the config asks for it (http.admin): loaded only then. */
 async function adminConsoleOf(config: ResolvedConfig, runtime: HostRuntime, reloader: Reloader) {
-  // DEV PLACEHOLDER until the metrics branch's AdminCredential lands.
-  const token = process.env.MCP_HOST_ADMIN_DEV_TOKEN;
-  if (!token) return undefined;
-  void config;
+  if (!config.http?.admin) return undefined;
   const { AdminConsole } = await import('../admin-console/admin-console.js');
-  return new AdminConsole(runtime, reloader, async (authorization) =>
-    authorization === undefined
-      ? { admitted: false, status: 401, message: 'no admin credential' }
-      : authorization === `Bearer ${token}`
-        ? { admitted: true, who: 'dev' }
-        : { admitted: false, status: 403, message: 'not an admin credential' },
-  );
+  return new AdminConsole(runtime, reloader);
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdminCredential } from './admin-credential.js';
 
 /** Where the admin console is served (DESIGN.md, "Admin console and metrics"). */
 export const ADMIN_PATH = '/admin';
@@ -11,8 +12,9 @@ export function isAdminPath(path: string): boolean {
  * What the HTTP server hands `/admin` to, once the request passed the
  * DNS-rebinding guard: the console (admin-console/), which sits above the
  * serving layers and is passed in by `start` only when `http.admin` is
- * configured. It checks the admin credential itself.
+ * configured. It admits by `credential` (the same as `/metrics`), which it
+ * asks at every request.
  */
 export interface AdminRoute {
-  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, path: string, credential: AdminCredential): Promise<void>;
 }

@@ -25,6 +25,7 @@ import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
 import { isAdminPath, type AdminRoute } from './admin-route.js';
+import { AdminCredential } from './admin-credential.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
@@ -53,7 +54,7 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
   cluster?: ClusterLink;
   /** The admin console, served at `/admin` when `http.admin` is configured. */
-  admin?: AdminRoute;
+  adminConsole?: AdminRoute;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */
@@ -110,6 +111,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const oauth = options.oauth && new OAuthResourceServer(options.oauth, runtime.logger);
   oauth?.prefetch();
   const checkToken = oauth ? oauth.gate(staticGate) : staticGate;
+  const adminCredential = new AdminCredential(options.admin, checkToken);
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
@@ -216,11 +218,12 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     if (oauth && isProtectedResourceMetadataPath(path)) {
       return writeWhole(res, protectedResourceMetadataResponse(req.method, oauth.metadata));
     }
-    // The console checks its own credential (http.admin), never the MCP endpoint's: the rebinding guard is all they share.
-    if (options.admin && isAdminPath(path)) {
+    // The console admits by the admin credential (http.admin), checked per request by the console itself: its
+    // browser holds a session cookie, not the token.
+    if (options.adminConsole && isAdminPath(path)) {
       const rebinding = checkRebinding(req);
       if (rebinding) return refuse(req, res, Response.json({ error: rebinding.message }, { status: rebinding.status }));
-      return options.admin.handle(req, res, path);
+      return options.adminConsole.handle(req, res, path, adminCredential);
     }
     const peer = peerOf(req, path);
     // Logged by the cluster, at most so often: whoever sends forged stamps cannot flood the log.
