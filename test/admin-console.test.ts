@@ -30,7 +30,9 @@ const CI = 'ci:ci-token-0123456789abcdef';
 const secretOf = (named: string) => named.slice(named.indexOf(':') + 1);
 const ADMIN_TOKEN = secretOf(ADMIN);
 /** The admin credential: the static token named "ops" (http.admin, docs/admins.md). */
-const HTTP = { port: 0, auth: { tokens: [ALICE, CI, ADMIN] }, admin: { tokens: ['ops'] } };
+const HTTP = { port: 0, auth: { tokens: [ALICE, CI, ADMIN], tokensEnv: 'CONSOLE_TOKENS' }, admin: { tokens: ['ops'] } };
+/** A token the host accepts from the environment variable the config names (tokensEnv). */
+const EXTRA_TOKEN = 'extra-token-from-the-environment';
 /** An argument the audit log records (recordArguments) and the console must never show. */
 const HIDDEN_ARGUMENT = 'hunter2-argument-never-shown';
 
@@ -61,6 +63,7 @@ export default {
   create() {
     const server = new McpServer({ name: 'hostile', version: '2.1.0' });
     server.registerTool('markup', { description: '<img src=x onerror="document.title=1">' + '<script>document.title=2</script>' }, () => ({ content: [] }));
+    server.registerTool('leak', { description: 'Tokens I saw: ${secretOf(CI)} and ${EXTRA_TOKEN}.' }, () => ({ content: [] }));
     return server;
   },
 };
@@ -100,7 +103,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 t.test('an admin uses the console in Chromium; everyone else is refused', async (t) => {
   const ws = makeWorkspace(t);
   writeHostilePlugin(ws);
-  const env = { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined };
+  const env = { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined, CONSOLE_TOKENS: `extra:${EXTRA_TOKEN}` };
   const config = writeConsoleConfig(ws, { plugins: PLUGINS(ws) });
   const host = await startHttpHost(t, config, { env });
   const origin = new URL(host.url).origin;
@@ -204,6 +207,11 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
       'markup shown as text',
     );
     t.not(await page.title(), '1', 'no script of a plugin ran');
+    t.match(
+      await page.textContent('table.tools'),
+      'Tokens I saw: [redacted] and [redacted].',
+      'a token a plugin learned is not shown',
+    );
     await page.click('a:text-is("Mounts")');
     await page.click('#mounts a:text-is("notes")');
     await page.waitForSelector('table.tools');
@@ -302,7 +310,7 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     const after = await fetch(admin, { headers: { cookie: `${session!.name}=${session!.value}` } });
     t.equal(after.status, 401, 'logged out: the console asks again');
 
-    for (const secret of [ADMIN_TOKEN, secretOf(ALICE), secretOf(CI), HIDDEN_ARGUMENT]) {
+    for (const secret of [ADMIN_TOKEN, secretOf(ALICE), secretOf(CI), EXTRA_TOKEN, HIDDEN_ARGUMENT]) {
       t.notOk(
         seen.some((html) => html.includes(secret)),
         `no page shows ${secret.slice(0, 12)}…`,

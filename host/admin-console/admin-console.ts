@@ -14,6 +14,7 @@ import { mountBody, mountsBody } from './mount-pages.js';
 import { pinsBody } from './pins-page.js';
 import { ReloadHistory } from './reload-history.js';
 import { sessionsBody } from './sessions-page.js';
+import { redacted, secretsOf } from './secrets.js';
 
 /** Whether an `Authorization` header carries an admin credential (http.admin), and if not, the answer to give. */
 type Judged =
@@ -55,9 +56,15 @@ export class AdminConsole implements AdminRoute {
   private readonly live: LiveUpdates;
   private readonly assets: Map<string, Asset> = consoleAssets();
 
+  /**
+   * `bearerTokens`: the static tokens the HTTP endpoint accepts, never shown
+   * (a page that would show one shows `[redacted]`, as it does every secret
+   * the config names).
+   */
   constructor(
     private readonly runtime: HostRuntime,
     private readonly reloader: Reloader,
+    private readonly bearerTokens: readonly string[],
   ) {
     this.history = new ReloadHistory(runtime, reloader);
     this.live = new LiveUpdates(runtime, reloader);
@@ -76,7 +83,7 @@ export class AdminConsole implements AdminRoute {
     // The stylesheet and the scripts hold nothing of the host's: the login page needs them before any credential.
     if (asset && method === 'GET') return send(res, 200, asset.type, asset.body);
     if (path === '/admin/login')
-      return method === 'POST' ? this.login(req, res, judge) : sendPage(res, 200, loginPage());
+      return method === 'POST' ? this.login(req, res, judge) : this.sendPage(res, 200, loginPage());
     const session = await this.sessionOf(req, res, judge);
     if (!session) return;
     if (method === 'POST') {
@@ -92,7 +99,7 @@ export class AdminConsole implements AdminRoute {
         await this.reloader.reload('admin console');
         return redirect(res, '/admin/reloads');
       }
-      return sendPage(res, 404, this.notFound(path, session));
+      return this.sendPage(res, 404, this.notFound(path, session), session);
     }
     if (method !== 'GET')
       return send(res, 405, 'text/plain; charset=utf-8', `${method} is not served at ${path}\n`, {
@@ -104,7 +111,7 @@ export class AdminConsole implements AdminRoute {
       return;
     }
     const body = await this.pageOf(path, url.searchParams, session);
-    return sendPage(res, body ? 200 : 404, body ?? this.notFound(path, session));
+    return this.sendPage(res, body ? 200 : 404, body ?? this.notFound(path, session), session);
   }
 
   private async pageOf(path: string, query: URLSearchParams, session: ConsoleSession): Promise<Html | undefined> {
@@ -132,6 +139,19 @@ export class AdminConsole implements AdminRoute {
       return body && page(`Mount ${name}`, at('/admin'), body);
     }
     return undefined;
+  }
+
+  /** A page, every secret the host holds (and the session's own credential) blanked out of it. */
+  private sendPage(
+    res: ServerResponse,
+    status: number,
+    body: Html,
+    session?: ConsoleSession,
+    headers: Record<string, string> = {},
+  ): void {
+    const secrets = secretsOf(this.runtime.current.config, this.bearerTokens);
+    if (session) secrets.push(session.authorization.replace(/^Bearer\s+/i, ''));
+    send(res, status, 'text/html; charset=utf-8', redacted(body.text, secrets), headers);
   }
 
   private notFound(path: string, session: ConsoleSession): Html {
@@ -165,7 +185,10 @@ export class AdminConsole implements AdminRoute {
     const headers: Record<string, string> =
       verdict.challenge === undefined ? {} : { 'www-authenticate': verdict.challenge };
     if (req.method === 'GET')
-      sendPage(res, verdict.status, loginPage(message), found && sessionCookie(undefined), headers);
+      this.sendPage(res, verdict.status, loginPage(message), undefined, {
+        ...headers,
+        ...(found && { 'set-cookie': sessionCookie(undefined) }),
+      });
     else {
       const why = message ?? 'no admin credential: log in at /admin/login, or send Authorization: Bearer <admin token>';
       send(res, verdict.status, 'text/plain; charset=utf-8', `${why}\n`, headers);
@@ -182,7 +205,7 @@ export class AdminConsole implements AdminRoute {
     if (!form) return;
     const token = form.get('token')?.trim() ?? '';
     const verdict = await judge(token === '' ? undefined : `Bearer ${token}`);
-    if (!verdict.admitted) return sendPage(res, verdict.status, loginPage(verdict.message));
+    if (!verdict.admitted) return this.sendPage(res, verdict.status, loginPage(verdict.message));
     this.runtime.logger.info(`admin console: ${verdict.who} logged in`);
     redirect(res, '/admin', sessionCookie(this.sessions.open(`Bearer ${token}`, verdict.who)));
   }
@@ -251,16 +274,6 @@ function send(
     'content-length': Buffer.byteLength(body),
   });
   res.end(body);
-}
-
-function sendPage(
-  res: ServerResponse,
-  status: number,
-  body: Html,
-  cookie?: string,
-  headers: Record<string, string> = {},
-): void {
-  send(res, status, 'text/html; charset=utf-8', body.text, { ...headers, ...(cookie && { 'set-cookie': cookie }) });
 }
 
 /**

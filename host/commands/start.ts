@@ -84,7 +84,7 @@ export async function start(options: StartOptions): Promise<number> {
     cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
-  const adminConsole = httpOptions && (await adminConsoleOf(config, runtime, reloading.reloader));
+  const adminConsole = httpOptions && (await adminConsoleOf(config, runtime, reloading.reloader, httpOptions));
   const service = httpOptions
     ? await (
         await import('../serve/http.js')
@@ -166,8 +166,13 @@ function httpAddress(
 }
 
 /** The admin console, when the config asks for it (http.admin): loaded only then. */
-async function adminConsoleOf(config: ResolvedConfig, runtime: HostRuntime, reloader: Reloader) {
+async function adminConsoleOf(
+  config: ResolvedConfig,
+  runtime: HostRuntime,
+  reloader: Reloader,
+  http: HttpServeOptions,
+) {
   if (!config.http?.admin) return undefined;
   const { AdminConsole } = await import('../admin-console/admin-console.js');
-  return new AdminConsole(runtime, reloader);
+  return new AdminConsole(runtime, reloader, http.bearerTokens ?? []);
 }
