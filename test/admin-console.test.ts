@@ -17,6 +17,9 @@ import { connectWithBearer, eventually, runCli, startHttpHost } from './helpers/
 import { controlEnv, makeWorkspace, REPO_ROOT, type Workspace } from './helpers/packages.js';
 import { writeBenchPlugin } from '../bench/plugin-workspace.js';
 import { ConsoleSessions, csrfMatches } from '../host/admin-console/console-sessions.js';
+import { DEFAULT_ADMIN_SCOPE as ADMIN_SCOPE } from '../host/config/admin-settings.js';
+import { startOpenIdProvider } from './helpers/openid-provider.js';
+import { freePort } from './helpers/engines.js';
 
 t.setTimeout(180_000);
 
@@ -446,4 +449,38 @@ t.test('console sessions end when idle, at their lifetime, and past the most a h
   t.equal(sessions.find(undefined), undefined, 'no cookie, no session');
   t.notOk(csrfMatches(busy, busy.csrf.slice(1)), 'a CSRF token of another length does not match');
   t.ok(csrfMatches(busy, busy.csrf));
+});
+
+t.test('an OAuth access token with the admin scope logs in; one without it is refused', async (t) => {
+  const idp = await startOpenIdProvider(t, {
+    scopes: ['mcp', ADMIN_SCOPE],
+    clients: [
+      { clientId: 'ops-agent', clientSecret: 'ops-secret-0123456789abcdef', scope: `mcp ${ADMIN_SCOPE}` },
+      { clientId: 'carol-agent', clientSecret: 'carol-secret-0123456789abcdef', scope: 'mcp' },
+    ],
+  });
+  const port = await freePort();
+  const audience = `http://127.0.0.1:${port}/mcp`;
+  const ws = makeWorkspace(t);
+  const config = ws.writeConfig({
+    reload: { watch: false },
+    http: { port, oauth: { issuer: idp.issuer, audience }, admin: {} },
+    plugins: [{ package: '@mcp-host/clock' }],
+  });
+  await startHttpHost(t, config, { args: [], env: { ...controlEnv(ws), MCP_HOST_HTTP_TOKENS: undefined } });
+  const login = (token: string) =>
+    fetch(`http://127.0.0.1:${port}/admin/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ token }).toString(),
+    });
+  const admin = await login(await idp.token('ops-agent', { scope: `mcp ${ADMIN_SCOPE}`, resource: audience }));
+  t.equal(admin.status, 303, `a token with the scope ${ADMIN_SCOPE} logs in`);
+  const cookie = admin.headers.get('set-cookie')!.split(';')[0]!;
+  const mounts = await fetch(`http://127.0.0.1:${port}/admin`, { headers: { cookie } });
+  t.equal(mounts.status, 200);
+  t.match(await mounts.text(), 'href="/admin/mounts/clock"');
+  const carol = await login(await idp.token('carol-agent', { scope: 'mcp', resource: audience }));
+  t.equal(carol.status, 403, 'a valid token without the admin scope is refused');
+  t.match(await carol.text(), `needs an access token with the scope &quot;${ADMIN_SCOPE}&quot;`);
 });
