@@ -171,6 +171,12 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     t.equal(own.status, 303, "the session's own POST is served");
     const missing = await fetch(`${admin}/nothing-here`, { headers: { cookie } });
     t.equal(missing.status, 404);
+    const noAction = await fetch(`${admin}/nothing-here`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin },
+      body: new URLSearchParams({ _csrf: csrf }).toString(),
+    });
+    t.equal(noAction.status, 404, 'no such action');
   });
 
   t.test('an admin logs in, reloads, filters and explains in the browser', async (t) => {
