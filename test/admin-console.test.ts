@@ -403,6 +403,8 @@ t.test('without a browser: the pages of a host with nothing to show, and what th
   t.match(everything.text, 'the config sets no access rules', 'without rules, everyone sees everything');
   t.match(everything.text, 'tool clock.now');
   t.equal((await get('/mounts/nope')).status, 404, 'no such mount');
+  t.equal((await get('/mounts/%E0%A4%A')).status, 404, 'a name that is not even well encoded');
+  t.equal((await get('/mounts/clock')).status, 200);
   const icon = await get('/assets/favicon.svg');
   t.equal(icon.headers.get('content-type'), 'image/svg+xml');
   t.equal((await fetch(`${admin}/assets/nothing.js`)).status, 401, 'an unknown asset is no public path');

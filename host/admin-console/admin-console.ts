@@ -134,8 +134,9 @@ export class AdminConsole implements AdminRoute {
         return page('Pins and drift', at('/admin/pins'), await pinsBody(this.runtime));
     }
     if (path.startsWith('/admin/mounts/')) {
-      const name = decodeURIComponent(path.slice('/admin/mounts/'.length));
-      const body = mountBody(this.runtime, name);
+      // A name that is not even percent-encoded well names no mount.
+      const name = decodedOrUndefined(path.slice('/admin/mounts/'.length));
+      const body = name === undefined ? undefined : mountBody(this.runtime, name);
       return body && page(`Mount ${name}`, at('/admin'), body);
     }
     return undefined;
@@ -257,6 +258,14 @@ export class AdminConsole implements AdminRoute {
       }
     }
     return new URLSearchParams(text);
+  }
+}
+
+function decodedOrUndefined(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
   }
 }
 
