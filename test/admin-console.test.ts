@@ -313,6 +313,13 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     await keep();
     await shoot(page, 'pins');
 
+    await page.goBack();
+    await page.waitForSelector('#verdicts');
+    t.equal(
+      await page.evaluate(() => JSON.stringify(Object.keys(globalThis.localStorage))),
+      '[]',
+      "no page is kept in the browser's storage (htmx's history cache is off)",
+    );
     const [session] = await page.context().cookies();
     await page.click('text=Log out');
     await page.waitForSelector('input[name=token]');

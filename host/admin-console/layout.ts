@@ -10,8 +10,19 @@ export const PAGES = [
   ['/admin/pins', 'Pins'],
 ] as const;
 
-/** htmx as the CSP allows it: no eval, no inline indicator style, no script tags run from swapped HTML. */
-const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
+/**
+ * htmx as the CSP allows it (no eval, no inline indicator style, no script
+ * tags run from swapped HTML), and keeping no copy of a page in the
+ * browser's localStorage (its history cache), where audit records and the
+ * CSRF token would outlive the session: going back fetches the page again.
+ */
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  historyCacheSize: 0,
+  refreshOnHistoryMiss: true,
+});
 
 function head(title: string): Html {
   return html`<!doctype html>
