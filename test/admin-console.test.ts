@@ -274,9 +274,15 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     await keep();
     await shoot(page, 'audit');
     await page.fill('input[name=identity]', 'alice');
+    await page.fill('input[name=tool]', 'search');
     await page.selectOption('select[name=decision]', '');
     await page.click('form.filters button');
     await page.waitForSelector('#audit tbody tr:has-text("notes.search_notes")');
+    const alices = await page.$$eval('#audit tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    t.ok(
+      alices.every((row) => row.includes('token alice') && row.includes('notes.search_notes') && row.includes('allow')),
+      "only alice's searches",
+    );
     await keep();
 
     await page.click('a:text-is("Access explain")');
