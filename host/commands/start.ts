@@ -9,7 +9,7 @@ import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { oauthSettingsOf } from '../serve/oauth-settings.js';
-import { adminSettingsOf } from '../config/admin-settings.js';
+import { adminSettingsOf, metricsServed } from '../config/admin-settings.js';
 import { namedToken } from '../config/token-names.js';
 import { configWhere } from '../config/problem-wording.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
@@ -50,7 +50,7 @@ export async function start(options: StartOptions): Promise<number> {
     configLoaded: (loaded) => {
       // Before the first mount starts and logs: every line of this host is in the format the config asks for.
       setLogFormat(loaded.log.format);
-      return startTelemetry(loaded.telemetry, runtime, options.logger);
+      return startTelemetry(loaded.telemetry, runtime, options.logger, !options.stdio && metricsServed(loaded.http));
     },
   }).catch(async (error: unknown) => {
     // A start refused by its plugins still exports the spans of what was tried.
@@ -151,6 +151,7 @@ function httpServeOptions(config: ResolvedConfig, address: { host: string; port:
         configWhere(config.file, 'http.admin'),
       ),
     }),
+    metrics: metricsServed(config.http),
     bearerTokens: tokens,
     tokenSource: source,
   };

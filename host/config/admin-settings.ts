@@ -1,5 +1,5 @@
 import { HostError } from '../errors.js';
-import type { HttpAdminConfig } from './types.js';
+import type { HttpAdminConfig, HttpConfig } from './types.js';
 
 /** The OAuth scope that makes an access token an admin's unless `http.admin.scope` names another. */
 export const DEFAULT_ADMIN_SCOPE = 'mcp-host:admin';
@@ -43,4 +43,9 @@ export function adminSettingsOf(
     });
   }
   return { tokens, scope: oauth ? (config.scope ?? DEFAULT_ADMIN_SCOPE) : undefined };
+}
+
+/** Whether `/metrics` is served: as `http.metrics` says, else whenever `http.admin` is set. */
+export function metricsServed(http: HttpConfig | undefined): boolean {
+  return http?.metrics ?? http?.admin !== undefined;
 }

@@ -21,11 +21,12 @@ import { recordLimitHit } from '../sinks/telemetry.js';
 import { OAuthResourceServer } from './oauth-resource-server.js';
 import type { OAuthSettings } from './oauth-settings.js';
 import type { AdminSettings } from '../config/admin-settings.js';
+import { AdminCredential } from './admin-credential.js';
+import { METRICS_PATH, metricsResponse } from './metrics-endpoint.js';
 import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
 import { isAdminPath, type AdminRoute } from './admin-route.js';
-import { AdminCredential } from './admin-credential.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
@@ -49,7 +50,7 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   oauth?: OAuthSettings;
   /** Who is an admin, for `/metrics` (`http.admin`, its names checked against the tokens). */
   admin?: AdminSettings;
-  /** Serve `/metrics` to admins (`http.metrics`). Default: on when `admin` is given. */
+  /** Serve `/metrics` to admins (`http.metrics`, on by default when `http.admin` is set: config/admin-settings.ts). */
   metrics?: boolean;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
   cluster?: ClusterLink;
@@ -111,7 +112,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const oauth = options.oauth && new OAuthResourceServer(options.oauth, runtime.logger);
   oauth?.prefetch();
   const checkToken = oauth ? oauth.gate(staticGate) : staticGate;
-  const adminCredential = new AdminCredential(options.admin, checkToken);
+  const admin = new AdminCredential(options.admin, checkToken);
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
@@ -223,7 +224,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     if (options.adminConsole && isAdminPath(path)) {
       const rebinding = checkRebinding(req);
       if (rebinding) return refuse(req, res, Response.json({ error: rebinding.message }, { status: rebinding.status }));
-      return options.adminConsole.handle(req, res, path, adminCredential);
+      return options.adminConsole.handle(req, res, path, admin);
     }
     const peer = peerOf(req, path);
     // Logged by the cluster, at most so often: whoever sends forged stamps cannot flood the log.
@@ -232,6 +233,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     // this one request, says which client that replica authenticated.
     const rebinding = peer ? undefined : checkRebinding(req);
     if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
+    if (options.metrics && path === METRICS_PATH) {
+      const answer = await metricsResponse(req, admin);
+      return answer.ok ? writeWhole(res, answer) : refuse(req, res, answer);
+    }
     if (path !== MCP_PATH) {
       return refuse(
         req,

@@ -74,6 +74,8 @@ export interface Instrumentation {
   listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
   limitHit(limit: ContainmentLimit): void;
+  /** The metrics recorded so far, in the Prometheus text format: only when `/metrics` serves them. */
+  scrape?(): Promise<string>;
   /** The trace of the request being served, for the audit log. */
   traceId(): string | undefined;
   shutdown(): Promise<void>;
@@ -95,6 +97,14 @@ export async function stopTelemetry(): Promise<void> {
   const stopping = active;
   active = undefined;
   await stopping?.shutdown();
+}
+
+/**
+ * The metrics in the Prometheus text format, for `/metrics`: undefined when
+ * nothing records them (telemetry started without `http.metrics`).
+ */
+export function scrapeMetrics(): Promise<string> | undefined {
+  return active?.scrape?.();
 }
 
 /** The trace id of the request being served, when telemetry is on and one is. */
