@@ -133,6 +133,9 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   const limitHits = meter.createCounter('mcp-host.limits.hit', {
     description: 'Containment limits hit (a request or connection refused, a stream cut, input paused), by config key',
   });
+  const tokenRequests = meter.createCounter('mcp-host.upstream.token_requests', {
+    description: "Tokens asked of a mount's authorization server (first, renewed or exchanged), by grant and outcome",
+  });
   meter
     .createObservableGauge('mcp-host.mounts', { description: 'Mounts of the live catalogue, by state (up, down)' })
     .addCallback((result) => {
@@ -369,6 +372,14 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
 
     limitHit(limit: ContainmentLimit) {
       limitHits.add(1, { [HOST_ATTR.limit]: limit });
+    },
+
+    upstreamTokenRequested(mount, grant, outcome) {
+      tokenRequests.add(1, {
+        [HOST_ATTR.mount]: mount,
+        [HOST_ATTR.tokenGrant]: grant,
+        [HOST_ATTR.tokenOutcome]: outcome,
+      });
     },
 
     ...(scrapeReader && {
