@@ -267,6 +267,8 @@ t.test('an admin uses the console in Chromium; everyone else is refused', async 
     await page.fill('input[name=identity]', 'ci');
     await page.selectOption('select[name=decision]', 'deny');
     await page.click('form.filters button');
+    // The filtered page has replaced the unfiltered one once its address is in the history.
+    await page.waitForURL(/identity=ci&tool=&decision=deny/);
     await page.waitForSelector('#audit tbody tr');
     const rows = await page.$$eval('#audit tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
     t.ok(rows.length > 0 && rows.every((row) => row.includes('ci') && row.includes('deny')), 'only ci denials');
