@@ -19,7 +19,8 @@ import { parse } from '@babel/parser';
  */
 export const LAYERS = [
   ['cli', 'command-line', 'index', 'testing'],
-  ['commands'],
+  // The admin console calls the commands' own code (access explain, pin --diff), and is wired in by start.
+  ['commands', 'admin-console'],
   // The sinks' implementations (Redis, OpenTelemetry): wired at start, called by the layers below through sinks/.
   ['cluster'],
   ['telemetry'],

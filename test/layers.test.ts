@@ -67,7 +67,7 @@ t.test('an import of a layer above is refused, naming the import and the rule', 
   t.match(stderr, /Fix: move what both need down to a layer below mounts\/, or report through an interface in sinks\//);
   t.match(
     stderr,
-    /Layers, top first: cli · command-line · index · testing → commands → .* → config → sinks → vocabulary/,
+    /Layers, top first: cli · command-line · index · testing → commands · admin-console → .* → config → sinks → vocabulary/,
   );
 });
 

@@ -654,6 +654,11 @@ t.test('what turns telemetry on, and what is refused', async (t) => {
   t.equal(telemetrySettings({ enabled: false }, endpoint), undefined, 'telemetry.enabled: false wins over OTEL_*');
   t.equal(telemetrySettings(undefined, { ...endpoint, OTEL_SDK_DISABLED: 'true' }), undefined);
   t.equal(telemetrySettings(undefined, { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }), undefined);
+  t.match(
+    telemetrySettings({ enabled: false }, endpoint, true),
+    { traces: 'none', metrics: 'none', scraped: true },
+    '/metrics (http.metrics) records metrics with OTLP export off',
+  );
   t.match(telemetrySettings(undefined, endpoint), {
     serviceName: 'mcp-host',
     traces: 'otlp-protobuf',

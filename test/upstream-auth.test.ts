@@ -29,9 +29,11 @@ function protectedMountConfig(
   url: string,
   mode: 'clientCredentials' | 'tokenExchange',
   issuer?: string,
+  more: Record<string, unknown> = {},
 ): string {
   const client = { clientId: 'mcp-host', clientSecretEnv: 'UPSTREAM_SECRET', ...(issuer && { issuer }) };
   return makeWorkspace(t).writeConfig({
+    ...more,
     reload: { watch: false },
     upstreams: { pingIntervalMs: 0 },
     plugins: [{ url, prefix: 'p', auth: { [mode]: client } }],
@@ -253,10 +255,13 @@ t.test(
     // falls before the token's `exp`, so waiting for that `exp` (below) passes both.
     const ttlSeconds = 10;
     const { op, upstream } = await protectedUpstream(t, ttlSeconds);
-    const config = protectedMountConfig(t, upstream.url, 'clientCredentials');
+    // The client's token is the admin's too: /metrics counts the host's token requests.
+    const config = protectedMountConfig(t, upstream.url, 'clientCredentials', undefined, {
+      http: { port: 0, admin: { tokens: ['ops'] } },
+    });
     const clientToken = 'the-client-token-of-the-host-itself';
     const host = await startHttpHost(t, config, {
-      env: { MCP_HOST_HTTP_TOKENS: clientToken, UPSTREAM_SECRET: SECRET },
+      env: { MCP_HOST_HTTP_TOKENS: `ops:${clientToken}`, UPSTREAM_SECRET: SECRET },
     });
     const client = new Client({ name: 'upstream-auth-test', version: '1.0.0' });
     await client.connect(
@@ -293,6 +298,12 @@ t.test(
       t.equal(claims.aud, upstream.url, 'each token is issued for the upstream');
       t.equal(claims.client_id, 'mcp-host');
     }
+    const metrics = await fetch(new URL('/metrics', host.url), { headers: { authorization: `Bearer ${clientToken}` } });
+    t.match(
+      await metrics.text(),
+      /^mcp_host_upstream_token_requests_total\{mcp_host_mount="p",mcp_host_token_grant="client_credentials",mcp_host_token_outcome="ok",[^}]*\} 2$/m,
+      'the first token and its renewal, counted on /metrics',
+    );
   },
 );
 

@@ -70,42 +70,58 @@ function ruleName({ index, rule }: Decision): string {
   return `access[${index}] ${describeWho(rule.who)}`;
 }
 
-/** The report's lines. */
-export function explain(generation: Generation, identity: Identity): string[] {
+/** One item of the catalogue as an identity is judged on it: seen or not, and the rule or reason that decides. */
+export interface ExplainedItem {
+  kind: ListKind;
+  key: string;
+  seen: boolean;
+  /** The rule that lets it be seen, or why none does; absent when the config sets no rules. */
+  why?: string;
+}
+
+/** The report: a headline per fact about the identity and its rules, then every item judged. */
+export function explainItems(generation: Generation, identity: Identity): { head: string[]; items: ExplainedItem[] } {
   const policy = accessPolicyOf(generation.config);
   const claims = Object.entries(identity.claims).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
-  const lines = [`identity: ${identity.kind} "${identity.name}"${claims.length > 0 ? ` (${claims.join(', ')})` : ''}`];
-  const items = ALL_LIST_KINDS.flatMap((kind) =>
+  const head = [`identity: ${identity.kind} "${identity.name}"${claims.length > 0 ? ` (${claims.join(', ')})` : ''}`];
+  const served = ALL_LIST_KINDS.flatMap((kind) =>
     generation.mounts.flatMap((mount) =>
       generation.served(mount, kind).map((item) => ({ kind, key: keyOf(kind, item) })),
     ),
   );
   if (!policy) {
-    lines.push('the config sets no access rules: every client sees everything', 'sees:');
-    lines.push(...items.map(({ kind, key }) => `  ${NOUNS[kind]} ${key}`));
-    return lines;
+    head.push('the config sets no access rules: every client sees everything');
+    return { head, items: served.map((item) => ({ ...item, seen: true })) };
   }
   const matching = policy.matching(identity);
-  lines.push(
+  head.push(
     matching.length > 0
       ? `rules for this identity: ${matching.map(ruleName).join(', ')}`
       : 'no rule is for this identity: it sees nothing',
   );
   const view = policy.viewFor(identity);
-  const seen: string[] = [];
-  const denied: string[] = [];
-  for (const { kind, key } of items) {
-    const item = `${NOUNS[kind]} ${key}`;
+  const items = served.map(({ kind, key }): ExplainedItem => {
     const decision = view.decide(kind, key);
-    if (decision) {
-      seen.push(`  ${item}  <- ${ruleName(decision)}`);
-      continue;
-    }
+    if (decision) return { kind, key, seen: true, why: ruleName(decision) };
     const others = policy.listing(kind, key);
     const why = matching.length === 0 ? 'no rule is for this identity' : 'no rule for this identity lists it';
     const listedBy = others.length > 0 ? `; listed by ${others.map(ruleName).join(', ')}, for others` : '';
-    denied.push(`  ${item}  <- ${why}${listedBy}`);
-  }
-  lines.push(`sees (${seen.length}):`, ...seen, `denied (${denied.length}):`, ...denied);
-  return lines;
+    return { kind, key, seen: false, why: why + listedBy };
+  });
+  return { head, items };
+}
+
+/** `tool notes.add`, as the report names an item. */
+export function itemName({ kind, key }: Pick<ExplainedItem, 'kind' | 'key'>): string {
+  return `${NOUNS[kind]} ${key}`;
+}
+
+/** The report's lines. */
+export function explain(generation: Generation, identity: Identity): string[] {
+  const { head, items } = explainItems(generation, identity);
+  const line = (item: ExplainedItem) => `  ${itemName(item)}${item.why === undefined ? '' : `  <- ${item.why}`}`;
+  if (!accessPolicyOf(generation.config)) return [...head, 'sees:', ...items.map(line)];
+  const seen = items.filter((item) => item.seen).map(line);
+  const denied = items.filter((item) => !item.seen).map(line);
+  return [...head, `sees (${seen.length}):`, ...seen, `denied (${denied.length}):`, ...denied];
 }

@@ -76,7 +76,7 @@ export async function pin(options: PinOptions): Promise<number> {
  * could not say what it serves: its pins are carried over from the lock,
  * so that pinning while one upstream is unreachable does not unpin it.
  */
-function servedDefinitions(generation: Generation, previous: LockedMounts, logger: Logger): LockedMounts {
+export function servedDefinitions(generation: Generation, previous: LockedMounts, logger: Logger): LockedMounts {
   const mounts: LockedMounts = {};
   const seen = new Set<Mount>();
   // Each view's mounts: a dual-era upstream's two faces are pinned each under its own key.
@@ -108,7 +108,7 @@ function servedDefinitions(generation: Generation, previous: LockedMounts, logge
 }
 
 /** What `pin --diff` prints: per mount, per tool or prompt, what changed field by field. */
-function driftLines(locked: LockedMounts, served: LockedMounts): string[] {
+export function driftLines(locked: LockedMounts, served: LockedMounts): string[] {
   const lines: string[] = [];
   for (const name of new Set([...Object.keys(served), ...Object.keys(locked)])) {
     const mountLines: string[] = [];

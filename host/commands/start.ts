@@ -9,11 +9,14 @@ import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { oauthSettingsOf } from '../serve/oauth-settings.js';
+import { adminSettingsOf, metricsServed } from '../config/admin-settings.js';
+import { namedToken } from '../config/token-names.js';
 import { configWhere } from '../config/problem-wording.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
+import type { Reloader } from '../reload/reloader.js';
 import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { installAuditLog, stopAuditLog } from '../sinks/audit.js';
@@ -47,7 +50,7 @@ export async function start(options: StartOptions): Promise<number> {
     configLoaded: (loaded) => {
       // Before the first mount starts and logs: every line of this host is in the format the config asks for.
       setLogFormat(loaded.log.format);
-      return startTelemetry(loaded.telemetry, runtime, options.logger);
+      return startTelemetry(loaded.telemetry, runtime, options.logger, !options.stdio && metricsServed(loaded.http));
     },
   }).catch(async (error: unknown) => {
     // A start refused by its plugins still exports the spans of what was tried.
@@ -81,8 +84,11 @@ export async function start(options: StartOptions): Promise<number> {
     cluster.answerCommands(runtime, reloading.reloader, config.file);
   }
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
+  const adminConsole = httpOptions && (await adminConsoleOf(config, runtime, reloading.reloader, httpOptions));
   const service = httpOptions
-    ? await (await import('../serve/http.js')).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
+    ? await (
+        await import('../serve/http.js')
+      ).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }), ...(adminConsole && { adminConsole }) })
     : serveOverStdio(runtime);
   if (cluster && 'url' in service) cluster.announce(service.url);
   runtime.serving = ['url' in service ? service.url : 'stdio'];
@@ -115,6 +121,7 @@ export async function start(options: StartOptions): Promise<number> {
   await cluster?.leave();
   await reloading.close();
   await retireMounts(runtime.current.mounts, runtime.current.config.reload.drainTimeoutMs);
+  adminConsole?.close();
   await service.close();
   await stopTelemetry();
   await stopAuditLog();
@@ -123,7 +130,7 @@ export async function start(options: StartOptions): Promise<number> {
 
 /** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */
 function httpServeOptions(config: ResolvedConfig, address: { host: string; port: number }): HttpServeOptions {
-  const { auth, oauth, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
+  const { auth, oauth, admin, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
   const { tokens, source } = bearerTokensOf(
     auth,
     // An endpoint that checks OAuth tokens is not open, whether or not it has static tokens too.
@@ -136,6 +143,15 @@ function httpServeOptions(config: ResolvedConfig, address: { host: string; port:
     ...address,
     ...(maxBodyBytes !== undefined && { maxRequestBodySize: maxBodyBytes }),
     ...(oauth && { oauth: oauthSettingsOf(oauth, configWhere(config.file, 'http.oauth'), dirname(config.file)) }),
+    ...(admin && {
+      admin: adminSettingsOf(
+        admin,
+        tokens.map((token) => namedToken(token).name),
+        oauth !== undefined,
+        configWhere(config.file, 'http.admin'),
+      ),
+    }),
+    metrics: metricsServed(config.http),
     bearerTokens: tokens,
     tokenSource: source,
   };
@@ -148,4 +164,16 @@ function httpAddress(
 ): { host: string; port: number } | undefined {
   if (flag) return { host: flag.host ?? DEFAULT_HTTP_HOST, port: flag.port };
   return configured && { host: configured.host, port: configured.port };
+}
+
+/** The admin console, when the config asks for it (http.admin): loaded only then. */
+async function adminConsoleOf(
+  config: ResolvedConfig,
+  runtime: HostRuntime,
+  reloader: Reloader,
+  http: HttpServeOptions,
+) {
+  if (!config.http?.admin) return undefined;
+  const { AdminConsole } = await import('../admin-console/admin-console.js');
+  return new AdminConsole(runtime, reloader, http.bearerTokens ?? []);
 }

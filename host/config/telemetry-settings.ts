@@ -19,6 +19,8 @@ export interface TelemetrySettings {
   metricExportIntervalMs: number;
   /** Put tool arguments and results on spans (telemetry.recordArguments). */
   recordArguments: boolean;
+  /** Metrics are also kept for `/metrics` to serve (`http.metrics`), whether or not they are exported. */
+  scraped: boolean;
 }
 
 const ENDPOINT_VARIABLES = [
@@ -40,24 +42,36 @@ const SWITCHING_VARIABLES = [...ENDPOINT_VARIABLES, 'OTEL_TRACES_EXPORTER', 'OTE
 export function telemetrySettings(
   config: TelemetryConfig | undefined,
   env: NodeJS.ProcessEnv,
+  scraped = false,
 ): TelemetrySettings | undefined {
+  const exported = exportsOf(config, env);
+  if (!exported && !scraped) return undefined;
+  return {
+    serviceName: nonEmpty(env.OTEL_SERVICE_NAME) ?? config?.serviceName ?? 'mcp-host',
+    // As with the service name, the environment wins: the exporters read it themselves.
+    ...(config?.endpoint !== undefined &&
+      !ENDPOINT_VARIABLES.some((name) => nonEmpty(env[name])) && { endpoint: config.endpoint }),
+    traces: exported?.traces ?? 'none',
+    metrics: exported?.metrics ?? 'none',
+    scraped,
+    spanExportDelayMs: milliseconds(env.OTEL_BSP_SCHEDULE_DELAY, 5000),
+    metricExportIntervalMs: milliseconds(env.OTEL_METRIC_EXPORT_INTERVAL, 60_000),
+    recordArguments: config?.recordArguments ?? false,
+  };
+}
+
+/** What is exported over OTLP: nothing (undefined) unless the config or the environment asks, and neither refuses. */
+function exportsOf(
+  config: TelemetryConfig | undefined,
+  env: NodeJS.ProcessEnv,
+): { traces: ExportKind; metrics: ExportKind } | undefined {
   if (config?.enabled === false || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const asked = config?.enabled === true || SWITCHING_VARIABLES.some((name) => nonEmpty(env[name]));
   if (!asked) return undefined;
   const traces = exportKind(env, 'TRACES');
   const metrics = exportKind(env, 'METRICS');
   if (traces === 'none' && metrics === 'none') return undefined;
-  return {
-    serviceName: nonEmpty(env.OTEL_SERVICE_NAME) ?? config?.serviceName ?? 'mcp-host',
-    // As with the service name, the environment wins: the exporters read it themselves.
-    ...(config?.endpoint !== undefined &&
-      !ENDPOINT_VARIABLES.some((name) => nonEmpty(env[name])) && { endpoint: config.endpoint }),
-    traces,
-    metrics,
-    spanExportDelayMs: milliseconds(env.OTEL_BSP_SCHEDULE_DELAY, 5000),
-    metricExportIntervalMs: milliseconds(env.OTEL_METRIC_EXPORT_INTERVAL, 60_000),
-    recordArguments: config?.recordArguments ?? false,
-  };
+  return { traces, metrics };
 }
 
 /**

@@ -199,6 +199,10 @@ export interface HttpConfig {
   auth?: HttpAuthConfig | 'none';
   /** The host as an OAuth 2.1 resource server: access tokens from this issuer, for this audience (docs/identity.md). */
   oauth?: HttpOAuthConfig;
+  /** Who is an admin, for `/metrics` and `/admin` (docs/telemetry.md): never loopback alone. */
+  admin?: HttpAdminConfig;
+  /** Serve Prometheus text at `/metrics`, to admins only. Default: on when `admin` is set. */
+  metrics?: boolean;
   /** The largest request body read, in bytes; larger is refused with 413. Default 4 MiB (the SDK's). */
   maxBodyBytes?: number;
   /** A 2025-era session with nothing open (no call, no GET stream) this long is ended, in ms. Default 30 minutes. */
@@ -231,6 +235,14 @@ export interface HttpAuthConfig {
   tokensEnv?: string;
   /** A file holding accepted tokens, one a line (relative to the config's directory): out of the environment plugin code can read. */
   tokensFile?: string;
+}
+
+/** The admin credential: a static token named here, or an OAuth access token with the scope. */
+export interface HttpAdminConfig {
+  /** Names of `http.auth` tokens (given as `name:token`) that are admins'. */
+  tokens?: string[];
+  /** The OAuth scope that makes an access token an admin's (with `http.oauth`). Default "mcp-host:admin". */
+  scope?: string;
 }
 
 /**

@@ -20,6 +20,7 @@ import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './
 import { revisionListProblems } from './revisions.js';
 import { upstreamAuthProblems } from './upstream-auth.js';
 import { accessProblems, perToolProblems } from './access-settings.js';
+import { DEFAULT_ADMIN_SCOPE } from './admin-settings.js';
 import type {
   AllowConfig,
   AuditConfig,
@@ -29,6 +30,7 @@ import type {
   DiscoveryMode,
   HostConfig,
   HttpAuthConfig,
+  HttpAdminConfig,
   HttpOAuthConfig,
   OAuthIntrospectionConfig,
   HttpConfig,
@@ -429,6 +431,24 @@ const OAUTH_FIELDS: Record<keyof HttpOAuthConfig, Check> = {
 };
 const OAUTH_EXAMPLE = '{ issuer: "https://id.example.com", audience: "https://mcp.example.com/mcp" }';
 
+const ADMIN_FIELDS: Record<keyof HttpAdminConfig, Check> = {
+  tokens: field(
+    {
+      expected: 'an array of token names (letters, digits, _ . -, as http.auth tokens are named "name:token")',
+      test: (v) =>
+        Array.isArray(v) && v.every((item) => typeof item === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(item)),
+    },
+    '["ops"]',
+  ),
+  scope: field(
+    {
+      expected: 'a scope name (non-empty, without spaces)',
+      test: (v) => typeof v === 'string' && /^[\x21-\x7e]+$/.test(v),
+    },
+    `"${DEFAULT_ADMIN_SCOPE}"`,
+  ),
+};
+
 const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
   host: field(aNonEmptyString, `"${DEFAULTS.httpHost}"`),
   port: field(integerFrom(0, 65535), '3000 (0 picks a free port)'),
@@ -440,6 +460,8 @@ const HTTP_FIELDS: Record<keyof HttpConfig, Check> = {
       section(HTTP_AUTH_FIELDS, `{ tokensEnv: "MCP_HOST_HTTP_TOKENS" } or "none"`)(findings, value, path, key);
   },
   oauth: section(OAUTH_FIELDS, OAUTH_EXAMPLE, ['issuer', 'audience']),
+  admin: section(ADMIN_FIELDS, '{ tokens: ["ops"] } or { scope: "mcp-host:admin" }'),
+  metrics: field(aBoolean, 'true (false keeps /metrics off while http.admin is set)'),
   maxBodyBytes: field(aPositiveInteger, '1048576 (1 MiB)'),
   sessionIdleTimeoutMs: field(aPositiveInteger, '600000 (10 minutes)'),
   maxSessions: field(aPositiveInteger, '1000'),

@@ -20,6 +20,7 @@ import { boundedFetch } from './bounded-fetch.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
 import { isOAuthIdentity, type Identity } from '../vocabulary/identity.js';
 import { mountName } from './mount.js';
+import { recordUpstreamToken, type UpstreamTokenGrant } from '../sinks/telemetry.js';
 import type { Outage } from './supervisor.js';
 
 /** The upstream's authorization server, as its 401 led to it (RFC 9728, then RFC 8414) or as `tokenUrl` names it. */
@@ -161,7 +162,7 @@ export class UpstreamAuthorization implements AuthProvider {
     const credentials = this.spec.auth!;
     const server = this.server!;
     try {
-      this.own = await this.request(this.clientOf(credentials, server), server);
+      this.own = await this.request(this.clientOf(credentials, server), server, 'client_credentials');
       this.firstIssuer ??= server.issuer;
       return this.own.token;
     } catch (error) {
@@ -216,7 +217,7 @@ export class UpstreamAuthorization implements AuthProvider {
     }) as OAuthClientProvider;
     let token: CachedToken;
     try {
-      token = await this.request(grant, server);
+      token = await this.request(grant, server, 'token_exchange');
     } catch (error) {
       throw new CallerAuthRefused(
         `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
@@ -228,15 +229,30 @@ export class UpstreamAuthorization implements AuthProvider {
     return token.token;
   }
 
-  private async request(provider: OAuthClientProvider, server: AuthorizationServer): Promise<CachedToken> {
+  /** One token request at the authorization server, counted by grant and outcome (the metrics' token refreshes). */
+  private async request(
+    provider: OAuthClientProvider,
+    server: AuthorizationServer,
+    grant: UpstreamTokenGrant,
+  ): Promise<CachedToken> {
     const asked = Date.now();
     const scope = this.scopeOf(server);
+    const mount = mountName(this.spec);
     const tokens = await fetchToken(provider, server.issuer, {
       fetchFn: oauthFetch,
       ...(server.metadata && { metadata: server.metadata }),
       ...(server.resource && { resource: server.resource }),
       ...(scope && { scope }),
-    });
+    }).then(
+      (granted) => {
+        recordUpstreamToken(mount, grant, 'ok');
+        return granted;
+      },
+      (error: unknown) => {
+        recordUpstreamToken(mount, grant, 'refused');
+        throw error;
+      },
+    );
     const lifetimeMs = tokens.expires_in === undefined ? Infinity : tokens.expires_in * 1000;
     return { token: tokens.access_token, renewAt: asked + lifetimeMs - Math.min(RENEW_BEFORE_MS, lifetimeMs / 10) };
   }

@@ -20,9 +20,13 @@ import { forwardedContinuation } from './forward-continuation.js';
 import { recordLimitHit } from '../sinks/telemetry.js';
 import { OAuthResourceServer } from './oauth-resource-server.js';
 import type { OAuthSettings } from './oauth-settings.js';
+import type { AdminSettings } from '../config/admin-settings.js';
+import { AdminCredential } from './admin-credential.js';
+import { METRICS_PATH, metricsResponse } from './metrics-endpoint.js';
 import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
+import { isAdminPath, type AdminRoute } from './admin-route.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
 export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIMIT_DEFAULTS> {
@@ -44,8 +48,14 @@ export interface HttpServeOptions extends Pick<HttpConfig, keyof typeof HTTP_LIM
   sessionIdleTimeoutMs?: number;
   /** `/mcp` accepts this authorization server's access tokens, beside the bearer tokens (`http.oauth`). */
   oauth?: OAuthSettings;
+  /** Who is an admin, for `/metrics` (`http.admin`, its names checked against the tokens). */
+  admin?: AdminSettings;
+  /** Serve `/metrics` to admins (`http.metrics`, on by default when `http.admin` is set: config/admin-settings.ts). */
+  metrics?: boolean;
   /** This replica's cluster, when it is one of several (DESIGN.md, "Scale"). */
   cluster?: ClusterLink;
+  /** The admin console, served at `/admin` when `http.admin` is configured. */
+  adminConsole?: AdminRoute;
 }
 
 /** Every limit's default: safe for one host on a small machine, each raised by its config key. */
@@ -102,6 +112,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
   const oauth = options.oauth && new OAuthResourceServer(options.oauth, runtime.logger);
   oauth?.prefetch();
   const checkToken = oauth ? oauth.gate(staticGate) : staticGate;
+  const admin = new AdminCredential(options.admin, checkToken);
   const legacy = new LegacySessions(runtime, {
     maxRequestBodySize,
     idleTimeoutMs: options.sessionIdleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS,
@@ -208,6 +219,13 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     if (oauth && isProtectedResourceMetadataPath(path)) {
       return writeWhole(res, protectedResourceMetadataResponse(req.method, oauth.metadata));
     }
+    // The console admits by the admin credential (http.admin), checked per request by the console itself: its
+    // browser holds a session cookie, not the token.
+    if (options.adminConsole && isAdminPath(path)) {
+      const rebinding = checkRebinding(req);
+      if (rebinding) return refuse(req, res, Response.json({ error: rebinding.message }, { status: rebinding.status }));
+      return options.adminConsole.handle(req, res, path, admin);
+    }
     const peer = peerOf(req, path);
     // Logged by the cluster, at most so often: whoever sends forged stamps cannot flood the log.
     if (peer && 'refused' in peer) return refuse(req, res, unauthorizedForward(peer.refused));
@@ -215,6 +233,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     // this one request, says which client that replica authenticated.
     const rebinding = peer ? undefined : checkRebinding(req);
     if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
+    if (options.metrics && path === METRICS_PATH) {
+      const answer = await metricsResponse(req, admin);
+      return answer.ok ? writeWhole(res, answer) : refuse(req, res, answer);
+    }
     if (path !== MCP_PATH) {
       return refuse(
         req,

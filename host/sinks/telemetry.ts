@@ -74,6 +74,9 @@ export interface Instrumentation {
   listChangedSent(lists: readonly ChangedList[]): void;
   notificationsDropped(mount: string, dropped: number): void;
   limitHit(limit: ContainmentLimit): void;
+  upstreamTokenRequested(mount: string, grant: UpstreamTokenGrant, outcome: 'ok' | 'refused'): void;
+  /** The metrics recorded so far, in the Prometheus text format: only when `/metrics` serves them. */
+  scrape?(): Promise<string>;
   /** The trace of the request being served, for the audit log. */
   traceId(): string | undefined;
   shutdown(): Promise<void>;
@@ -95,6 +98,14 @@ export async function stopTelemetry(): Promise<void> {
   const stopping = active;
   active = undefined;
   await stopping?.shutdown();
+}
+
+/**
+ * The metrics in the Prometheus text format, for `/metrics`: undefined when
+ * nothing records them (telemetry started without `http.metrics`).
+ */
+export function scrapeMetrics(): Promise<string> | undefined {
+  return active?.scrape?.();
 }
 
 /** The trace id of the request being served, when telemetry is on and one is. */
@@ -188,4 +199,12 @@ export function recordLimitHit(limit: ContainmentLimit): void {
 /** Log and progress notifications a mount sent over the chatter limit, dropped. */
 export function recordDroppedNotifications(mount: string, dropped: number): void {
   active?.notificationsDropped(mount, dropped);
+}
+
+/** How the host asks an upstream's authorization server for a token: its own (client credentials), or a caller's exchanged. */
+export type UpstreamTokenGrant = 'client_credentials' | 'token_exchange';
+
+/** The host asked a mount's authorization server for a token (a first one, a renewal or an exchange): granted or refused. */
+export function recordUpstreamToken(mount: string, grant: UpstreamTokenGrant, outcome: 'ok' | 'refused'): void {
+  active?.upstreamTokenRequested(mount, grant, outcome);
 }

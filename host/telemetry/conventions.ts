@@ -34,6 +34,10 @@ export const HOST_ATTR = {
   list: 'mcp-host.list',
   /** The config key of the containment limit that was hit. */
   limit: 'mcp-host.limit',
+  /** How a token was asked of an upstream's authorization server: `client_credentials` or `token_exchange`. */
+  tokenGrant: 'mcp-host.token.grant',
+  /** Whether the authorization server granted the token: `ok` or `refused`. */
+  tokenOutcome: 'mcp-host.token.outcome',
 } as const;
 
 type Params = Record<string, unknown>;

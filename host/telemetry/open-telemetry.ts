@@ -27,6 +27,7 @@ import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { addLogFields, type Logger } from '../log.js';
 import type { HostRuntime } from '../runtime.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
@@ -76,17 +77,22 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       : [],
   });
   const metricExporter = metricsExporter(settings.metrics, settings.endpoint);
+  // Read on each scrape of /metrics (serve/metrics-endpoint.ts), never by a server of its own.
+  const scrapeReader = settings.scraped ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   const meterProvider = new MeterProvider({
     resource,
-    readers: metricExporter
-      ? [
-          new PeriodicExportingMetricReader({
-            exporter: metricExporter,
-            exportIntervalMillis: settings.metricExportIntervalMs,
-            exportTimeoutMillis: Math.min(30_000, settings.metricExportIntervalMs),
-          }),
-        ]
-      : [],
+    readers: [
+      ...(metricExporter
+        ? [
+            new PeriodicExportingMetricReader({
+              exporter: metricExporter,
+              exportIntervalMillis: settings.metricExportIntervalMs,
+              exportTimeoutMillis: Math.min(30_000, settings.metricExportIntervalMs),
+            }),
+          ]
+        : []),
+      ...(scrapeReader ? [scrapeReader] : []),
+    ],
   });
   // Registered globally, so an in-process plugin that uses @opentelemetry/api traces into the host's pipeline.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -102,6 +108,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
     return { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, '0') };
   });
 
+  const prometheusText = new PrometheusSerializer();
   const tracer = tracerProvider.getTracer('mcp-host', HOST_VERSION);
   const meter = meterProvider.getMeter('mcp-host', HOST_VERSION);
   const duration = (name: string, description: string) =>
@@ -110,6 +117,9 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   const clientDuration = duration('mcp.client.operation.duration', 'MCP request duration as the host asked a mount');
   const sessionDuration = duration('mcp.server.session.duration', 'How long a client session lasted');
   const reloadDuration = duration('mcp-host.reload.duration', 'How long a reload took, swapped or refused');
+  const upstreamCalls = meter.createCounter('mcp-host.upstream.requests', {
+    description: 'Requests the host made of a mount, by mount, method, tool and error.type (absent when it succeeded)',
+  });
   const reloads = meter.createCounter('mcp-host.reloads', { description: 'Reloads, by outcome (ok, refused)' });
   const mountTransitions = meter.createCounter('mcp-host.mount.transitions', {
     description: 'Mounts going down (a fault) or coming back up (a restart)',
@@ -122,6 +132,9 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
   });
   const limitHits = meter.createCounter('mcp-host.limits.hit', {
     description: 'Containment limits hit (a request or connection refused, a stream cut, input paused), by config key',
+  });
+  const tokenRequests = meter.createCounter('mcp-host.upstream.token_requests', {
+    description: "Tokens asked of a mount's authorization server (first, renewed or exchanged), by grant and outcome",
   });
   meter
     .createObservableGauge('mcp-host.mounts', { description: 'Mounts of the live catalogue, by state (up, down)' })
@@ -176,6 +189,14 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
         throw error;
       },
     );
+  };
+
+  /** A request to a mount is counted as well as timed: its count and its errors, beside its latency. */
+  const countedClientDuration = {
+    record(seconds: number, attributes: Attributes) {
+      upstreamCalls.add(1, attributes);
+      clientDuration.record(seconds, attributes);
+    },
   };
 
   /** Put `spanContext` in a request's `_meta`, replacing whatever context it carried. */
@@ -295,7 +316,7 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
       return {
         params: withContext(params, spanContext),
         hooks: tracedHooks(hooks, span, spanContext, mount),
-        follow: (answer) => follow(span, clientDuration, measured, answer),
+        follow: (answer) => follow(span, countedClientDuration, measured, answer),
       };
     },
 
@@ -352,6 +373,22 @@ export function startOpenTelemetry(settings: TelemetrySettings, runtime: HostRun
     limitHit(limit: ContainmentLimit) {
       limitHits.add(1, { [HOST_ATTR.limit]: limit });
     },
+
+    upstreamTokenRequested(mount, grant, outcome) {
+      tokenRequests.add(1, {
+        [HOST_ATTR.mount]: mount,
+        [HOST_ATTR.tokenGrant]: grant,
+        [HOST_ATTR.tokenOutcome]: outcome,
+      });
+    },
+
+    ...(scrapeReader && {
+      async scrape() {
+        // Collection errors are an observable callback's throw; the host's callbacks read plain state and do not throw.
+        const { resourceMetrics } = await scrapeReader.collect();
+        return prometheusText.serialize(resourceMetrics);
+      },
+    }),
 
     async shutdown() {
       const results = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
