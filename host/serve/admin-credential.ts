@@ -66,7 +66,7 @@ export class AdminCredential {
 }
 
 function isAdmin(identity: Identity, settings: AdminSettings): boolean {
-  if (identity.kind === 'token')
-    return identity.tokenName !== undefined && settings.tokens.includes(identity.tokenName);
+  // A static token's identity is named for the token (http-auth.ts): its name is the one http.admin.tokens lists.
+  if (identity.kind === 'token') return settings.tokens.includes(identity.name);
   return settings.scope !== undefined && identity.scopes.includes(settings.scope);
 }
