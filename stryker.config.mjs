@@ -40,6 +40,9 @@ export const RULES = {
   'host/catalogue/uri-normal-form.ts': 'uri-normal-form',
   'host/serve/token-introspection.ts': 'token-introspection',
   'host/cluster/signed-record.ts': 'signed-record',
+  'host/serve/jwt-access-token.ts': 'jwt-access-token',
+  'host/cluster/peer-auth.ts': 'peer-auth',
+  'host/serve/http-auth.ts': 'http-auth',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).
