@@ -46,6 +46,7 @@ export const RULES = {
   'host/pins/lock.ts': 'lock',
   'host/mounts/isolation/permissions.ts': 'permissions',
   'host/mounts/isolation/memory-watch.ts': 'memory-watch',
+  'host/serve/oauth-settings.ts': 'oauth-settings',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).
