@@ -130,6 +130,15 @@ t.test('bearerTokensOf: each weaker endpoint refused, saying why and the fix', a
   );
 });
 
+t.test('bearerTokensOf: a tokens file that cannot be read is named', async (t) => {
+  try {
+    bearerTokensOf({ tokensFile: 'missing', tokensEnv: variable() }, LOOPBACK, WHERE, dir);
+    t.fail('accepted');
+  } catch (error) {
+    t.match((error as HostError).what, `cannot read bearer tokens (http.auth.tokensFile) from ${join(dir, 'missing')}`);
+  }
+});
+
 t.test('bearerGate: exactly the tokens, each by its name; anything else a 401 challenge', async (t) => {
   const gate = bearerGate(['alice:' + GOOD, 'b-token-of-16-ch'], 'the source');
   const ask = (authorization?: string) => gate({ headers: { authorization } } as IncomingMessage);
