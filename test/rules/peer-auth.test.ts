@@ -4,7 +4,9 @@
 // test. test/forwarding-stamp.test.ts and test/cluster-trust.test.ts forward
 // through replicas; this file is quick enough for `npm run mutation`.
 import t from 'tap';
+import { hkdfSync } from 'node:crypto';
 import { PeerAuth, STAMP_WINDOW_MS, bodyDigest, deriveKey } from '../../host/cluster/peer-auth.js';
+import { TokenSeal } from '../../host/cluster/token-seal.js';
 import type { PeerStamp, StampedRequest } from '../../host/sinks/cluster.js';
 import type { Identity } from '../../host/vocabulary/identity.js';
 
@@ -37,7 +39,17 @@ t.test('a stamp checks out at its target: who, from where, when, and the body it
     sentAt: T,
     bodyDigest: bodyDigest('{"x":1}'),
   });
+  t.match(value, /^3\./, 'the stamp format version: replicas of another format refuse it');
   t.notOk(value.includes(Buffer.from('the token').toString('base64url')), 'the token travels sealed');
+  const [, , nonce, , , carried] = value.split('.') as string[];
+  const [, , sealed] = JSON.parse(Buffer.from(carried!, 'base64url').toString()) as [string, Identity, string];
+  const tokens = new TokenSeal(Buffer.from(hkdfSync('sha256', KEY, '', 'mcp-host callerTokens', 32)));
+  t.equal(
+    tokens.open(sealed, `${nonce}.replica-b`),
+    'the token',
+    'sealed under the callers-tokens key, for this stamp',
+  );
+  const payload = (stamp: string) => JSON.parse(Buffer.from(stamp.split('.')[5]!, 'base64url').toString()) as unknown;
   t.notMatch(Buffer.from(value.split('.')[5]!, 'base64url').toString(), 'the token');
   const anonymous = at(T, () => b.check(a.stamp(REQUEST, '', 'replica-b', undefined), REQUEST)) as PeerStamp;
   t.equal(anonymous.clientId, undefined, 'no client');
@@ -45,6 +57,11 @@ t.test('a stamp checks out at its target: who, from where, when, and the body it
   const { token: _token, ...tokenless } = ALICE;
   const withoutToken = at(T, () => b.check(a.stamp(REQUEST, '', 'replica-b', 'c', tokenless), REQUEST)) as PeerStamp;
   t.same(withoutToken.identity, tokenless, 'an identity without a token gets none');
+  t.notOk('token' in withoutToken.identity!, 'not even an undefined one');
+  t.same(payload(at(T, () => a.stamp(REQUEST, '', 'replica-b', 'c', tokenless))), ['c', tokenless], 'nothing sealed');
+  t.same(payload(at(T, () => a.stamp(REQUEST, '', 'replica-b', undefined))), [''], 'no client, no identity');
+  const noClient = at(T, () => b.check(a.stamp(REQUEST, '', 'replica-b', undefined, tokenless), REQUEST)) as PeerStamp;
+  t.equal(noClient.clientId, undefined, 'an identity without a client');
   const noSession = at(T, () =>
     b.check(a.stamp({ ...REQUEST, sessionId: undefined }, '', 'replica-b', 'c'), { ...REQUEST, sessionId: undefined }),
   ) as PeerStamp;
@@ -71,6 +88,9 @@ t.test('a stamp is refused, saying why', async (t) => {
   t.same(check(value, { ...REQUEST, sessionId: undefined }), badMac, 'no session');
   t.same(check(value.replace('replica-a', 'replica-c')), badMac, 'another sender');
   t.same(check(value.slice(0, -1)), badMac, 'a MAC a character short');
+  const fields = value.split('.');
+  const moved = [...fields.slice(0, 2), fields[2]!.slice(0, -1), fields[2]!.slice(-1) + fields[3], ...fields.slice(4)];
+  t.same(check(moved.join('.')), badMac, "a field boundary moved (the nonce's last character to the sender)");
   t.same(check(`${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`), badMac, 'another MAC');
   const other = new PeerAuth(deriveKey('another secret of enough length', 'c1', 'peers'), 'replica-b');
   t.same(check(value, REQUEST, other), badMac, 'another key');
@@ -133,4 +153,18 @@ t.test('a stamp is used once, for its body; a used nonce is forgotten after twic
     undefined,
     'forgotten in its turn',
   );
+});
+
+t.test('every replica derives the same keys and digests, whatever its version', async (t) => {
+  // Known answers: a replica that derived them otherwise could not talk to the others in a rolling upgrade.
+  t.equal(
+    deriveKey('a cluster secret of enough length', 'c1', 'peers').toString('hex'),
+    '3a10776afcb72f2df51bb88f50a30d8842cf1f18c453b1963c472c8489214bc9',
+  );
+  t.not(
+    deriveKey('a cluster secret of enough length', 'c1', 'records').toString('hex'),
+    deriveKey('a cluster secret of enough length', 'c1', 'peers').toString('hex'),
+    'one key per use',
+  );
+  t.equal(bodyDigest('body'), 'Iw2DWNyOiJC0xY3utikS7i8gNXrpKlzIYbmOaP4xrLU');
 });
