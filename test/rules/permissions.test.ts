@@ -40,6 +40,11 @@ t.test('pluginEnvironment: the variables the entry names that the host has, and 
     MCP_HOST_TEST_GRANTED: 'yes',
     MCP_HOST_TEST_EMPTY: '',
   });
+  t.same(
+    Object.keys(pluginEnvironment({ ...NONE, env: ['MCP_HOST_TEST_UNSET'] })),
+    [],
+    'an unset variable is absent, not undefined',
+  );
   t.same(pluginEnvironment(NONE), {});
 });
 
