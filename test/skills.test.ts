@@ -1,0 +1,179 @@
+// Skills (SEP-2640, io.modelcontextprotocol/skills) through the host: two
+// plugins serve a skill of one name (`skill://pdf-processing/SKILL.md`, the
+// SDK's own skills catalog); mounted under prefixes `a` and `b`, skills/list
+// composes them as `skill://a/pdf-processing/SKILL.md` and
+// `skill://b/pdf-processing/…` (the skill name stays the last segment), each
+// entry's files under the same prefix, and the SDK's own skills client reads
+// and verifies each file (digest, size, frontmatter) from the mount that owns
+// it. Paginated by the host's pageSize, curated by the plugin's own URI,
+// access-ruled by the served one. Over stdio (2025-11-25) and HTTP (2026-07-28).
+import t, { type Test } from 'tap';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { makeWorkspace, type Workspace } from './helpers/packages.js';
+
+const skillsPlugin = (label: string, skills: string[]) => `
+import { McpServer } from '@modelcontextprotocol/server';
+import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
+const files = {};
+for (const name of ${JSON.stringify(skills)}) {
+  files[name + '/SKILL.md'] = '---\\nname: ' + name + '\\ndescription: ' + name + ' as ${label} does it\\n---\\nThe ${label} way.\\n';
+  files[name + '/references/FORMS.md'] = 'Forms of ${label}.\\n';
+}
+export default {
+  async create() {
+    const server = new McpServer({ name: 'skills-${label}', version: '1.0.0' });
+    (await SkillsExtension.load(memorySkillFiles(files), { onWarning: () => {} })).attach(server);
+    return server;
+  },
+};
+`;
+
+function writeSkills(ws: Workspace, plugins: Record<string, string[]>): void {
+  for (const [label, skills] of Object.entries(plugins)) {
+    ws.writePackage(
+      `node_modules/@test/skills-${label}`,
+      { name: `@test/skills-${label}`, version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+      { 'index.js': skillsPlugin(label, skills) },
+    );
+  }
+}
+
+/** A result schema for `client.request` that takes the result as it came: the test judges it itself. */
+const AS_SENT = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } as const;
+
+type Page = { skills: { uri: string }[]; nextCursor?: string };
+
+/** The URIs of skills/list, asked page by page (SkillsClient.list follows every page itself). */
+async function listPages(client: Client): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await client.request(
+      { method: 'skills/list', params: cursor === undefined ? {} : { cursor } },
+      AS_SENT as never,
+    )) as Page;
+    pages.push(page.skills.map((skill) => skill.uri));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return pages;
+}
+
+async function judgeSkills(t: Test, client: Client): Promise<void> {
+  const skills = new SkillsClient(client);
+  t.ok(skills.supported, 'the host offers the skills extension');
+  t.ok(skills.directoryRead, 'and directory reads, which its mounts offer');
+  t.same(
+    await listPages(client),
+    [['skill://a/pdf-processing/SKILL.md'], ['skill://b/pdf-processing/SKILL.md'], ['skill://b/slides/SKILL.md']],
+    'one skill a page (pageSize 1)',
+  );
+  const { skills: entries, invalid } = await skills.list();
+  t.same(invalid, [], 'every entry is valid');
+  t.equal(entries.length, 3);
+  t.same(
+    (entries[0]!.resources as { uri: string }[]).map((file) => file.uri).sort(),
+    ['skill://a/pdf-processing/SKILL.md', 'skill://a/pdf-processing/references/FORMS.md'],
+    "an entry's files are under its mount's prefix",
+  );
+
+  // Each file is read from its own mount and verified against the entry the host listed.
+  for (const [entry, label] of [
+    [entries[0]!, 'a'],
+    [entries[1]!, 'b'],
+  ] as const) {
+    const manifest = await skills.read(entry);
+    t.ok(manifest.verified, `${entry.uri} verified`);
+    t.match(manifest.body, `The ${label} way.`);
+    t.same(manifest.frontmatter, { name: 'pdf-processing', description: `pdf-processing as ${label} does it` });
+    const forms = await skills.read(entry, 'references/FORMS.md');
+    t.ok(forms.verified);
+    t.equal(forms.uri, `skill://${label}/pdf-processing/references/FORMS.md`);
+    t.equal(forms.text, `Forms of ${label}.\n`);
+  }
+
+  const got = await skills.get('skill://b/slides/SKILL.md');
+  t.equal(got.skill.uri, 'skill://b/slides/SKILL.md');
+  t.same((got.skill.resources as { uri: string }[]).map((file) => file.uri).sort(), [
+    'skill://b/slides/SKILL.md',
+    'skill://b/slides/references/FORMS.md',
+  ]);
+  await t.rejects(skills.get('skill://pdf-processing/SKILL.md'), { code: -32602 }, 'no skill outside the prefixes');
+  await t.rejects(skills.get('skill://c/pdf-processing/SKILL.md'), { code: -32602 });
+
+  const directory = await skills.readDirectory('skill://a/pdf-processing');
+  t.same(
+    directory.resources.map((child) => child.uri).sort(),
+    ['skill://a/pdf-processing/SKILL.md', 'skill://a/pdf-processing/references'],
+    "a directory's children under its mount's prefix",
+  );
+  await t.rejects(
+    skills.readDirectory('skill://a/pdf-processing/SKILL.md'),
+    { code: -32602 },
+    'a file is no directory',
+  );
+}
+
+t.test(
+  'skills of one name from two prefixed mounts: composed, paginated, read and verified from their owners',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    writeSkills(ws, { a: ['pdf-processing'], b: ['pdf-processing', 'slides'] });
+    const config = ws.writeConfig({
+      pageSize: 1,
+      plugins: [
+        { package: '@test/skills-a', prefix: 'a' },
+        { package: '@test/skills-b', prefix: 'b' },
+      ],
+      reload: { watch: false },
+    });
+
+    t.test('over stdio', async (t) => {
+      const { client } = await startStdioHost(t, config);
+      await judgeSkills(t, client);
+    });
+    t.test('over HTTP', async (t) => {
+      const { url } = await startHttpHost(t, config);
+      const client = new Client({ name: 'skills-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      t.teardown(() => client.close());
+      await judgeSkills(t, client);
+    });
+  },
+);
+
+t.test('curation judges the plugin’s own skill:// URI, access rules the served one', async (t) => {
+  const ws = makeWorkspace(t);
+  writeSkills(ws, { a: ['pdf-processing', 'slides'], b: ['pdf-processing', 'slides'] });
+  const config = ws.writeConfig({
+    plugins: [
+      { package: '@test/skills-a', prefix: 'a' },
+      { package: '@test/skills-b', prefix: 'b', resources: { exclude: ['skill://slides/**'] } },
+    ],
+    access: [{ who: { stdio: true }, resources: ['skill://a/pdf-processing/**', 'skill://b/**'] }],
+    reload: { watch: false },
+  });
+  const { client } = await startStdioHost(t, config);
+  const skills = new SkillsClient(client);
+  t.same((await listPages(client)).flat(), ['skill://a/pdf-processing/SKILL.md', 'skill://b/pdf-processing/SKILL.md']);
+  await t.rejects(skills.get('skill://a/slides/SKILL.md'), { code: -32602 }, 'denied by the access rules');
+  await t.rejects(skills.get('skill://b/slides/SKILL.md'), { code: -32602 }, 'curated out of b');
+  t.equal((await skills.get('skill://b/pdf-processing/SKILL.md')).skill.uri, 'skill://b/pdf-processing/SKILL.md');
+});
+
+t.test('without a mount serving skills the host offers no skills extension', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage(
+    'node_modules/@test/plain',
+    { name: '@test/plain', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+    {
+      'index.js':
+        "import { McpServer } from '@modelcontextprotocol/server';\nexport default { create: () => new McpServer({ name: 'plain', version: '1.0.0' }) };\n",
+    },
+  );
+  const config = ws.writeConfig({ plugins: [{ package: '@test/plain', prefix: 'p' }], reload: { watch: false } });
+  const { client } = await startStdioHost(t, config);
+  t.equal(client.getServerCapabilities()?.extensions, undefined);
+  await t.rejects(client.request({ method: 'skills/list', params: {} }, AS_SENT as never), { code: -32601 });
+});
