@@ -25,6 +25,8 @@ import { z } from 'zod';
 export default {
   create() {
     const server = new McpServer({ name: 'app-${label}', version: '1.0.0' });
+    // SEP-1865 servers need not declare the extension; this one (c) does, with settings the host passes on.
+    if ('${label}' === 'c') server.server.registerCapabilities({ extensions: { 'io.modelcontextprotocol/ui': { by: 'c' } } });
     server.registerTool(
       'show',
       { inputSchema: z.object({}), _meta: { ui: { resourceUri: 'ui://widget', visibility: ['model', 'app'] }, 'ui/resourceUri': 'ui://widget' } },
@@ -103,12 +105,14 @@ async function judgeApps(t: Test, client: Client): Promise<void> {
     await t.rejects(client.readResource({ uri }), /not found/i, `${uri} is not found`);
   }
 
-  // The host declares to its upstreams that it renders apps, so that servers offer their UI tools.
+  // The upstream is told that apps are rendered, so that it offers its UI tools: at 2025-11-25 by the host's own
+  // client capabilities, at 2026-07-28 by the client's, which reach the upstream with each request.
   const declared = JSON.parse(firstText(await client.callTool({ name: 'a.client_extensions', arguments: {} })));
   t.same(declared?.['io.modelcontextprotocol/ui'], { mimeTypes: [APP_MIME] });
-  t.ok(
+  t.same(
     client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/ui'],
-    'the host offers the apps extension',
+    { by: 'c' },
+    'offered as c declares it',
   );
 }
 
@@ -122,13 +126,20 @@ t.test('one ui:// URI served by two prefixed mounts and a flat one: rewritten in
   ];
   const config = ws.writeConfig({ plugins, reload: { watch: false } });
 
-  t.test('over stdio', async (t) => {
+  t.test('over stdio, at 2025-11-25', async (t) => {
     const { client } = await startStdioHost(t, config);
     await judgeApps(t, client);
   });
-  t.test('over HTTP', async (t) => {
+  t.test('over HTTP, at 2026-07-28', async (t) => {
     const { url } = await startHttpHost(t, config);
-    const client = new Client({ name: 'apps-test', version: '1.0.0' });
+    // A 2026-07-28 client: its own capabilities reach the upstream with each request, here that it renders apps.
+    const client = new Client(
+      { name: 'apps-test', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [APP_MIME] } } },
+      },
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     t.teardown(() => client.close());
     await judgeApps(t, client);
@@ -147,6 +158,11 @@ t.test('curation judges the plugin’s own ui:// URI, access rules the served on
     reload: { watch: false },
   });
   const { client } = await startStdioHost(t, config);
+  t.same(
+    client.getServerCapabilities()?.extensions,
+    { 'io.modelcontextprotocol/ui': {} },
+    'offered: its tools name apps',
+  );
   const { resources } = await client.listResources();
   t.same(resources, [], "a's widget is denied, b's curated out");
   const { resourceTemplates } = await client.listResourceTemplates();

@@ -43,10 +43,10 @@ function writeSkills(ws: Workspace, plugins: Record<string, string[]>): void {
 /** A result schema for `client.request` that takes the result as it came: the test judges it itself. */
 const AS_SENT = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } } as const;
 
-type Page = { skills: { uri: string }[]; nextCursor?: string };
+type Page = { skills: { uri: string }[]; nextCursor?: string; ttlMs?: number; cacheScope?: string };
 
 /** The URIs of skills/list, asked page by page (SkillsClient.list follows every page itself). */
-async function listPages(client: Client): Promise<string[][]> {
+async function listPages(client: Client, pageSeen?: (page: Page) => void): Promise<string[][]> {
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
@@ -54,6 +54,7 @@ async function listPages(client: Client): Promise<string[][]> {
       { method: 'skills/list', params: cursor === undefined ? {} : { cursor } },
       AS_SENT as never,
     )) as Page;
+    pageSeen?.(page);
     pages.push(page.skills.map((skill) => skill.uri));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -64,10 +65,17 @@ async function judgeSkills(t: Test, client: Client): Promise<void> {
   const skills = new SkillsClient(client);
   t.ok(skills.supported, 'the host offers the skills extension');
   t.ok(skills.directoryRead, 'and directory reads, which its mounts offer');
+  const hints: unknown[] = [];
   t.same(
-    await listPages(client),
+    await listPages(client, ({ ttlMs, cacheScope }) => hints.push({ ttlMs, cacheScope })),
     [['skill://a/pdf-processing/SKILL.md'], ['skill://b/pdf-processing/SKILL.md'], ['skill://b/slides/SKILL.md']],
     'one skill a page (pageSize 1)',
+  );
+  // At 2026-07-28 a skills/list result is cacheable, as every list is (SEP-2549): the host composes the mounts' hints.
+  const modern = client.getNegotiatedProtocolVersion() === '2026-07-28';
+  t.same(
+    hints,
+    Array(3).fill(modern ? { ttlMs: 0, cacheScope: 'private' } : { ttlMs: undefined, cacheScope: undefined }),
   );
   const { skills: entries, invalid } = await skills.list();
   t.same(invalid, [], 'every entry is valid');
@@ -94,6 +102,7 @@ async function judgeSkills(t: Test, client: Client): Promise<void> {
   }
 
   const got = await skills.get('skill://b/slides/SKILL.md');
+  t.same([got.ttlMs, got.cacheScope], modern ? [0, 'private'] : [undefined, undefined], 'cacheable at 2026-07-28');
   t.equal(got.skill.uri, 'skill://b/slides/SKILL.md');
   t.same((got.skill.resources as { uri: string }[]).map((file) => file.uri).sort(), [
     'skill://b/slides/SKILL.md',
@@ -129,13 +138,16 @@ t.test(
       reload: { watch: false },
     });
 
-    t.test('over stdio', async (t) => {
+    t.test('over stdio, at 2025-11-25', async (t) => {
       const { client } = await startStdioHost(t, config);
       await judgeSkills(t, client);
     });
-    t.test('over HTTP', async (t) => {
+    t.test('over HTTP, at 2026-07-28', async (t) => {
       const { url } = await startHttpHost(t, config);
-      const client = new Client({ name: 'skills-test', version: '1.0.0' });
+      const client = new Client(
+        { name: 'skills-test', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       t.teardown(() => client.close());
       await judgeSkills(t, client);
@@ -176,4 +188,62 @@ t.test('without a mount serving skills the host offers no skills extension', asy
   const { client } = await startStdioHost(t, config);
   t.equal(client.getServerCapabilities()?.extensions, undefined);
   await t.rejects(client.request({ method: 'skills/list', params: {} }, AS_SENT as never), { code: -32601 });
+});
+
+/**
+ * A skills server of the SDK built on a source of its own (SEP-2640 lets a
+ * server list none of its skills): it lists nothing, gets and reads one
+ * skill, and fails to get another as a broken store would.
+ */
+const UNLISTED = `
+import { McpServer } from '@modelcontextprotocol/server';
+import { SkillsExtension, skillEntry } from '@modelcontextprotocol/server/ext/skills';
+const files = { 'SKILL.md': '---\\nname: hidden\\ndescription: Served, never listed\\n---\\nHidden body.\\n' };
+export default {
+  async create() {
+    const entry = await skillEntry('hidden', files);
+    const server = new McpServer({ name: 'unlisted', version: '1.0.0' });
+    new SkillsExtension({
+      source: {
+        list: async () => ({ skills: [] }),
+        get: async (uri) => {
+          if (uri.includes('broken')) throw new Error('the skill store is down');
+          return uri === entry.uri ? entry : undefined;
+        },
+        read: async (uri) => (uri === entry.uri ? { text: files['SKILL.md'], mimeType: 'text/markdown' } : undefined),
+      },
+      onWarning: () => {},
+    }).attach(server);
+    return server;
+  },
+};
+`;
+
+t.test('a skill served but not listed is got from its mount; a failure is the mount’s own answer', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage(
+    'node_modules/@test/unlisted',
+    { name: '@test/unlisted', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+    { 'index.js': UNLISTED },
+  );
+  const config = ws.writeConfig({ plugins: [{ package: '@test/unlisted', prefix: 's' }], reload: { watch: false } });
+  const { client } = await startStdioHost(t, config);
+  t.same(client.getServerCapabilities()?.extensions, { 'io.modelcontextprotocol/skills': {} }, 'no directoryRead');
+  const skills = new SkillsClient(client);
+  t.same((await skills.list()).skills, []);
+  const { skill } = await skills.get('skill://s/hidden/SKILL.md');
+  t.equal(skill.uri, 'skill://s/hidden/SKILL.md');
+  const manifest = await skills.read(skill);
+  t.ok(manifest.verified);
+  t.equal(manifest.body, 'Hidden body.\n');
+  await t.rejects(skills.get('skill://s/other/SKILL.md'), {
+    code: -32602,
+    message: /Unknown skill "skill:\/\/s\/other\/SKILL.md".*Fix: use a uri from skills\/list/,
+  });
+  await t.rejects(skills.get('skill://s/broken/SKILL.md'), /the skill store is down/);
+  await t.rejects(
+    client.request({ method: 'resources/directory/read', params: { uri: 'skill://s/hidden' } }, AS_SENT as never),
+    { code: -32601 },
+    'no directory reads where no mount offers them',
+  );
 });

@@ -6,6 +6,7 @@ import { asListResult, listPage } from '../catalogue/lists.js';
 import { complete, getPrompt, readResource } from '../catalogue/routing.js';
 import { getSkill, readDirectory } from '../catalogue/skill-routing.js';
 import { SKILLS_EXTENSION } from '../vocabulary/served-uris.js';
+import { NO_PROMISE, hintOf } from '../vocabulary/cache-hints.js';
 import { callToolWithinLimits } from './call-limits.js';
 import type { ListKind } from '../vocabulary/list-kinds.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
@@ -186,13 +187,16 @@ export function createFrontSession(
   }
   const skills = capabilities.extensions?.[SKILLS_EXTENSION];
   if (skills) {
+    // SEP-2640's results are cacheable at 2026-07-28, and the SDK adds no hint to a method it has no schema of.
+    const cacheable = (result: Record<string, unknown>) =>
+      servesModernEra(server) ? { ...result, ...(hintOf(result) ?? NO_PROMISE) } : result;
     handle('skills/list', list('skills'));
-    handle('skills/get', (request, ctx) =>
-      getSkill(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params))),
+    handle('skills/get', async (request, ctx) =>
+      cacheable(await getSkill(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params)))),
     );
     if (skills.directoryRead === true) {
-      handle('resources/directory/read', (request, ctx) =>
-        readDirectory(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params))),
+      handle('resources/directory/read', async (request, ctx) =>
+        cacheable(await readDirectory(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params)))),
       );
     }
   }
