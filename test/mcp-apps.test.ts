@@ -24,7 +24,8 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 export default {
   create() {
-    const server = new McpServer({ name: 'app-${label}', version: '1.0.0' });
+    const server = new McpServer({ name: 'app-${label}', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+    server.server.setRequestHandler('resources/subscribe', () => ({}));
     // SEP-1865 servers need not declare the extension; this one (c) does, with settings the host passes on.
     if ('${label}' === 'c') server.server.registerCapabilities({ extensions: { 'io.modelcontextprotocol/ui': { by: 'c' } } });
     server.registerTool(
@@ -103,6 +104,13 @@ async function judgeApps(t: Test, client: Client): Promise<void> {
   // No mount serves these: not under a prefix that exists, or climbing out of one.
   for (const uri of ['ui://c/widget', 'ui://a/../b/widget', 'ui://a/%2e%2e/b/widget']) {
     await t.rejects(client.readResource({ uri }), /not found/i, `${uri} is not found`);
+  }
+
+  // A subscription (2025-era) follows the mount's own URI: one served under a prefix is refused, saying so, and
+  // never given to the flat mount in its owner's place.
+  if (client.getNegotiatedProtocolVersion() !== '2026-07-28') {
+    await client.subscribeResource({ uri: 'ui://widget' });
+    await t.rejects(client.subscribeResource({ uri: 'ui://a/widget' }), /Cannot subscribe to "ui:\/\/a\/widget"/);
   }
 
   // The upstream is told that apps are rendered, so that it offers its UI tools: at 2025-11-25 by the host's own

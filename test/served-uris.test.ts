@@ -6,6 +6,7 @@
 import t from 'tap';
 import {
   ownUri,
+  prefixOf,
   servedSkill,
   servedTool,
   servedUri,
@@ -34,6 +35,9 @@ t.test('servedUri and ownUri are inverse under a prefix, and leave everything el
     t.equal(ownUri('w', climbing), undefined, `${climbing} has a dot segment`);
   }
   t.equal(ownUri('w', 'ui://w/a?next=../b'), 'ui://a?next=../b', 'a query is no path');
+  t.equal(prefixOf('ui://w/widget'), 'w');
+  t.equal(prefixOf('skill://w?x'), 'w');
+  t.equal(prefixOf('file:///x'), undefined);
 });
 
 t.test(

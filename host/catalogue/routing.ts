@@ -9,7 +9,7 @@ import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
 import { accessViewOf } from './access-rules.js';
 import { assertReadsAsSpelled } from './uri-spelling.js';
-import { ownUri, servedUrisIn } from '../vocabulary/served-uris.js';
+import { ownUri, prefixOf, servedUrisIn } from '../vocabulary/served-uris.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -164,7 +164,7 @@ export function resourceCandidates(generation: Generation, uri: string): UriOwne
   if (listed) add(listed.mount, listed.own);
   // A URI an entry's curation leaves out does not exist for clients on that mount, listed or not.
   const up = generation.mounts.flatMap((mount): UriOwner[] => {
-    const own = ownUri(mount.spec.prefix, uri);
+    const own = askedUri(generation, mount, uri);
     return mount.isUp && own !== undefined && generation.viewOf(mount).curation.serves('resources', own)
       ? [{ mount, own }]
       : [];
@@ -172,6 +172,21 @@ export function resourceCandidates(generation: Generation, uri: string): UriOwne
   for (const { mount, own } of up) if (servesTemplateMatching(generation, mount, own)) add(mount, own);
   for (const { mount, own } of up) if (mount.provides('resources')) add(mount, own);
   return candidates;
+}
+
+/**
+ * The URI `mount` is asked for when a client sends `uri`, or undefined when
+ * the mount does not serve it (served-uris.ts): a prefixed mount's own
+ * `ui://` or `skill://` URI; never, on a flat mount, one under a prefixed
+ * mount's prefix, which is that mount's alone (a flat mount that also
+ * served it would be read, or subscribed to, in its owner's place).
+ */
+export function askedUri(generation: Generation, mount: Mount, uri: string): string | undefined {
+  if (mount.spec.prefix === undefined) {
+    const prefix = prefixOf(uri);
+    if (prefix !== undefined && generation.mounts.some((other) => other.spec.prefix === prefix)) return undefined;
+  }
+  return ownUri(mount.spec.prefix, uri);
 }
 
 /** Whether one of the templates a mount serves (curation applied) matches a URI of its own. */
@@ -253,7 +268,7 @@ export function complete(generation: Generation, params: Params, hooks: CallHook
     ? undefined
     : (listed ??
       generation.mounts
-        .map((mount) => ({ mount, own: ownUri(mount.spec.prefix, uri) }))
+        .map((mount) => ({ mount, own: askedUri(generation, mount, uri) }))
         .find((c): c is UriOwner => c.own !== undefined && servesTemplateMatching(generation, c.mount, c.own)));
   if (!owner) {
     throw new RpcError(

@@ -2,8 +2,8 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { Generation } from './generation.js';
 import { assertReadsAsSpelled } from './uri-spelling.js';
-import { mayReach, resourceCandidates, type UriOwner } from './routing.js';
-import { ownUri, servedSkill, servedUrisIn } from '../vocabulary/served-uris.js';
+import { askedUri, mayReach, resourceCandidates, type UriOwner } from './routing.js';
+import { servedSkill, servedUrisIn } from '../vocabulary/served-uris.js';
 import { isPlainObject } from '../plain-object.js';
 import { skillsSettingsOf } from './extension-capabilities.js';
 
@@ -30,7 +30,7 @@ export async function getSkill(generation: Generation, params: Params, hooks: Ca
   const listed = generation.index.owners.skills.get(uri);
   const candidates: UriOwner[] = listed ? [listed] : [];
   for (const mount of generation.mounts) {
-    const own = ownUri(mount.spec.prefix, uri);
+    const own = askedUri(generation, mount, uri);
     const serves = mount.isUp && mount.provides('skills') && own !== undefined;
     if (serves && mount !== listed?.mount && generation.viewOf(mount).curation.serves('skills', own)) {
       candidates.push({ mount, own });

@@ -24,6 +24,12 @@ export function servedUnderPrefix(uri: string): boolean {
   return PREFIXED.test(uri);
 }
 
+/** The prefix a `ui://` or `skill://` URI a client sent is under (its authority), when it is one of those. */
+export function prefixOf(served: string): string | undefined {
+  const scheme = PREFIXED.exec(served);
+  return scheme ? /^[^/?#]*/.exec(served.slice(scheme[0].length))![0] : undefined;
+}
+
 /**
  * `ui://widget` of the mount prefixed `weather` as clients see it:
  * `ui://weather/widget`. The prefix takes the authority's place and the
