@@ -247,3 +247,48 @@ t.test('a skill served but not listed is got from its mount; a failure is the mo
     'no directory reads where no mount offers them',
   );
 });
+
+t.test(
+  'a malformed skills/list is the plugin’s fault: the host refuses it at start, naming the plugin and the fix',
+  async (t) => {
+    for (const [answer, what] of [
+      ["{ skills: 'none' }", /answered skills\/list with a result whose "skills" is not an array/],
+      [
+        '{ skills: [{ uri: "skill://x/SKILL.md" }, { frontmatter: {} }] }',
+        /answered skills\/list with an entry \(skills\[1\]\) that has no string "uri"/,
+      ],
+    ] as const) {
+      const ws = makeWorkspace(t);
+      ws.writePackage(
+        'node_modules/@test/bad-skills',
+        { name: '@test/bad-skills', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+        {
+          'index.js': `
+import { Server } from '@modelcontextprotocol/server';
+const asSent = { '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value }) } };
+export default {
+  create() {
+    const server = new Server(
+      { name: 'bad-skills', version: '1.0.0' },
+      { capabilities: { resources: {}, extensions: { 'io.modelcontextprotocol/skills': {} } } },
+    );
+    server.setRequestHandler('resources/list', () => ({ resources: [] }));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('skills/list', { params: asSent }, () => (${answer}));
+    return server;
+  },
+};
+`,
+        },
+      );
+      const config = ws.writeConfig({
+        plugins: [{ package: '@test/bad-skills', prefix: 'bad' }],
+        reload: { watch: false },
+      });
+      await t.rejects(
+        startStdioHost(t, config),
+        new RegExp(`@test/bad-skills[\\s\\S]*${what.source}[\\s\\S]*SEP-2640`),
+      );
+    }
+  },
+);
