@@ -41,7 +41,10 @@ export default {
     }));
     server.registerResource(
       'view',
-      new ResourceTemplate('ui://views/{name}', { list: undefined }),
+      new ResourceTemplate('ui://views/{name}', {
+        list: undefined,
+        complete: { name: (value) => ['chart-${label}', 'map-${label}'].filter((name) => name.startsWith(value)) },
+      }),
       { mimeType: '${APP_MIME}' },
       (uri, { name }) => ({ contents: [{ uri: uri.href, mimeType: '${APP_MIME}', text: '<html>${label} view ' + name + '</html>' }] }),
     );
@@ -98,6 +101,12 @@ async function judgeApps(t: Test, client: Client): Promise<void> {
     const read = await client.readResource({ uri });
     t.same(read.contents, [{ uri, mimeType: APP_MIME, text: `<html>${text}</html>` }], `${tool}'s view`);
   }
+  // A completion for a template goes to the mount that serves it, asked by its own template.
+  const completed = await client.complete({
+    ref: { type: 'ref/resource', uri: 'ui://b/views/{name}' },
+    argument: { name: 'name', value: 'ch' },
+  });
+  t.same(completed.completion.values, ['chart-b']);
   const view = await client.readResource({ uri: 'ui://b/views/chart' });
   t.same(view.contents, [{ uri: 'ui://b/views/chart', mimeType: APP_MIME, text: '<html>b view chart</html>' }]);
 
