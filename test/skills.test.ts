@@ -10,7 +10,9 @@
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, startHttpHost, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 
 const skillsPlugin = (label: string, skills: string[]) => `
@@ -164,6 +166,7 @@ t.test('curation judges the plugin’s own skill:// URI, access rules the served
       { package: '@test/skills-b', prefix: 'b', resources: { exclude: ['skill://slides/**'] } },
     ],
     access: [{ who: { stdio: true }, resources: ['skill://a/pdf-processing/**', 'skill://b/**'] }],
+    audit: { file: './audit.log' },
     reload: { watch: false },
   });
   const { client } = await startStdioHost(t, config);
@@ -172,6 +175,25 @@ t.test('curation judges the plugin’s own skill:// URI, access rules the served
   await t.rejects(skills.get('skill://a/slides/SKILL.md'), { code: -32602 }, 'denied by the access rules');
   await t.rejects(skills.get('skill://b/slides/SKILL.md'), { code: -32602 }, 'curated out of b');
   t.equal((await skills.get('skill://b/pdf-processing/SKILL.md')).skill.uri, 'skill://b/pdf-processing/SKILL.md');
+
+  // Each get is audited as a read is: by the URI the client sent, with the access rules' decision.
+  const audited = () =>
+    existsSync(join(ws.dir, 'audit.log'))
+      ? readFileSync(join(ws.dir, 'audit.log'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { method: string; target: string; decision: string })
+          .filter((record) => record.method === 'skills/get')
+      : [];
+  await eventually('three skills/get records', async () => audited().length === 3);
+  t.same(
+    audited().map(({ target, decision }) => [target, decision]),
+    [
+      ['skill://a/slides/SKILL.md', 'deny'],
+      ['skill://b/slides/SKILL.md', 'allow'],
+      ['skill://b/pdf-processing/SKILL.md', 'allow'],
+    ],
+  );
 });
 
 t.test('without a mount serving skills the host offers no skills extension', async (t) => {
