@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, startHttpHost, startStdioHost } from './helpers/host.js';
+import { eventually, runCli, startHttpHost, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 
 const skillsPlugin = (label: string, skills: string[]) => `
@@ -214,7 +214,8 @@ t.test('without a mount serving skills the host offers no skills extension', asy
 
 /**
  * A skills server of the SDK built on a source of its own (SEP-2640 lets a
- * server list none of its skills): it lists nothing, gets and reads one
+ * server list none of its skills): it lists nothing (or, with the option
+ * `listed`, its one skill, but never as a resource), gets and reads one
  * skill, and fails to get another as a broken store would.
  */
 const UNLISTED = `
@@ -222,12 +223,12 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 const files = { 'SKILL.md': '---\\nname: hidden\\ndescription: Served, never listed\\n---\\nHidden body.\\n' };
 export default {
-  async create() {
+  async create({ options }) {
     const entry = await skillEntry('hidden', files);
     const server = new McpServer({ name: 'unlisted', version: '1.0.0' });
     new SkillsExtension({
       source: {
-        list: async () => ({ skills: [] }),
+        list: async () => ({ skills: options?.listed ? [entry] : [] }),
         get: async (uri) => {
           if (uri.includes('broken')) throw new Error('the skill store is down');
           return uri === entry.uri ? entry : undefined;
@@ -314,3 +315,27 @@ export default {
     }
   },
 );
+
+t.test('globs that match only skills (no listed resource) are not warned of as matching nothing', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writePackage(
+    'node_modules/@test/unlisted',
+    { name: '@test/unlisted', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+    { 'index.js': UNLISTED },
+  );
+  const config = ws.writeConfig({
+    plugins: [
+      {
+        package: '@test/unlisted',
+        prefix: 's',
+        options: { listed: true },
+        resources: { include: ['skill://hidden/**'] },
+      },
+    ],
+    access: [{ who: { stdio: true }, resources: ['skill://s/**'] }],
+    reload: { watch: false },
+  });
+  const checked = await runCli(['check', '--config', config]);
+  t.equal(checked.code, 0, checked.stderr);
+  t.notMatch(checked.stdout + checked.stderr, /matches no/, 'neither the curation glob nor the access rule');
+});

@@ -127,6 +127,7 @@ export class Curation {
           ? [
               ...items.resources.map((i) => keyOf('resources', i)),
               ...items.resourceTemplates.map((i) => keyOf('resourceTemplates', i)),
+              ...items.skills.map((i) => keyOf('skills', i)),
             ]
           : items[key].map((i) => keyOf(key, i));
       const judged = key === 'resources' ? own.map(uriNormalForm) : own;
