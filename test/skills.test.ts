@@ -183,15 +183,17 @@ t.test('curation judges the plugin’s own skill:// URI, access rules the served
           .split('\n')
           .filter(Boolean)
           .map((line) => JSON.parse(line) as { method: string; target: string; decision: string })
-          .filter((record) => record.method === 'skills/get')
+          .filter((record) => record.method === 'skills/get' || record.method === 'resources/directory/read')
       : [];
-  await eventually('three skills/get records', async () => audited().length === 3);
+  t.equal((await skills.readDirectory('skill://b/pdf-processing')).resources.length, 2);
+  await eventually('four records', async () => audited().length === 4);
   t.same(
-    audited().map(({ target, decision }) => [target, decision]),
+    audited().map(({ method, target, decision }) => [method, target, decision]),
     [
-      ['skill://a/slides/SKILL.md', 'deny'],
-      ['skill://b/slides/SKILL.md', 'allow'],
-      ['skill://b/pdf-processing/SKILL.md', 'allow'],
+      ['skills/get', 'skill://a/slides/SKILL.md', 'deny'],
+      ['skills/get', 'skill://b/slides/SKILL.md', 'allow'],
+      ['skills/get', 'skill://b/pdf-processing/SKILL.md', 'allow'],
+      ['resources/directory/read', 'skill://b/pdf-processing', 'allow'],
     ],
   );
 });
