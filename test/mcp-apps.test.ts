@@ -114,6 +114,12 @@ async function judgeApps(t: Test, client: Client): Promise<void> {
   for (const uri of ['ui://c/widget', 'ui://a/../b/widget', 'ui://a/%2e%2e/b/widget']) {
     await t.rejects(client.readResource({ uri }), /not found/i, `${uri} is not found`);
   }
+  // A mount's own "not found" would name its own URI: the client is answered in the host's words, naming its own.
+  await t.rejects(
+    client.readResource({ uri: 'ui://a/missing' }),
+    { message: /Resource not found: "ui:\/\/a\/missing": no mounted plugin serves it/ },
+    'not found under a prefix',
+  );
 
   // A subscription (2025-era) follows the mount's own URI: one served under a prefix is refused, saying so, and
   // never given to the flat mount in its owner's place.
