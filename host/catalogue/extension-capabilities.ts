@@ -1,5 +1,6 @@
 import type { Mount } from '../mounts/mount.js';
 import { isPlainObject } from '../plain-object.js';
+import type { ListItem } from '../vocabulary/list-kinds.js';
 import { APPS_EXTENSION, SKILLS_EXTENSION } from '../vocabulary/served-uris.js';
 
 type Settings = Record<string, unknown>;
@@ -40,10 +41,24 @@ function declared(mount: Mount, extension: string): Settings | undefined {
   return isPlainObject(settings) ? settings : undefined;
 }
 
+/**
+ * Whether a mount's tools name UIs, by the tools list it was judged on: a
+ * 2026-07-28 client's request builds a front server (and its capabilities)
+ * of its own, and a mount's drained list is replaced, never changed, when
+ * it is refreshed.
+ */
+const appsNamed = new WeakMap<readonly ListItem[], boolean>();
+
 /** Whether a mount lists a tool whose `_meta` names a UI resource (either spelling SEP-1865 allows). */
 function namesAnApp(mount: Mount): boolean {
-  return mount.items.tools.some((tool) => {
-    const meta = tool._meta;
-    return isPlainObject(meta) && (isPlainObject(meta.ui) || typeof meta['ui/resourceUri'] === 'string');
-  });
+  const tools = mount.items.tools;
+  let named = appsNamed.get(tools);
+  if (named === undefined) {
+    named = tools.some((tool) => {
+      const meta = tool._meta;
+      return isPlainObject(meta) && (isPlainObject(meta.ui) || typeof meta['ui/resourceUri'] === 'string');
+    });
+    appsNamed.set(tools, named);
+  }
+  return named;
 }
