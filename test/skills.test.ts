@@ -341,3 +341,48 @@ t.test('globs that match only skills (no listed resource) are not warned of as m
   t.equal(checked.code, 0, checked.stderr);
   t.notMatch(checked.stdout + checked.stderr, /matches no/, 'neither the curation glob nor the access rule');
 });
+
+t.test(
+  'a mount that adds a skill is listed again: clients hear resources/list_changed and list the new skill',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/@test/growing',
+      { name: '@test/growing', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': {} },
+      {
+        'index.js': `
+import { McpServer } from '@modelcontextprotocol/server';
+import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
+const skill = (name) => '---\\nname: ' + name + '\\ndescription: The ' + name + ' skill\\n---\\nBody.\\n';
+const files = { 'first/SKILL.md': skill('first') };
+const catalog = await SkillsExtension.load(memorySkillFiles(files));
+export default {
+  create() {
+    const server = new McpServer({ name: 'growing', version: '1.0.0' }, { capabilities: { resources: { listChanged: true } } });
+    catalog.attach(server);
+    server.registerTool('add_skill', {}, async () => {
+      files['second/SKILL.md'] = skill('second');
+      const changes = await catalog.reload();
+      return { content: [{ type: 'text', text: JSON.stringify(changes.added) }] };
+    });
+    return server;
+  },
+};
+`,
+      },
+    );
+    const config = ws.writeConfig({ plugins: [{ package: '@test/growing', prefix: 'g' }], reload: { watch: false } });
+    const host = await startStdioHost(t, config);
+    const skills = new SkillsClient(host.client);
+    t.same(
+      (await skills.list()).skills.map((skill) => skill.uri),
+      ['skill://g/first/SKILL.md'],
+    );
+    await host.client.callTool({ name: 'g.add_skill', arguments: {} });
+    await host.until('resources/list_changed', () => host.notified.resources > 0);
+    t.same(
+      (await skills.list()).skills.map((skill) => skill.uri),
+      ['skill://g/first/SKILL.md', 'skill://g/second/SKILL.md'],
+    );
+  },
+);
