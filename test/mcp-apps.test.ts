@@ -8,7 +8,9 @@
 // (2025-11-25) and HTTP (2026-07-28), with real plugin packages.
 import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpHost, startStdioHost } from './helpers/host.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startHttpHost, startStdioHost } from './helpers/host.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -211,3 +213,39 @@ t.test('two flat mounts serving one ui:// URI collide, and the fix names a prefi
     /both expose the resource "ui:\/\/widget".*under a prefix.*ui:\/\/ and skill:\/\/ URIs are then served under the prefix/s,
   );
 });
+
+t.test(
+  'pins cover the UI a tool names: another ui:// resource is drift, and under refuse the tool is withheld',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    writeApps(ws, ['a']);
+    const config = ws.writeConfig({
+      plugins: [{ package: '@test/app-a', prefix: 'a' }],
+      pins: 'refuse',
+      reload: { watch: false },
+    });
+    const pinned = await runCli(['pin', '--config', config]);
+    t.equal(pinned.code, 0, pinned.stderr);
+    const lock = JSON.parse(readFileSync(join(ws.dir, 'mcp-host.lock.json'), 'utf8'));
+    t.equal(lock.mounts.a.tools['a.show'].definition.ui, 'ui://a/widget', 'the UI as clients see it');
+    t.equal(lock.mounts.a.tools['a.client_extensions'].definition.ui, undefined, 'a tool without a UI pins none');
+
+    // The same tool, the same schema and description: only the UI it names is another.
+    const plugin = join(ws.dir, 'node_modules/@test/app-a/index.js');
+    writeFileSync(
+      plugin,
+      readFileSync(plugin, 'utf8').replaceAll("resourceUri: 'ui://widget'", "resourceUri: 'ui://elsewhere'"),
+    );
+    const checked = await runCli(['check', '--config', config]);
+    t.match(
+      checked.stdout + checked.stderr,
+      /tool "a\.show" changed since it was pinned in mcp-host\.lock\.json \(ui\)/,
+    );
+    const { client } = await startStdioHost(t, config);
+    t.same(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['a.client_extensions'],
+      'withheld under pins: refuse',
+    );
+  },
+);

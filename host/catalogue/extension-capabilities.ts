@@ -1,7 +1,7 @@
 import type { Mount } from '../mounts/mount.js';
 import { isPlainObject } from '../plain-object.js';
 import type { ListItem } from '../vocabulary/list-kinds.js';
-import { APPS_EXTENSION, SKILLS_EXTENSION } from '../vocabulary/served-uris.js';
+import { APPS_EXTENSION, SKILLS_EXTENSION, uiResourceOf } from '../vocabulary/served-uris.js';
 
 type Settings = Record<string, unknown>;
 
@@ -54,10 +54,7 @@ function namesAnApp(mount: Mount): boolean {
   const tools = mount.items.tools;
   let named = appsNamed.get(tools);
   if (named === undefined) {
-    named = tools.some((tool) => {
-      const meta = tool._meta;
-      return isPlainObject(meta) && (isPlainObject(meta.ui) || typeof meta['ui/resourceUri'] === 'string');
-    });
+    named = tools.some((tool) => uiResourceOf(tool) !== undefined);
     appsNamed.set(tools, named);
   }
   return named;

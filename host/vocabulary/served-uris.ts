@@ -66,6 +66,15 @@ export function ownUri(prefix: string | undefined, served: string): string | und
 
 type Item = Record<string, unknown>;
 
+/** The UI a tool names (`_meta.ui.resourceUri`, else the legacy `_meta["ui/resourceUri"]`), if any. */
+export function uiResourceOf(tool: Item): string | undefined {
+  const meta = tool._meta;
+  if (!isPlainObject(meta)) return undefined;
+  const ui = meta.ui;
+  if (isPlainObject(ui) && typeof ui.resourceUri === 'string') return ui.resourceUri;
+  return typeof meta['ui/resourceUri'] === 'string' ? meta['ui/resourceUri'] : undefined;
+}
+
 /**
  * A tool as clients see it: its `_meta.ui.resourceUri` (and the legacy
  * `_meta["ui/resourceUri"]`, which SEP-1865 still lets servers send) under
