@@ -115,15 +115,21 @@ t.test('mounted flat, the catalogue has every name the suite asks for', async (t
     'test_simple_prompt',
   ]);
   t.same((await client.listResources()).resources.map((resource) => resource.uri).sort(), [
+    'skill://conformance-checks/SKILL.md',
     'test://static-binary',
     'test://static-text',
     'test://watched-resource',
   ]);
   t.same(
     (await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate),
-    ['test://template/{id}/data'],
+    ['test://template/{id}/data', 'skill://{+path}'],
   );
-  t.match(client.getServerCapabilities(), { logging: {}, completions: {}, resources: { subscribe: true } });
+  t.match(client.getServerCapabilities(), {
+    logging: {},
+    completions: {},
+    resources: { subscribe: true },
+    extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
+  });
 });
 
 t.test('content, errors, prompts and resources pass through whole', async (t) => {

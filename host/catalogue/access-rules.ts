@@ -1,6 +1,6 @@
 import type { AccessRule, AccessWho, ResolvedConfig } from '../config/types.js';
 import type { Identity } from '../vocabulary/identity.js';
-import type { ListKind } from '../vocabulary/list-kinds.js';
+import { judgedAs, type ListKind } from '../vocabulary/list-kinds.js';
 import { Curation } from './curation.js';
 
 /** Which rule decides an item for an identity: its index in `access` and the rule. */
@@ -83,7 +83,7 @@ export class AccessPolicy {
 
 /** Whether a rule lists an item. One it leaves out or gives empty allows nothing (to the curation matcher, no include means everything). */
 function allowedBy({ rule, allowed }: CompiledRule, kind: ListKind, item: string): boolean {
-  const list = kind === 'resourceTemplates' ? 'resources' : kind;
+  const list = judgedAs(kind);
   return rule[list]?.length !== undefined && rule[list].length > 0 && allowed.serves(kind, item);
 }
 

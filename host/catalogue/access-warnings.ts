@@ -115,7 +115,7 @@ function unmatchedGlobs(
   return ACCESS_LISTS.flatMap((list) =>
     (rule[list] ?? []).flatMap((glob, index): Problem[] => {
       const allows = new Curation({ [list]: { include: [glob] } });
-      const kinds: ListKind[] = list === 'resources' ? ['resources', 'resourceTemplates'] : [list];
+      const kinds: ListKind[] = list === 'resources' ? ['resources', 'resourceTemplates', 'skills'] : [list];
       if (kinds.some((kind) => [...served[kind]].some((key) => allows.serves(kind, key)))) return [];
       const noun = list === 'resources' ? 'resource or template URI' : `${list.slice(0, -1)} name`;
       return [

@@ -4,6 +4,7 @@ import type { Drift } from '../pins/drift.js';
 import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import type { MountView } from './mount-view.js';
 import { composedNameProblem, isRenamed } from './names.js';
+import { servedUnderPrefix } from '../vocabulary/served-uris.js';
 
 /** Who serves a composed name or URI, and under which name of its own. */
 export interface Owner {
@@ -43,9 +44,16 @@ export class CatalogueIndex {
     prompts: new Map(),
     resources: new Map(),
     resourceTemplates: new Map(),
+    skills: new Map(),
   };
   /** Collisions and unservable names, per list. */
-  readonly problems: Record<ListKind, Problem[]> = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  readonly problems: Record<ListKind, Problem[]> = {
+    tools: [],
+    prompts: [],
+    resources: [],
+    resourceTemplates: [],
+    skills: [],
+  };
   /** Tools and prompts that differ from the lock (none without a lock). */
   readonly drifts: MountDrift[] = [];
   /** Withheld tools and prompts by composed name: a call to one is told why. */
@@ -107,7 +115,9 @@ function collision(kind: ListKind, composed: string, first: Mount, second: Mount
     what: `both expose the ${noun} "${composed}", and a client could not tell them apart.`,
     fix: renamed
       ? `mount ${flatOne.description} under a prefix (set "prefix" instead of "flat: true" in its config entry), or leave the ${noun} out of one entry (${kind}.exclude) or rename it there (${kind}.rename).`
-      : `resource URIs are never rewritten, so leave the ${noun} out of one entry (resources.exclude), or remove it from one of the plugins.`,
+      : servedUnderPrefix(composed)
+        ? `mount ${flatOne.description} under a prefix (set "prefix" instead of "flat: true" in its config entry: its ui:// and skill:// URIs are then served under the prefix), or leave the ${noun} out of one entry (resources.exclude).`
+        : `resource URIs are never rewritten, so leave the ${noun} out of one entry (resources.exclude), or remove it from one of the plugins.`,
   };
 }
 

@@ -3,7 +3,7 @@ import type Picomatch from 'picomatch';
 import type { ItemCuration } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import type { CurationConfig } from '../loader/types.js';
-import { keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
+import { judgedAs, keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { uriNormalForm } from './uri-normal-form.js';
 import { uriSpellingProblem } from './uri-spelling.js';
 
@@ -30,11 +30,6 @@ interface ListCuration {
   /** The name served -> the plugin's name. */
   renamedFrom: Map<string, string>;
   describe: Map<string, string>;
-}
-
-/** Which config key curates a list kind: templates are curated with resources, by URI. */
-function curationKey(kind: ListKind): 'tools' | 'prompts' | 'resources' {
-  return kind === 'resourceTemplates' ? 'resources' : kind;
 }
 
 /**
@@ -81,7 +76,7 @@ export class Curation {
    * listing of one out of a curated list too.
    */
   serves(kind: ListKind, own: string): boolean {
-    const key = curationKey(kind);
+    const key = judgedAs(kind);
     const list = this.lists[key];
     if (list.include === undefined && list.exclude === undefined) return true;
     if (key !== 'resources') return (list.include === undefined || list.include(own)) && !list.exclude?.(own);
@@ -132,6 +127,7 @@ export class Curation {
           ? [
               ...items.resources.map((i) => keyOf('resources', i)),
               ...items.resourceTemplates.map((i) => keyOf('resourceTemplates', i)),
+              ...items.skills.map((i) => keyOf('skills', i)),
             ]
           : items[key].map((i) => keyOf(key, i));
       const judged = key === 'resources' ? own.map(uriNormalForm) : own;

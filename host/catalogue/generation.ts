@@ -12,6 +12,7 @@ import { accessWarnings } from './access-warnings.js';
 import { MountView } from './mount-view.js';
 import { ERAS, type Era } from '../protocol-versions.js';
 import { SEARCH_TOOL_NAME, ToolSearch } from './tool-search.js';
+import { extensionCapabilities } from './extension-capabilities.js';
 
 /**
  * One complete catalogue: a config, the mounts it names, how each is served
@@ -221,6 +222,9 @@ export class Generation {
     const completable = (m: Mount) => m.peer.speaksModern && (m.provides('prompts') || m.provides('resources'));
     if (provided('completions') || (era === 'modern' && this.mounts.some(completable))) capabilities.completions = {};
     if (provided('logging')) capabilities.logging = {};
+    const extensions = extensionCapabilities(this.mounts);
+    if (extensions)
+      capabilities.extensions = { ...capabilities.extensions, ...(extensions as ServerCapabilities['extensions']) };
     return capabilities;
   }
 

@@ -5,6 +5,7 @@ import type { Lock } from '../pins/lock.js';
 import { Curation } from './curation.js';
 import { keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
 import { isRenamed, qualify, shortenName } from './names.js';
+import { servedSkill, servedTool, servedUriField } from '../vocabulary/served-uris.js';
 
 /**
  * A mount as one generation serves it: its items in the plugin's own names
@@ -33,15 +34,26 @@ export class MountView {
     return this.config.shortenNames ? shortenName(composed, this.config.maxNameLength) : composed;
   }
 
-  /** The item as clients see it, or undefined when the entry's curation leaves it out. Pins aside. */
+  /**
+   * The item as clients see it, or undefined when the entry's curation
+   * leaves it out. Pins aside. Curation judges the plugin's own name or
+   * URI; a prefixed mount's `ui://` and `skill://` URIs, and those its
+   * tools name, are served under its prefix (served-uris.ts).
+   */
   curate(kind: ListKind, item: ListItem): ListItem | undefined {
     const own = keyOf(kind, item);
     if (!this.curation.serves(kind, own)) return undefined;
-    if (!isRenamed(kind)) return item;
+    const { prefix } = this.mount.spec;
+    if (kind === 'resources') return servedUriField(prefix, item, 'uri');
+    if (kind === 'resourceTemplates') return servedUriField(prefix, item, 'uriTemplate');
+    if (kind === 'skills') return servedSkill(prefix, item);
     const name = this.composedName(kind, own);
     const description = this.curation.description(kind, own);
-    if (name === own && description === undefined) return item;
-    return { ...item, name, ...(description !== undefined && { description }) };
+    const named =
+      name === own && description === undefined
+        ? item
+        : { ...item, name, ...(description !== undefined && { description }) };
+    return kind === 'tools' ? servedTool(prefix, named) : named;
   }
 
   /** How a served tool or prompt differs from the lock, when there is a lock. */

@@ -15,7 +15,7 @@ export function qualify(prefix: string | undefined, name: string, separator: Sep
   return prefix === undefined ? name : `${prefix}${separator}${name}`;
 }
 
-/** Tools and prompts are renamed by a mount's prefix; resource URIs and templates never are. */
+/** Tools and prompts are renamed by a mount's prefix; resource URIs and templates are not (but see served-uris.ts). */
 export function isRenamed(kind: ListKind): kind is 'tools' | 'prompts' {
   return kind === 'tools' || kind === 'prompts';
 }

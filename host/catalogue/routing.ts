@@ -9,6 +9,7 @@ import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
 import { accessViewOf } from './access-rules.js';
 import { assertReadsAsSpelled } from './uri-spelling.js';
+import { ownUri, prefixOf, servedUrisIn } from '../vocabulary/served-uris.js';
 
 type Params = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -140,39 +141,67 @@ export function getPrompt(generation: Generation, params: Params, hooks: CallHoo
   return owner.mount.request('prompts/get', { ...params, name: owner.own }, hooks);
 }
 
+/** A mount that may serve a URI a client sent, and the mount's own URI for it. */
+export interface UriOwner {
+  mount: Mount;
+  /** The URI the mount is asked for: the client's, or a prefixed mount's own `ui://` or `skill://` URI (served-uris.ts). */
+  own: string;
+}
+
 /**
  * The mounts that may serve a URI, most likely first: the mount that listed
  * it, then mounts with a template matching it, then every other mount that
  * serves resources (a resource need not be listed to be readable). Only the
  * mount that listed it is named when it is down, so that its reader is told
- * why rather than "not found".
+ * why rather than "not found". A `ui://` or `skill://` URI is asked of a
+ * prefixed mount only under that mount's prefix, as the mount's own URI.
  */
-export function resourceCandidates(generation: Generation, uri: string): Mount[] {
-  const candidates: Mount[] = [];
-  const add = (mount: Mount) => candidates.includes(mount) || candidates.push(mount);
+export function resourceCandidates(generation: Generation, uri: string): UriOwner[] {
+  const candidates: UriOwner[] = [];
+  const add = (mount: Mount, own: string) =>
+    candidates.some((c) => c.mount === mount) || candidates.push({ mount, own });
   const listed = generation.index.owners.resources.get(uri);
-  if (listed) add(listed.mount);
+  if (listed) add(listed.mount, listed.own);
   // A URI an entry's curation leaves out does not exist for clients on that mount, listed or not.
-  const up = generation.mounts.filter(
-    (mount) => mount.isUp && generation.viewOf(mount).curation.serves('resources', uri),
-  );
-  for (const mount of up) if (servesTemplateMatching(generation, mount, uri)) add(mount);
-  for (const mount of up) if (mount.provides('resources')) add(mount);
+  const up = generation.mounts.flatMap((mount): UriOwner[] => {
+    const own = askedUri(generation, mount, uri);
+    return mount.isUp && own !== undefined && generation.viewOf(mount).curation.serves('resources', own)
+      ? [{ mount, own }]
+      : [];
+  });
+  for (const { mount, own } of up) if (servesTemplateMatching(generation, mount, own)) add(mount, own);
+  for (const { mount, own } of up) if (mount.provides('resources')) add(mount, own);
   return candidates;
 }
 
-/** Whether one of the templates a mount serves (curation applied) matches a URI. */
-function servesTemplateMatching(generation: Generation, mount: Mount, uri: string): boolean {
+/**
+ * The URI `mount` is asked for when a client sends `uri`, or undefined when
+ * the mount does not serve it (served-uris.ts): a prefixed mount's own
+ * `ui://` or `skill://` URI; never, on a flat mount, one under a prefixed
+ * mount's prefix, which is that mount's alone (a flat mount that also
+ * served it would be read, or subscribed to, in its owner's place).
+ */
+export function askedUri(generation: Generation, mount: Mount, uri: string): string | undefined {
+  if (mount.spec.prefix === undefined) {
+    const prefix = prefixOf(uri);
+    if (prefix !== undefined && generation.mounts.some((other) => other.spec.prefix === prefix)) return undefined;
+  }
+  return ownUri(mount.spec.prefix, uri);
+}
+
+/** Whether one of the templates a mount serves (curation applied) matches a URI of its own. */
+function servesTemplateMatching(generation: Generation, mount: Mount, own: string): boolean {
   const view = generation.viewOf(mount);
   return mount.items.resourceTemplates.some(
-    (t) => view.curate('resourceTemplates', t) !== undefined && templateMatches(keyOf('resourceTemplates', t), uri),
+    (t) => view.curate('resourceTemplates', t) !== undefined && templateMatches(keyOf('resourceTemplates', t), own),
   );
 }
 
 /**
  * `resources/read` asks each candidate in turn and falls through only on
  * "not found": any other failure is the owner's real answer and goes to the
- * client as it is.
+ * client as it is. A mount asked for its own URI in place of the client's
+ * answers with its contents' URIs served as the client asked (served-uris.ts).
  */
 export async function readResource(generation: Generation, params: Params, hooks: CallHooks): Promise<Result> {
   const uri = String(params.uri);
@@ -182,12 +211,14 @@ export async function readResource(generation: Generation, params: Params, hooks
     new RpcError(ErrorCode.ResourceNotFound, `Resource not found: "${uri}": no mounted plugin serves it.`, { uri });
   if (!mayReach(generation, uri, hooks.identity)) throw notFound();
   let lastNotFound: unknown;
-  for (const mount of resourceCandidates(generation, uri)) {
+  for (const { mount, own } of resourceCandidates(generation, uri)) {
     try {
-      return await mount.request('resources/read', params, hooks);
+      if (own === uri) return await mount.request('resources/read', params, hooks);
+      const result = await mount.request('resources/read', { ...params, uri: own }, hooks);
+      return servedUrisIn(mount.spec.prefix, result, 'contents');
     } catch (error) {
-      if (!isNotFound(error, uri)) throw error;
-      lastNotFound = error;
+      if (!isNotFound(error, own)) throw error;
+      lastNotFound = own === uri ? error : undefined;
     }
   }
   // Curated out or never there, alike: "not found" (-32002, which the SDK sends as -32602 with data.uri).
@@ -205,9 +236,10 @@ export async function readResource(generation: Generation, params: Params, hooks
 export function subscriptionOwner(generation: Generation, uri: string, identity?: Identity): Mount {
   assertReadsAsSpelled(uri);
   const allowed = identity === undefined || mayReach(generation, uri, identity);
+  // Only as the mount's own URI: a prefixed mount's served ui:// or skill:// URI is not followed (its updates would name the mount's).
   const owner = (allowed ? resourceCandidates(generation, uri) : []).find(
-    (mount) => (mount.capabilities.resources as { subscribe?: boolean } | undefined)?.subscribe,
-  );
+    ({ mount, own }) => own === uri && (mount.capabilities.resources as { subscribe?: boolean } | undefined)?.subscribe,
+  )?.mount;
   if (!owner) {
     throw new RpcError(
       ErrorCode.InvalidParams,
@@ -231,18 +263,21 @@ export function complete(generation: Generation, params: Params, hooks: CallHook
   }
   const uri = String(ref.uri);
   assertReadsAsSpelled(uri);
-  const owner = !mayReach(generation, uri, hooks.identity)
+  const listed = generation.index.owners.resourceTemplates.get(uri) ?? generation.index.owners.resources.get(uri);
+  const owner: UriOwner | undefined = !mayReach(generation, uri, hooks.identity)
     ? undefined
-    : (generation.index.owners.resourceTemplates.get(uri)?.mount ??
-      generation.index.owners.resources.get(uri)?.mount ??
-      generation.mounts.find((mount) => servesTemplateMatching(generation, mount, uri)));
+    : (listed ??
+      generation.mounts
+        .map((mount) => ({ mount, own: askedUri(generation, mount, uri) }))
+        .find((c): c is UriOwner => c.own !== undefined && servesTemplateMatching(generation, c.mount, c.own)));
   if (!owner) {
     throw new RpcError(
       ErrorCode.InvalidParams,
       `Cannot complete for "${uri}": no mounted plugin lists that resource template. Fix: use a uriTemplate from resources/templates/list.`,
     );
   }
-  return owner.request('completion/complete', params, hooks);
+  const asked = owner.own === uri ? params : { ...params, ref: { ...ref, uri: owner.own } };
+  return owner.mount.request('completion/complete', asked, hooks);
 }
 
 function templateMatches(template: string, uri: string): boolean {

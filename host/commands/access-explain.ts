@@ -23,6 +23,7 @@ const NOUNS: Record<ListKind, string> = {
   prompts: 'prompt',
   resources: 'resource',
   resourceTemplates: 'template',
+  skills: 'skill',
 };
 
 /**

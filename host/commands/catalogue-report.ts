@@ -7,6 +7,7 @@ const HEADINGS: Record<ListKind, string> = {
   prompts: 'prompts',
   resources: 'resources',
   resourceTemplates: 'templates',
+  skills: 'skills',
 };
 
 /** A mount's items under the names clients see (curated, shortened, without withheld ones). */

@@ -14,6 +14,7 @@ import { RpcError } from '../rpc-error.js';
 import { pluginWhere, quotedChoices } from '../config/problem-wording.js';
 import { HOST_VERSION } from '../version.js';
 import { isPlainObject } from '../plain-object.js';
+import { APPS_CLIENT_SETTINGS, APPS_EXTENSION } from '../vocabulary/served-uris.js';
 
 /**
  * The capabilities the host declares to every upstream. The host forwards a
@@ -24,6 +25,8 @@ export const HOST_CLIENT_CAPABILITIES = {
   sampling: {},
   elicitation: { form: {}, url: {} },
   roots: { listChanged: true },
+  // MCP Apps: servers offer their UI tools to clients that render apps; the host passes the apps on (served-uris.ts).
+  extensions: { [APPS_EXTENSION]: APPS_CLIENT_SETTINGS },
 };
 
 export const HOST_CLIENT_INFO: Implementation = { name: 'mcp-host', version: HOST_VERSION };

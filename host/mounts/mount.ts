@@ -10,6 +10,7 @@ import type { CallHooks } from '../vocabulary/call-hooks.js';
 import type { ClientScope } from '../vocabulary/client-scope.js';
 import { resultProblem } from './result-check.js';
 import { hintOf, type CacheHint } from '../vocabulary/cache-hints.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** Where a mount's own traffic goes: the host runtime, which outlives generations. */
 export interface MountEvents {
@@ -74,7 +75,13 @@ export interface ListPage {
  */
 export class Mount {
   /** The last complete list of each kind, in the mount's own names. */
-  readonly items: Record<ListKind, ListItem[]> = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  readonly items: Record<ListKind, ListItem[]> = {
+    tools: [],
+    prompts: [],
+    resources: [],
+    resourceTemplates: [],
+    skills: [],
+  };
   state: MountState = 'up';
   /**
    * Pages of the lists whose changes the upstream announces, by cursor ('' for
@@ -87,6 +94,7 @@ export class Mount {
     prompts: new Map(),
     resources: new Map(),
     resourceTemplates: new Map(),
+    skills: new Map(),
   };
   /**
    * The JSON text of the first page of each list last found valid, for the
@@ -99,6 +107,7 @@ export class Mount {
     prompts: {},
     resources: {},
     resourceTemplates: {},
+    skills: {},
   };
   /** While the mount is down, why, and what would bring it back: set by its supervisor. */
   outage?: { cause: string; fix: string };
@@ -199,8 +208,12 @@ export class Mount {
     return this.handshake.capabilities ?? {};
   }
 
+  /** Whether the upstream serves this list: it declared the capability, or for an extension's list the extension. */
   provides(kind: ListKind): boolean {
-    return this.capabilities[LIST_KINDS[kind].capability] !== undefined;
+    const { capability, extension } = LIST_KINDS[kind];
+    if (extension === undefined) return this.capabilities[capability] !== undefined;
+    const extensions = (this.capabilities as { extensions?: Record<string, unknown> }).extensions;
+    return isPlainObject(extensions?.[extension]);
   }
 
   /** Whether the upstream promised `list_changed` for this kind of list. */

@@ -61,6 +61,7 @@ export function resultProblem(
   }
   if ((result as { resultType?: unknown }).resultType === 'input_required') return inputRequiredProblem(method, result);
   const type = RESULT_TYPES[method];
+  if (method === 'skills/list') return skillsListProblem(result);
   if (!type || lastValid?.text === text) return undefined;
   const outcome = specTypeSchemas[type]['~standard'].validate(result);
   if (outcome instanceof Promise) return undefined;
@@ -102,4 +103,23 @@ export function inputRequiredProblem(method: string, result: unknown): Omit<Prob
   else if (!asks && requestState === undefined)
     what = `answered ${method} with input_required carrying neither inputRequests nor requestState.`;
   return what ? { what, fix: 'fix the plugin: its results must follow the MCP schema.' } : undefined;
+}
+
+/**
+ * A `skills/list` page (SEP-2640), which the SDK has no spec type for: the
+ * host composes, routes and rewrites its entries by their `uri`, so each
+ * must be an object with one. The rest of an entry passes on as it came.
+ */
+function skillsListProblem(result: unknown): Omit<Problem, 'where'> | undefined {
+  const skills = (result as { skills?: unknown }).skills;
+  const entry = Array.isArray(skills)
+    ? skills.findIndex((skill) => typeof (skill as { uri?: unknown } | null)?.uri !== 'string')
+    : -1;
+  if (Array.isArray(skills) && entry === -1) return undefined;
+  return {
+    what: Array.isArray(skills)
+      ? `answered skills/list with an entry (skills[${entry}]) that has no string "uri".`
+      : 'answered skills/list with a result whose "skills" is not an array.',
+    fix: 'fix the plugin: a skills/list result is { skills: [{ uri, frontmatter, resources }, …] } (SEP-2640).',
+  };
 }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ListItem } from '../vocabulary/list-kinds.js';
+import { uiResourceOf } from '../vocabulary/served-uris.js';
 import { HostError, describeThrown } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import { stableJson } from '../stable-json.js';
@@ -13,11 +14,18 @@ export const LOCK_FILE_NAME = 'mcp-host.lock.json';
 export type PinnedKind = 'tools' | 'prompts';
 export const PINNED_KINDS: readonly PinnedKind[] = ['tools', 'prompts'];
 
-/** The fields of a definition that are pinned, per kind: everything that tells a model what an item does. */
+/**
+ * The fields of a definition that are pinned, per kind: everything that
+ * tells a model what an item does, and for a tool the UI it shows its user
+ * (`ui`: the MCP Apps resource its `_meta` names, as clients see it).
+ */
 export const DEFINITION_FIELDS: Record<PinnedKind, readonly string[]> = {
-  tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'],
+  tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'ui'],
   prompts: ['name', 'title', 'description', 'arguments'],
 };
+
+/** Pinned fields that are not a field of the item itself; a tool without a UI pins none, so its hash is as before. */
+const DERIVED_FIELDS: Record<string, (item: ListItem) => unknown> = { ui: uiResourceOf };
 
 export interface PinnedDefinition {
   hash: string;
@@ -40,7 +48,8 @@ export function lockFileOf(configFile: string): string {
 
 /** A served item's pinned fields, as clients see them (after curation). */
 export function definitionOf(kind: PinnedKind, item: ListItem): Record<string, unknown> {
-  return Object.fromEntries(DEFINITION_FIELDS[kind].filter((f) => item[f] !== undefined).map((f) => [f, item[f]]));
+  const fields = DEFINITION_FIELDS[kind].map((f) => [f, DERIVED_FIELDS[f] ? DERIVED_FIELDS[f](item) : item[f]]);
+  return Object.fromEntries(fields.filter(([, value]) => value !== undefined));
 }
 
 /** Key order does not change the hash; any change to any pinned field does. */

@@ -19,6 +19,9 @@ const TARGETS: Record<string, (params: Params) => { kind: 'tools' | 'prompts' | 
   'resources/read': (params) => ({ kind: 'resources', target: String(params.uri) }),
   'resources/subscribe': (params) => ({ kind: 'resources', target: String(params.uri) }),
   'resources/unsubscribe': (params) => ({ kind: 'resources', target: String(params.uri) }),
+  // The Skills extension's (SEP-2640): a skill and a directory are judged by URI, as resources are.
+  'skills/get': (params) => ({ kind: 'resources', target: String(params.uri) }),
+  'resources/directory/read': (params) => ({ kind: 'resources', target: String(params.uri) }),
   'completion/complete': (params) => {
     const ref = (params.ref ?? {}) as { type?: string; name?: unknown; uri?: unknown };
     return ref.type === 'ref/prompt'

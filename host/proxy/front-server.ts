@@ -4,6 +4,9 @@ import { ErrorCode, RpcError } from '../rpc-error.js';
 import { describeThrown } from '../errors.js';
 import { asListResult, listPage } from '../catalogue/lists.js';
 import { complete, getPrompt, readResource } from '../catalogue/routing.js';
+import { getSkill, readDirectory } from '../catalogue/skill-routing.js';
+import { SKILLS_EXTENSION } from '../vocabulary/served-uris.js';
+import { NO_PROMISE, hintOf } from '../vocabulary/cache-hints.js';
 import { callToolWithinLimits } from './call-limits.js';
 import type { ListKind } from '../vocabulary/list-kinds.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
@@ -37,6 +40,9 @@ type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Rec
 const PARAMS_AS_SENT = {
   params: { '~standard': { version: 1, vendor: 'mcp-host', validate: (value: unknown) => ({ value }) } },
 };
+
+/** The Skills extension's methods (SEP-2640), served when a mount offers the extension (skill-routing.ts). */
+const EXTENSION_METHODS = new Set(['skills/list', 'skills/get', 'resources/directory/read']);
 
 /**
  * The SDK `Server` a client talks to: one per connection (stdio, a legacy
@@ -96,7 +102,8 @@ export function createFrontSession(
     const handler: Handler = isAudited(method)
       ? (request, ctx) => audited(served(), server, ctx, method, request.params ?? {}, () => serve(request, ctx))
       : serve;
-    return method === 'tools/call'
+    // tools/call, and the extensions' methods the SDK has no schema of (skills/list …), take params as sent.
+    return method === 'tools/call' || EXTENSION_METHODS.has(method)
       ? server.setRequestHandler(
           method,
           PARAMS_AS_SENT as never,
@@ -177,6 +184,21 @@ export function createFrontSession(
       await runtime.sessions.unsubscribe(session, String(request.params?.uri));
       return {};
     });
+  }
+  const skills = capabilities.extensions?.[SKILLS_EXTENSION];
+  if (skills) {
+    // SEP-2640's results are cacheable at 2026-07-28, and the SDK adds no hint to a method it has no schema of.
+    const cacheable = (result: Record<string, unknown>) =>
+      servesModernEra(server) ? { ...result, ...(hintOf(result) ?? NO_PROMISE) } : result;
+    handle('skills/list', list('skills'));
+    handle('skills/get', async (request, ctx) =>
+      cacheable(await getSkill(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params)))),
+    );
+    if (skills.directoryRead === true) {
+      handle('resources/directory/read', async (request, ctx) =>
+        cacheable(await readDirectory(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params)))),
+      );
+    }
   }
   if (capabilities.completions) {
     handle('completion/complete', (request, ctx) =>

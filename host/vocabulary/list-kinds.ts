@@ -1,11 +1,15 @@
+import { SKILLS_EXTENSION } from './served-uris.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 
 /**
- * The four lists a catalogue is made of. A mount's tools and prompts are
- * renamed by its prefix; resources and templates never are (a URI is already
- * a namespace, and rewriting it would make it a lie).
+ * The lists a catalogue is made of. A mount's tools and prompts are renamed
+ * by its prefix; resources and templates never are (a URI is already a
+ * namespace, and rewriting it would make it a lie), except the `ui://` and
+ * `skill://` URIs of a prefixed mount (served-uris.ts). Skills (SEP-2640,
+ * `skills/list`) are a list of the Skills extension, judged by URI as
+ * resources are.
  */
-export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates' | 'skills';
 
 interface ListKindInfo {
   /** The JSON-RPC method that lists it. */
@@ -18,6 +22,8 @@ interface ListKindInfo {
   changed: string;
   /** Singular noun, for messages. */
   noun: string;
+  /** The extension a mount declares (`capabilities.extensions`) to serve it, for a list of an extension. */
+  extension?: string;
 }
 
 export const LIST_KINDS: Record<ListKind, ListKindInfo> = {
@@ -49,16 +55,33 @@ export const LIST_KINDS: Record<ListKind, ListKindInfo> = {
     changed: 'notifications/resources/list_changed',
     noun: 'resource template',
   },
+  // A skills server announces a change to its skills as one to its resources (the SDK's SkillCatalog does).
+  skills: {
+    method: 'skills/list',
+    field: 'skills',
+    capability: 'resources',
+    changed: 'notifications/resources/list_changed',
+    noun: 'skill',
+    extension: SKILLS_EXTENSION,
+  },
 };
 
 export const ALL_LIST_KINDS = Object.keys(LIST_KINDS) as ListKind[];
 
-/** The lists a `list_changed` notification can name; templates change with resources. */
+/** The lists a `list_changed` notification can name; templates and skills change with resources. */
 export type ChangedList = 'tools' | 'prompts' | 'resources';
 
 /** The `list_changed` a change to this kind of list is announced with. */
 export function changedListOf(kind: ListKind): ChangedList {
-  return kind === 'resourceTemplates' ? 'resources' : kind;
+  return judgedAs(kind);
+}
+
+/**
+ * The config list (curation's, access rules') that judges a kind: templates
+ * and skills are judged with resources, by URI.
+ */
+export function judgedAs(kind: ListKind): 'tools' | 'prompts' | 'resources' {
+  return kind === 'resourceTemplates' || kind === 'skills' ? 'resources' : kind;
 }
 
 /** The list kinds a `list_changed` notification method refers to. */
@@ -76,7 +99,7 @@ export interface ListItem {
 
 /** The identifying key of an item: its name, URI or URI template. */
 export function keyOf(kind: ListKind, item: ListItem): string {
-  if (kind === 'resources') return String(item.uri);
+  if (kind === 'resources' || kind === 'skills') return String(item.uri);
   if (kind === 'resourceTemplates') return String(item.uriTemplate);
   return String(item.name);
 }

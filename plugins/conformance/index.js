@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { RED_PIXEL_PNG, SILENT_WAV } from './media.js';
 import { registerInputRequiredTools, sampledText, STATE_CODEC } from './input-required.js';
 import { registerStatelessDiagnostics } from './stateless.js';
+import { SKILLS } from './skills.js';
 
 const { name: PACKAGE_NAME, version: VERSION } = createRequire(import.meta.url)('./package.json');
 
@@ -436,6 +437,7 @@ export default {
     registerStatelessDiagnostics(server);
     registerResources(server, logger);
     registerPrompts(server);
+    SKILLS.attach(server);
     return server;
   },
 };
