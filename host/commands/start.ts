@@ -10,6 +10,7 @@ import type { HttpServeOptions } from '../serve/http.js';
 import { bearerTokensOf } from '../serve/http-auth.js';
 import { oauthSettingsOf } from '../serve/oauth-settings.js';
 import { configWhere } from '../config/problem-wording.js';
+import { HostError } from '../errors.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
@@ -30,6 +31,8 @@ export interface StartOptions {
   stdio?: boolean;
   /** `--http [HOST:]PORT`: serve HTTP there, whatever the config says. */
   http?: ListenAddress;
+  /** `--server NAME`: the stdio client is a client of this virtual server. */
+  server?: string;
 }
 
 /**
@@ -54,7 +57,8 @@ export async function start(options: StartOptions): Promise<number> {
     await stopTelemetry();
     throw error;
   });
-  const http = options.stdio ? undefined : httpAddress(config.http, options.http);
+  const http = options.stdio || options.server !== undefined ? undefined : httpAddress(config.http, options.http);
+  if (options.server !== undefined && !config.servers?.[options.server]) refuseServer(config, options.server);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
   const httpOptions = http && httpServeOptions(config, http);
   const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions?.host);
@@ -83,7 +87,7 @@ export async function start(options: StartOptions): Promise<number> {
   // The HTTP server (and the SDK's node adapter) is loaded only by a host that serves HTTP.
   const service = httpOptions
     ? await (await import('../serve/http.js')).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }) })
-    : serveOverStdio(runtime);
+    : serveOverStdio(runtime, options.server);
   if (cluster && 'url' in service) cluster.announce(service.url);
   runtime.serving = ['url' in service ? service.url : 'stdio'];
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
@@ -119,6 +123,16 @@ export async function start(options: StartOptions): Promise<number> {
   await stopTelemetry();
   await stopAuditLog();
   return 0;
+}
+
+/** `--server NAME` names no virtual server of the config: said before anything is served, and the host stops. */
+function refuseServer(config: ResolvedConfig, server: string): never {
+  const names = Object.keys(config.servers ?? {});
+  throw new HostError({
+    where: configWhere(config.file, 'servers'),
+    what: `--server ${server} names no virtual server of the config (${names.length > 0 ? `it has ${names.join(', ')}` : 'it has no servers section'}).`,
+    fix: `add servers: { ${server}: { tools: ['…'] } } to the config, or pass --server one of its servers.`,
+  });
 }
 
 /** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */

@@ -22,6 +22,7 @@ import { OAuthResourceServer } from './oauth-resource-server.js';
 import type { OAuthSettings } from './oauth-settings.js';
 import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
+import { authInfoAt, serverAtPath } from './virtual-server-paths.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
 
 /** The limits are the config's `http.*` keys of the same names (docs/security.md, "HTTP and security"). */
@@ -131,6 +132,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     res: ServerResponse,
     authInfo: AuthInfo | undefined,
     forwarded: PeerStamp | undefined,
+    server: string | undefined,
   ): Promise<void> => {
     // The request's signal: aborted when its client goes before the answer is whole, which cancels its calls in flight in either era.
     const exchange = new AbortController();
@@ -148,6 +150,8 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       throw error;
     }
     const clientId = authInfo?.clientId;
+    // A client of a virtual server is one by its identity, which every handler reads (the owner above stays the token's).
+    authInfo = authInfoAt(authInfo, server);
     const isLegacy = await isLegacyRequest(read.request, read.json, { maxRequestBodySize });
     const refused = forwarded && (await cluster!.consume(forwarded, read, isLegacy));
     const answer = refused
@@ -215,15 +219,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     // this one request, says which client that replica authenticated.
     const rebinding = peer ? undefined : checkRebinding(req);
     if (rebinding) return refuse(req, res, jsonRpcErrorResponse(rebinding.status, -32000, rebinding.message));
-    if (path !== MCP_PATH) {
-      return refuse(
-        req,
-        res,
-        Response.json(
-          { error: 'not_found', message: `mcp-host serves MCP at ${MCP_PATH}; there is nothing at ${path}` },
-          { status: 404 },
-        ),
-      );
+    const at = serverAtPath(path, runtime.current.config);
+    if (!at || 'unknown' in at) {
+      const message = at ? at.unknown : `mcp-host serves MCP at ${MCP_PATH}; there is nothing at ${path}`;
+      return refuse(req, res, Response.json({ error: 'not_found', message }, { status: 404 }));
     }
     let authInfo: AuthInfo | undefined;
     if (peer) {
@@ -253,7 +252,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       return refuseTooLarge(req, res, new RequestBodyTooLarge(maxRequestBodySize));
     }
     if (!req.complete) bodyDeadline(req, res, limits.bodyTimeoutMs, runtime.logger);
-    await serveMcp(req, res, authInfo, peer);
+    await serveMcp(req, res, authInfo, peer, at.server);
   };
 
   const server = createServer((req, res) => {

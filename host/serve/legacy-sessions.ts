@@ -139,8 +139,10 @@ export class LegacySessions {
       }
     }
     // Another token's session is answered as if it did not exist: a
-    // session id is not a credential, and its existence is not told.
-    if (!session || session.owner !== owner) {
+    // session id is not a credential, and its existence is not told. So is
+    // one of another virtual server (opened at another /mcp/NAME).
+    const server = identityOf({ http: { ...(authInfo && { authInfo }) } }).server;
+    if (!session || session.owner !== owner || session.front.identity?.server !== server) {
       // The spec's answer for an ended or unknown session: 404 tells the
       // client to start a new one.
       return jsonRpcErrorResponse(
