@@ -2,6 +2,7 @@ import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { DiscoveryMode, ResolvedConfig } from '../config/types.js';
 import type { Problem } from '../errors.js';
 import { configWhere } from '../config/problem-wording.js';
+import { serverPath } from '../config/server-settings.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { Identity } from '../vocabulary/identity.js';
 import { ALL_LIST_KINDS, type ListKind } from '../vocabulary/list-kinds.js';
@@ -69,7 +70,7 @@ export class VirtualServer {
           return ![...served[kind]].some((key) => matcher.serves(kind, key));
         })
         .map((glob) => ({
-          where: configWhere(file, `servers.${this.key}.${kind}`),
+          where: configWhere(file, `${serverPath(this.key)}.${kind}`),
           what: `"${glob}" matches nothing served, so the server has no member by it.`,
           fix: `fix the glob (it matches composed ${kind.startsWith('resource') ? 'URIs' : 'names'}, after prefixes and renames: mcp-host check lists them), or remove it.`,
         })),

@@ -24,6 +24,11 @@ const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._~-]*$/;
 
 const EXAMPLE = "{ dev: { tools: ['github.*', 'ci.*'], prompts: ['github.*'] } }";
 
+/** Where a server's key sits, as messages name it: `servers.dev`, or `servers["a b"]` for a name that is no identifier. */
+export function serverPath(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `servers.${name}` : `servers[${JSON.stringify(name)}]`;
+}
+
 /** Every problem of a `servers` value but its servers' `discovery`; `where(path)` places one (`servers.dev.tools`). */
 export function serverProblems(value: unknown, where: (path: string) => string): Problem[] {
   if (!isPlainObject(value)) {
@@ -37,7 +42,7 @@ export function serverProblems(value: unknown, where: (path: string) => string):
   }
   return Object.entries(value).flatMap(([name, server]) => [
     ...nameProblems(name, where),
-    ...settingsProblems(server, `servers.${name}`, where),
+    ...settingsProblems(server, serverPath(name), where),
   ]);
 }
 
@@ -45,7 +50,7 @@ function nameProblems(name: string, where: (path: string) => string): Problem[] 
   if (name === '' || name === '.' || name === '..') {
     return [
       {
-        where: where(`servers[${JSON.stringify(name)}]`),
+        where: where(serverPath(name)),
         what: `the server would be served at /mcp/${name}, which a URL resolves to /mcp${name === '..' ? "'s parent" : ' itself'}, the whole catalogue's path.`,
         fix: 'give it a name of its own (e.g. dev), or name it default to change what /mcp serves.',
       },
@@ -54,7 +59,7 @@ function nameProblems(name: string, where: (path: string) => string): Problem[] 
   if (PATH_SEGMENT.test(name)) return [];
   return [
     {
-      where: where(`servers[${JSON.stringify(name)}]`),
+      where: where(serverPath(name)),
       what: `"${name}" is not a URL path segment as it stands, and the server is served at /mcp/NAME.`,
       fix: 'use letters, digits, ".", "_", "~" and "-", starting with a letter or digit (e.g. dev, support-eu).',
     },

@@ -20,7 +20,7 @@ import { configWhere, describeValue, quotedChoices, unknownKeyProblem } from './
 import { revisionListProblems } from './revisions.js';
 import { upstreamAuthProblems } from './upstream-auth.js';
 import { accessProblems, perToolProblems } from './access-settings.js';
-import { serverProblems } from './server-settings.js';
+import { serverPath, serverProblems } from './server-settings.js';
 import type {
   AllowConfig,
   AuditConfig,
@@ -604,7 +604,7 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
     for (const [name, server] of isPlainObject(value) ? Object.entries(value) : []) {
       const discovery = isPlainObject(server) ? server.discovery : undefined;
       if (discovery !== undefined)
-        TOP_LEVEL_FIELDS.discovery(findings, discovery, `servers.${name}.discovery`, 'discovery');
+        TOP_LEVEL_FIELDS.discovery(findings, discovery, `${serverPath(name)}.discovery`, 'discovery');
     }
   },
   audit: section(AUDIT_FIELDS, '{ file: "./audit.log" }', ['file']),
