@@ -74,6 +74,8 @@ for it, or the rules for it do not list the item (and which rules for others do)
   --role R                 in its roles claim (repeatable)
   --token NAME             a static token's name (http.auth tokens given as NAME:TOKEN)
   --stdio                  the client on the host's stdin and stdout
+  --server NAME            as a client of that virtual server of the config's "servers": what it sees is
+                           the server's members that its rules allow
   --config PATH            the config file (default: found from the working directory upward)`,
   init: `Usage: mcp-host init [--plugin NAME]
 
