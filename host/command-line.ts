@@ -18,13 +18,13 @@ const USAGE: Record<string, string> = {
   main: `mcp-host ${HOST_VERSION}: one MCP server built out of many
 
 Usage:
-  mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT]
+  mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT] [--server NAME]
   mcp-host check [CONFIG | --config PATH] [--allow-withheld] [--options JSON]
   mcp-host list [CONFIG | --config PATH] [--json]
   mcp-host reload [--cluster | --plugin NAME] [CONFIG | --config PATH]
   mcp-host status [--cluster] [--json] [CONFIG | --config PATH]
   mcp-host pin [--diff] [CONFIG | --config PATH]
-  mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
+  mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio] [--server NAME]
   mcp-host init [--plugin NAME]
   mcp-host add PACKAGE [--prefix P | --flat] [--arg VALUE]… [--env NAME[=VALUE]]… [--bin NAME] [--allow-scripts] [--config PATH]
   mcp-host <command> --help
@@ -34,7 +34,7 @@ MCP_HOST_CONFIG environment variable; without any, it is searched for from the w
 directory up to the project root.
 
 Exit status: 0 success, 1 a problem with the config, a plugin or a reload, 2 wrong usage.`,
-  start: `Usage: mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT]
+  start: `Usage: mcp-host [start] [CONFIG | --config PATH] [--stdio] [--http [HOST:]PORT] [--server NAME]
 
 Serve the composed catalogue. Over stdio unless the config's "http" or --http asks for HTTP.
   CONFIG          the config file, as a positional argument (mcp-host start ./mcp-host.config.js):
@@ -42,6 +42,9 @@ Serve the composed catalogue. Over stdio unless the config's "http" or --http as
   --config PATH   the config file (default: MCP_HOST_CONFIG, else found from the working directory upward)
   --stdio         serve over stdio even when the config configures HTTP
   --http ADDR     serve Streamable HTTP at ADDR ([HOST:]PORT, host default 127.0.0.1) on /mcp
+                  (and each virtual server of the config's "servers" on /mcp/NAME)
+  --server NAME   over stdio, serve the virtual server NAME of the config's "servers" instead of
+                  the whole catalogue
 
 Environment:
   MCP_HOST_CONFIG        the config file, when neither CONFIG nor --config is given
@@ -59,7 +62,7 @@ field), it checks that package as a plugin: manifest, definition, a dry create()
   --config PATH   the config file, or CONFIG (default: MCP_HOST_CONFIG, else found from the
                   working directory upward)
   --options JSON  the options a plugin package's dry create() is given (default {})`,
-  access: `Usage: mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio]
+  access: `Usage: mcp-host access explain [--config PATH] [--sub S] [--client-id C] [--scope "A B"] [--group G]… [--role R]… [--token NAME] [--stdio] [--server NAME]
 
 Print, for one identity, every item of the composed catalogue it sees under the config's access
 rules and the rule that lets it (index and who), and every item it is denied and why: no rule is
@@ -71,6 +74,8 @@ for it, or the rules for it do not list the item (and which rules for others do)
   --role R                 in its roles claim (repeatable)
   --token NAME             a static token's name (http.auth tokens given as NAME:TOKEN)
   --stdio                  the client on the host's stdin and stdout
+  --server NAME            as a client of that virtual server of the config's "servers": what it sees is
+                           the server's members that its rules allow
   --config PATH            the config file (default: found from the working directory upward)`,
   init: `Usage: mcp-host init [--plugin NAME]
 
@@ -189,6 +194,7 @@ async function main(argv: string[], compileCache: CompileCacheState): Promise<nu
         role: { type: 'string', multiple: true },
         token: { type: 'string' },
         plugin: { type: 'string' },
+        server: { type: 'string' },
       },
       strict: true,
       allowPositionals: true,
@@ -227,6 +233,8 @@ async function main(argv: string[], compileCache: CompileCacheState): Promise<nu
   const identityFlags = [values.sub, values['client-id'], values.scope, values.group, values.role, values.token];
   if (identityFlags.some((value) => value !== undefined) && command !== 'access')
     throw new UsageError('--sub, --client-id, --scope, --group, --role and --token go with "access explain"');
+  if (values.server !== undefined && command !== 'start' && command !== 'access')
+    throw new UsageError('--server goes with "start" (over stdio) or "access explain"');
   const configPath = configPathOf(command, positionals, values.config);
 
   const level = process.env.MCP_HOST_LOG_LEVEL as 'info' | undefined;
@@ -287,6 +295,7 @@ async function main(argv: string[], compileCache: CompileCacheState): Promise<nu
           ...(values.token !== undefined && { token: values.token }),
           ...(values.stdio && { stdio: true }),
         },
+        ...(values.server !== undefined && { server: values.server }),
       });
     default:
       return (await import('./commands/start.js')).start({ ...common, ...serveFlags(values) });
@@ -350,8 +359,17 @@ function sampleOptions(json: string | undefined): { sampleOptions?: Record<strin
 }
 
 /** `--stdio` and `--http [HOST:]PORT`, checked here so a bad address is a usage error (exit 2). */
-function serveFlags(values: { stdio?: boolean; http?: string }): Pick<StartOptions, 'stdio' | 'http'> {
+function serveFlags(values: {
+  stdio?: boolean;
+  http?: string;
+  server?: string;
+}): Pick<StartOptions, 'stdio' | 'http' | 'server'> {
   if (values.stdio && values.http !== undefined) throw new UsageError('--stdio and --http exclude each other');
+  if (values.server !== undefined && values.http !== undefined)
+    throw new UsageError(
+      "--server names the stdio client's virtual server; over HTTP a client picks one by its path, /mcp/NAME",
+    );
+  if (values.server !== undefined) return { ...(values.stdio && { stdio: true }), server: values.server };
   if (values.http === undefined) return values.stdio ? { stdio: true } : {};
   try {
     return { http: parseListenAddress(values.http) };

@@ -34,6 +34,8 @@ export interface HostStatus {
   /** Of those, the sessions whose client sent a request within the last minute; the others are idle. */
   activeSessions: number;
   idleSessions: number;
+  /** With virtual servers in the config: each one's open sessions (a removed one's while its clients stay). */
+  serverSessions?: Record<string, number>;
   /** Where clients reach it: `stdio`, or its HTTP endpoint's URL. */
   serving: string[];
   /** The last reload's outcome (none since the start when absent): a refused one means the old generation serves on. */
@@ -62,12 +64,17 @@ export function hostStatus(runtime: HostRuntime): HostStatus {
   const { id, config, mounts } = generation;
   let sessions = 0;
   let activeSessions = 0;
+  const serverSessions: Record<string, number> = Object.fromEntries(
+    Object.keys(config.servers ?? {}).map((name) => [name, 0]),
+  );
   const activeSince = Date.now() - activeWithinMs();
   for (const session of runtime.sessions) {
     // The runtime also holds the 2026-07-28 endpoint's notifier, which is no client's session.
     if (session.fansOut) continue;
     sessions += 1;
     if ((session.lastActive ?? 0) >= activeSince) activeSessions += 1;
+    const server = session.identity?.server;
+    if (server !== undefined) serverSessions[server] = (serverSessions[server] ?? 0) + 1;
   }
   return {
     generation: id,
@@ -76,6 +83,7 @@ export function hostStatus(runtime: HostRuntime): HostStatus {
     sessions,
     activeSessions,
     idleSessions: sessions - activeSessions,
+    ...(Object.keys(serverSessions).length > 0 && { serverSessions }),
     serving: runtime.serving,
     ...(runtime.lastReload && { lastReload: runtime.lastReload }),
     mounts: mounts.map((mount) => mountStatus(generation, mount)),
@@ -130,6 +138,10 @@ export function formatHostStatus(host: string, status: HostStatus): string {
       `mounts ${mounts.length - down} up, ${down} down`,
   ];
   if (status.serving.length > 0) lines.push(`  serving: ${status.serving.join(', ')}`);
+  if (status.serverSessions) {
+    const each = Object.entries(status.serverSessions).map(([name, count]) => `${name} ${count}`);
+    lines.push(`  virtual servers' sessions: ${each.join(', ')}`);
+  }
   if (status.lastReload) lines.push(...formatLastReload(status.lastReload));
   for (const mount of mounts) {
     const why =

@@ -15,7 +15,7 @@ import {
   type ChangedList,
   type ListKind,
 } from './vocabulary/list-kinds.js';
-import { accessViewOf } from './catalogue/access-rules.js';
+import { accessViewOf, narrowsViews } from './catalogue/access-rules.js';
 import type { SessionNotifier } from './sinks/session-notifier.js';
 
 /**
@@ -132,19 +132,19 @@ function logPluginMessage(logger: Logger, params: LoggingMessageNotification['pa
 
 /**
  * The composed keys of what a generation serves of `mount`, per kind, in the
- * view of the era whose face it is; none without access rules, which alone
+ * view of the era whose face it is; none without access rules or virtual servers, which alone
  * need them.
  */
 function servedKeys(generation: Generation, mount: Mount): [ListKind, string][] {
   const view = generation.eraViews.find((eraView) => eraView.mounts.includes(mount));
-  if (!view || !generation.config.access) return [];
+  if (!view || !narrowsViews(generation.config)) return [];
   return ALL_LIST_KINDS.flatMap((kind) =>
     view.served(mount, kind).map((item): [ListKind, string] => [kind, keyOf(kind, item)]),
   );
 }
 
 /**
- * Under access rules, which of a mount's changed lists a session hears of:
+ * Under access rules or virtual servers, which of a mount's changed lists a session hears of:
  * those where its rules let it see some of the mount's items (`touched`,
  * before the change and after). Undefined (everyone hears) without rules.
  */
@@ -152,7 +152,7 @@ function seenThrough(
   generation: Generation,
   touched: [ListKind, string][][],
 ): ((session: SessionNotifier) => ReadonlySet<ChangedList>) | undefined {
-  if (!generation.config.access) return undefined;
+  if (!narrowsViews(generation.config)) return undefined;
   return (session) => {
     if (!session.identity) return new Set(ALL_LIST_KINDS.map(changedListOf));
     const access = accessViewOf(generation.config, session.identity);

@@ -23,6 +23,7 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   /** Resource not found, as SDKs before 2026-07-28 answered it. */
   ResourceNotFound: -32002,
+  InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,

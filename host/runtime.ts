@@ -3,7 +3,7 @@ import type { Generation } from './catalogue/generation.js';
 import type { ChangedList } from './vocabulary/list-kinds.js';
 import type { Logger } from './log.js';
 import { changedListsSeenBy, diffGenerations, type CatalogueDiff } from './catalogue/catalogue-diff.js';
-import { accessViewOf } from './catalogue/access-rules.js';
+import { accessViewOf, narrowsViews } from './catalogue/access-rules.js';
 import type { SessionNotifier } from './sinks/session-notifier.js';
 import type { Era } from './protocol-versions.js';
 import { retireMounts } from './mounts/retire.js';
@@ -124,8 +124,8 @@ export class HostRuntime {
 
 /**
  * What a swap tells the sessions of `era`: the lists that changed, or, under
- * access rules (before or after), each client the lists whose part it may
- * see changed, its rules' change included (computed once per pair of rule
+ * access rules or virtual servers (before or after), each client the lists
+ * whose part it may see changed, its rules' and server's change included (computed once per pair of rule
  * sets, not per client).
  */
 function toldOf(
@@ -134,12 +134,13 @@ function toldOf(
   era: Era,
   changed: Set<ChangedList>,
 ): Parameters<ClientSessions['broadcastListChanged']> {
-  if (!before.config.access && !next.config.access) return [changed, [era]];
+  if (!narrowsViews(before.config) && !narrowsViews(next.config)) return [changed, [era]];
   const seen = new Map<string, Set<ChangedList>>();
   const every = new Set<ChangedList>(['tools', 'prompts', 'resources']);
   // A notifier of no known identity cannot be told apart from others: when the rules changed, it is
   // told of every list, as its view may have changed.
-  const rulesChanged = JSON.stringify(before.config.access) !== JSON.stringify(next.config.access);
+  const rulesOf = ({ config }: Generation) => JSON.stringify([config.access, config.servers]);
+  const rulesChanged = rulesOf(before) !== rulesOf(next);
   const seenBy = (session: SessionNotifier): ReadonlySet<ChangedList> => {
     const { identity } = session;
     if (!identity) return rulesChanged ? every : changed;

@@ -268,7 +268,7 @@ t.test('top-level fields: every problem is reported, not the first', async (t) =
       'mcp-host.config.js: protocolVersions[0]: "2025-11-26" is not an MCP revision mcp-host knows. Fix: did you mean "2025-11-25"?',
       'mcp-host.config.js: protocolVersions[1]: 3 is not an MCP revision mcp-host knows. Fix: use one of "2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25" or "2026-07-28".',
       'mcp-host.config.js: plugin: unknown key "plugin". Fix: did you mean "plugins"?',
-      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "isolation", "shortenNames", "pins", "plugins", "http", "reload", "upstreams", "log", "telemetry", "cluster", "discovery", "access", "audit" and "limits".',
+      'mcp-host.config.js: timeoutMs: unknown key "timeoutMs". Fix: remove it; the keys allowed here are "name", "version", "instructions", "protocolVersions", "separator", "maxNameLength", "pageSize", "isolation", "shortenNames", "pins", "plugins", "http", "reload", "upstreams", "log", "telemetry", "cluster", "discovery", "access", "servers", "audit" and "limits".',
       'mcp-host.config.js: tasks: "tasks" (task support) is a dispatcher-level setting that mcp-host does not offer yet. Fix: remove it; the dispatcher-level settings the host config offers are "pageSize", "http" and "log".',
       'mcp-host.config.js: http.port: expected an integer from 0 to 65535, got 70000. Fix: e.g. port: 3000 (0 picks a free port).',
       'mcp-host.config.js: http.hots: unknown key "hots". Fix: did you mean "host"?',

@@ -2,6 +2,7 @@ import type { AccessRule, AccessWho, ResolvedConfig } from '../config/types.js';
 import type { Identity } from '../vocabulary/identity.js';
 import { judgedAs, type ListKind } from '../vocabulary/list-kinds.js';
 import { Curation } from './curation.js';
+import { virtualServerOf } from './virtual-server.js';
 
 /** Which rule decides an item for an identity: its index in `access` and the rule. */
 export interface Decision {
@@ -89,10 +90,41 @@ function allowedBy({ rule, allowed }: CompiledRule, kind: ListKind, item: string
 
 const policies = new WeakMap<ResolvedConfig, AccessPolicy>();
 
-/** The view of `identity` under a config's rules (compiled once per config), or everything when it has none. */
+/** Per config, the views of each (virtual server, set of matching rules): `${server} ${rules' key}`. */
+const serverViews = new WeakMap<ResolvedConfig, Map<string, AccessView>>();
+
+/**
+ * The view of `identity` under a config's rules (compiled once per config),
+ * or everything when it has none; for a client of a virtual server, only
+ * what is both the server's member and allowed by the rules. Such a view is
+ * made once per (server, set of matching rules), so its clients share it
+ * and their list pages. A server the config does not have (a reload removed
+ * it) has no members.
+ */
 export function accessViewOf(config: ResolvedConfig, identity: Identity): AccessView {
   const policy = accessPolicyOf(config);
-  return policy ? policy.viewFor(identity) : EVERYTHING;
+  const rules = policy ? policy.viewFor(identity) : EVERYTHING;
+  if (identity.server === undefined) return rules;
+  const key = `${identity.server} ${rules.key}`;
+  let views = serverViews.get(config);
+  if (!views) serverViews.set(config, (views = new Map()));
+  let view = views.get(key);
+  if (!view) {
+    const server = virtualServerOf(config, identity.server);
+    const member = (kind: ListKind, item: string) => server?.includes(kind, item) ?? false;
+    view = {
+      key,
+      decide: (kind, item) => (member(kind, item) ? rules.decide(kind, item) : undefined),
+      allows: (kind, item) => member(kind, item) && rules.allows(kind, item),
+    };
+    views.set(key, view);
+  }
+  return view;
+}
+
+/** Whether some clients see less than the whole catalogue: the config has access rules or virtual servers. */
+export function narrowsViews(config: ResolvedConfig): boolean {
+  return config.access !== undefined || config.servers !== undefined;
 }
 
 /** A config's compiled rules, or undefined when it sets none. */

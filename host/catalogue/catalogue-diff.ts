@@ -2,6 +2,7 @@ import type { Generation } from './generation.js';
 import { stableJson } from '../stable-json.js';
 import type { Identity } from '../vocabulary/identity.js';
 import { accessViewOf, type AccessView } from './access-rules.js';
+import { discoveryOf } from './virtual-server.js';
 import {
   ALL_LIST_KINDS,
   changedListOf,
@@ -101,6 +102,10 @@ export function changedListsSeenBy(before: Generation, after: Generation, identi
     const now = visible(after, kind, accessAfter);
     const same = old.size === now.size && [...now].every(([key, json]) => old.get(key) === json);
     if (!same) changed.add(changedListOf(kind));
+  }
+  // A virtual server's discovery may change alone: its clients' tools/list shows it.
+  if (stableJson(discoveryOf(before.config, identity)) !== stableJson(discoveryOf(after.config, identity))) {
+    changed.add('tools');
   }
   return changed;
 }

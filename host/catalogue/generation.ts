@@ -13,6 +13,7 @@ import { MountView } from './mount-view.js';
 import { ERAS, type Era } from '../protocol-versions.js';
 import { SEARCH_TOOL_NAME, ToolSearch } from './tool-search.js';
 import { extensionCapabilities } from './extension-capabilities.js';
+import { searchModeOf, serverWarnings } from './virtual-server.js';
 
 /**
  * One complete catalogue: a config, the mounts it names, how each is served
@@ -87,9 +88,9 @@ export class Generation {
 
   /** A served tool that would take the search tool's name where clients may be served search. */
   private searchToolProblems(): Problem[] {
-    const mode = this.config.discovery?.mode ?? 'all';
+    const mode = searchModeOf(this.config);
     const owner = this.index.owners.tools.get(SEARCH_TOOL_NAME);
-    if (mode === 'all' || !owner) return [];
+    if (!mode || !owner) return [];
     return [
       {
         where: owner.mount.description,
@@ -121,8 +122,9 @@ export class Generation {
    * What is worth a warning but refuses nothing: a second config file beside
    * the one read, curation that matches nothing the mounts serve,
    * definitions that drifted from the lock (under `pins: 'refuse'` those are
-   * withheld, and say so), and access rules that match no client or globs
-   * of theirs that match nothing served.
+   * withheld, and say so), access rules that match no client or globs
+   * of theirs that match nothing served, and virtual servers' globs that
+   * match nothing served.
    */
   warnings(): Problem[] {
     const twins = configTwinsWarning(this.config.file);
@@ -136,6 +138,7 @@ export class Generation {
       ...(twins ? [twins] : []),
       ...this.eraViews.flatMap((view) => view.ownWarnings()),
       ...accessWarnings(this.config, served),
+      ...serverWarnings(this.config, served),
     ];
   }
 
@@ -178,7 +181,7 @@ export class Generation {
    * current request, so that no search waits for it.
    */
   private prepareSearch(): void {
-    if ((this.config.discovery?.mode ?? 'all') === 'all') return;
+    if (!searchModeOf(this.config)) return;
     setImmediate(() => {
       for (const view of this.eraViews) void view.toolSearch();
     });

@@ -8,6 +8,7 @@ import { keyOf } from '../vocabulary/list-kinds.js';
 import { DRIFT_FIX, describeDrift } from '../pins/drift.js';
 import { ANONYMOUS_IDENTITY, type Identity } from '../vocabulary/identity.js';
 import { accessViewOf } from './access-rules.js';
+import { removedServerError } from './virtual-server.js';
 import { assertReadsAsSpelled } from './uri-spelling.js';
 import { ownUri, prefixOf, servedUrisIn } from '../vocabulary/served-uris.js';
 
@@ -74,14 +75,22 @@ function ownerFor(
   composed: string,
   identity: Identity | undefined,
 ): Pick<Owner, 'mount' | 'own'> {
+  assertServerKept(generation, identity);
   if (!accessViewOf(generation.config, identity ?? ANONYMOUS_IDENTITY).allows(kind, composed)) {
     throw unknownName(kind, composed);
   }
   return ownerOfName(generation, kind, composed);
 }
 
+/** A client of a virtual server a reload removed is told so, not that every name it knew is unknown. */
+function assertServerKept(generation: Generation, identity: Identity | undefined): void {
+  const removed = removedServerError(generation.config, identity);
+  if (removed) throw removed;
+}
+
 /** Whether `identity` may read (subscribe to, complete) the URI or template `uri`. */
 export function mayReach(generation: Generation, uri: string, identity: Identity | undefined): boolean {
+  assertServerKept(generation, identity);
   const view = accessViewOf(generation.config, identity ?? ANONYMOUS_IDENTITY);
   return view.allows('resources', uri) || view.allows('resourceTemplates', uri);
 }

@@ -1,9 +1,9 @@
 import type { Identity } from '../vocabulary/identity.js';
-import { accessPolicyOf } from './access-rules.js';
+import { accessViewOf, narrowsViews } from './access-rules.js';
 import type { Owner } from './catalogue-index.js';
 import type { Generation } from './generation.js';
 
-/** Per generation, the usable tools of each set of matching access rules (`AccessView.key`). */
+/** Per generation, the usable tools of each view (`AccessView.key`: virtual server and matching rules). */
 const narrowed = new WeakMap<Generation, Map<string, ReadonlyMap<string, Owner>>>();
 
 /**
@@ -14,15 +14,15 @@ const narrowed = new WeakMap<Generation, Map<string, ReadonlyMap<string, Owner>>
  * applies to a search exactly as to `tools/list`. A call is served for any
  * of them, listed or not (routing.ts).
  *
- * Without access rules every identity may use every served tool. With them,
- * the view is made once per generation and set of matching rules: every
- * identity the same rules match shares it, as it shares their list pages.
+ * Without access rules or virtual servers every identity may use every
+ * served tool. With them, the view is made once per generation and view key
+ * (virtual server and set of matching rules): every identity of the same
+ * key shares it, as it shares their list pages.
  */
 export function usableTools(generation: Generation, identity: Identity): ReadonlyMap<string, Owner> {
   const all = generation.index.owners.tools;
-  const policy = accessPolicyOf(generation.config);
-  if (!policy) return all;
-  const view = policy.viewFor(identity);
+  if (!narrowsViews(generation.config)) return all;
+  const view = accessViewOf(generation.config, identity);
   let byRules = narrowed.get(generation);
   if (!byRules) narrowed.set(generation, (byRules = new Map()));
   let usable = byRules.get(view.key);

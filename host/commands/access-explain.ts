@@ -4,7 +4,10 @@ import { accessPolicyOf, describeWho, type Decision } from '../catalogue/access-
 import type { Generation } from '../catalogue/generation.js';
 import { HostRuntime } from '../runtime.js';
 import { ALL_LIST_KINDS, keyOf, type ListKind } from '../vocabulary/list-kinds.js';
-import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../vocabulary/identity.js';
+import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, asClientOf, type Identity } from '../vocabulary/identity.js';
+import { virtualServerOf } from '../catalogue/virtual-server.js';
+import { HostError } from '../errors.js';
+import { configWhere } from '../config/problem-wording.js';
 
 /** Who `mcp-host access explain` is asked about, as its flags say. */
 export interface ExplainedIdentity {
@@ -37,11 +40,23 @@ export async function accessExplain(options: {
   cwd: string;
   logger: Logger;
   who: ExplainedIdentity;
+  /** `--server NAME`: the identity as a client of that virtual server. */
+  server?: string;
 }): Promise<number> {
   const runtime = new HostRuntime(options.logger);
   const { generation } = await composeCatalogue({ ...options, events: runtime.events, id: 1 });
   try {
-    process.stdout.write(`${explain(generation, identityOf(options.who)).join('\n')}\n`);
+    const { server } = options;
+    if (server !== undefined && !virtualServerOf(generation.config, server)) {
+      const names = Object.keys(generation.config.servers ?? {});
+      throw new HostError({
+        where: configWhere(generation.config.file, 'servers'),
+        what: `--server ${server} names no virtual server of the config (${names.length > 0 ? `it has ${names.join(', ')}` : 'it has no servers section'}).`,
+        fix: 'pass --server one of its servers, or leave --server out to explain the whole catalogue.',
+      });
+    }
+    const identity = asClientOf(identityOf(options.who), server);
+    process.stdout.write(`${explain(generation, identity).join('\n')}\n`);
     return 0;
   } finally {
     runtime.swap(generation);
@@ -76,35 +91,44 @@ export interface ExplainedItem {
   kind: ListKind;
   key: string;
   seen: boolean;
-  /** The rule that lets it be seen, or why none does; absent when the config sets no rules. */
+  /** The rule that lets it be seen, or why none does; absent when the config sets no rules and no server narrows. */
   why?: string;
 }
 
-/** The report: a headline per fact about the identity and its rules, then every item judged. */
+/**
+ * The report: a headline per fact about the identity and its rules, then
+ * every item judged. For a client of a virtual server, an item that is not
+ * one of its members is denied for that, whatever the rules say: what it may
+ * use is the intersection of the two.
+ */
 export function explainItems(generation: Generation, identity: Identity): { head: string[]; items: ExplainedItem[] } {
   const policy = accessPolicyOf(generation.config);
+  const server = identity.server === undefined ? undefined : virtualServerOf(generation.config, identity.server)!;
   const claims = Object.entries(identity.claims).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
   const head = [`identity: ${identity.kind} "${identity.name}"${claims.length > 0 ? ` (${claims.join(', ')})` : ''}`];
+  if (server) head.push(`virtual server: ${server.key} (it sees only the server's members)`);
   const served = ALL_LIST_KINDS.flatMap((kind) =>
     generation.mounts.flatMap((mount) =>
       generation.served(mount, kind).map((item) => ({ kind, key: keyOf(kind, item) })),
     ),
   );
-  if (!policy) {
-    head.push('the config sets no access rules: every client sees everything');
-    return { head, items: served.map((item) => ({ ...item, seen: true })) };
-  }
-  const matching = policy.matching(identity);
+  const matching = policy?.matching(identity) ?? [];
   head.push(
-    matching.length > 0
-      ? `rules for this identity: ${matching.map(ruleName).join(', ')}`
-      : 'no rule is for this identity: it sees nothing',
+    !policy
+      ? `the config sets no access rules: every client sees ${server ? "all of its server's members" : 'everything'}`
+      : matching.length > 0
+        ? `rules for this identity: ${matching.map(ruleName).join(', ')}`
+        : 'no rule is for this identity: it sees nothing',
   );
-  const view = policy.viewFor(identity);
+  const view = policy?.viewFor(identity);
   const items = served.map(({ kind, key }): ExplainedItem => {
-    const decision = view.decide(kind, key);
+    if (server && !server.includes(kind, key)) {
+      return { kind, key, seen: false, why: `not a member of virtual server ${server.key}` };
+    }
+    const decision = view?.decide(kind, key);
     if (decision) return { kind, key, seen: true, why: ruleName(decision) };
-    const others = policy.listing(kind, key);
+    if (!view) return { kind, key, seen: true, ...(server && { why: `member of virtual server ${server.key}` }) };
+    const others = policy!.listing(kind, key);
     const why = matching.length === 0 ? 'no rule is for this identity' : 'no rule for this identity lists it';
     const listedBy = others.length > 0 ? `; listed by ${others.map(ruleName).join(', ')}, for others` : '';
     return { kind, key, seen: false, why: why + listedBy };
@@ -121,7 +145,7 @@ export function itemName({ kind, key }: Pick<ExplainedItem, 'kind' | 'key'>): st
 export function explain(generation: Generation, identity: Identity): string[] {
   const { head, items } = explainItems(generation, identity);
   const line = (item: ExplainedItem) => `  ${itemName(item)}${item.why === undefined ? '' : `  <- ${item.why}`}`;
-  if (!accessPolicyOf(generation.config)) return [...head, 'sees:', ...items.map(line)];
+  if (!accessPolicyOf(generation.config) && identity.server === undefined) return [...head, 'sees:', ...items.map(line)];
   const seen = items.filter((item) => item.seen).map(line);
   const denied = items.filter((item) => !item.seen).map(line);
   return [...head, `sees (${seen.length}):`, ...seen, `denied (${denied.length}):`, ...denied];

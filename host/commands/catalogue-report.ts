@@ -1,6 +1,8 @@
 import type { Generation } from '../catalogue/generation.js';
 import { ALL_LIST_KINDS, keyOf, type ListKind } from '../vocabulary/list-kinds.js';
 import type { Mount } from '../mounts/mount.js';
+import { virtualServerOf } from '../catalogue/virtual-server.js';
+import { MCP_PATH } from '../serve/listen-address.js';
 
 const HEADINGS: Record<ListKind, string> = {
   tools: 'tools',
@@ -52,6 +54,21 @@ export function formatCatalogue(generation: Generation): string {
       );
   }
   return lines.join('\n');
+}
+
+/** Each virtual server's members (docs/virtual-servers.md), for people: what its clients are served, access rules aside. */
+export function formatServers(generation: Generation): string {
+  return Object.keys(generation.config.servers ?? {})
+    .map((name) => {
+      const server = virtualServerOf(generation.config, name)!;
+      const path = name === 'default' ? `${MCP_PATH} and ${MCP_PATH}/default` : `${MCP_PATH}/${name}`;
+      const lines = ALL_LIST_KINDS.flatMap((kind) => {
+        const members = [...generation.index.owners[kind].keys()].filter((key) => server.includes(kind, key));
+        return members.length > 0 ? [`  ${HEADINGS[kind]}: ${members.join(', ')}`] : [];
+      });
+      return [`virtual server ${name}  (${path})`, ...(lines.length > 0 ? lines : ['  (no members)'])].join('\n');
+    })
+    .join('\n');
 }
 
 /** One line of totals: `12 tools, 2 prompts, 3 resources, 1 template from 2 plugins`. */

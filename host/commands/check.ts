@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import { formatProblem } from '../errors.js';
 import { inspectCatalogue, inspectConfigValue, type Inspection } from '../catalogue/compose.js';
 import { HostRuntime } from '../runtime.js';
-import { formatCatalogue, formatTotals } from './catalogue-report.js';
+import { formatCatalogue, formatServers, formatTotals } from './catalogue-report.js';
 import { pluginCheckConfig, pluginPackageHere, unmarkedPluginHere } from './plugin-check.js';
 import { formatWarnings } from './reload.js';
 import type { ReportLog } from './report-log.js';
@@ -57,7 +57,8 @@ export async function check(options: CheckOptions): Promise<number> {
       withheld > 0 && !options.allowWithheld
         ? `mcp-host check: ${withheld} definition${withheld === 1 ? ' is' : 's are'} withheld from clients (pins: 'refuse'; listed above) in ${where}. Fix: review the change (mcp-host pin --diff), then run mcp-host pin; or pass --allow-withheld to accept serving without them.\n`
         : `OK: ${formatTotals(generation!)} (${where})\n`;
-    const report = `${formatCatalogue(generation!)}\n\n${formatWarnings(warnings, '')}`;
+    const servers = formatServers(generation!);
+    const report = `${formatCatalogue(generation!)}\n${servers && `\n${servers}\n`}\n${formatWarnings(warnings, '')}`;
     process.stdout.write(`${report}${options.reportLog?.reportLines(report) ?? ''}${verdict}`);
     return withheld > 0 && !options.allowWithheld ? 1 : 0;
   } finally {

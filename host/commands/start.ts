@@ -12,6 +12,7 @@ import { oauthSettingsOf } from '../serve/oauth-settings.js';
 import { adminSettingsOf, metricsServed } from '../config/admin-settings.js';
 import { namedToken } from '../config/token-names.js';
 import { configWhere } from '../config/problem-wording.js';
+import { HostError } from '../errors.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
 import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
@@ -33,6 +34,8 @@ export interface StartOptions {
   stdio?: boolean;
   /** `--http [HOST:]PORT`: serve HTTP there, whatever the config says. */
   http?: ListenAddress;
+  /** `--server NAME`: the stdio client is a client of this virtual server. */
+  server?: string;
 }
 
 /**
@@ -57,7 +60,8 @@ export async function start(options: StartOptions): Promise<number> {
     await stopTelemetry();
     throw error;
   });
-  const http = options.stdio ? undefined : httpAddress(config.http, options.http);
+  const http = options.stdio || options.server !== undefined ? undefined : httpAddress(config.http, options.http);
+  if (options.server !== undefined && !config.servers?.[options.server]) refuseServer(config, options.server);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
   const httpOptions = http && httpServeOptions(config, http);
   const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions?.host);
@@ -89,7 +93,7 @@ export async function start(options: StartOptions): Promise<number> {
     ? await (
         await import('../serve/http.js')
       ).serveOverHttp(runtime, { ...httpOptions, ...(cluster && { cluster }), ...(adminConsole && { adminConsole }) })
-    : serveOverStdio(runtime);
+    : serveOverStdio(runtime, options.server);
   if (cluster && 'url' in service) cluster.announce(service.url);
   runtime.serving = ['url' in service ? service.url : 'stdio'];
   // The URL carries the port actually bound (--http 127.0.0.1:0 picks one).
@@ -126,6 +130,16 @@ export async function start(options: StartOptions): Promise<number> {
   await stopTelemetry();
   await stopAuditLog();
   return 0;
+}
+
+/** `--server NAME` names no virtual server of the config: said before anything is served, and the host stops. */
+function refuseServer(config: ResolvedConfig, server: string): never {
+  const names = Object.keys(config.servers ?? {});
+  throw new HostError({
+    where: configWhere(config.file, 'servers'),
+    what: `--server ${server} names no virtual server of the config (${names.length > 0 ? `it has ${names.join(', ')}` : 'it has no servers section'}).`,
+    fix: `add servers: { ${server}: { tools: ['…'] } } to the config, or pass --server one of its servers.`,
+  });
 }
 
 /** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */

@@ -100,8 +100,10 @@ function whoProblems(who: unknown, path: string, where: (path: string) => string
   return problems;
 }
 
-function globProblems(globs: unknown, path: string, list: string, where: (path: string) => string): Problem[] {
-  const example = list === 'resources' ? "['note://**']" : `['notes.*']`;
+/** The problems of a list of globs at `path`: of composed names, or of URIs for `resources` and `resourceTemplates`. */
+export function globProblems(globs: unknown, path: string, list: string, where: (path: string) => string): Problem[] {
+  const uris = list.startsWith('resource');
+  const example = uris ? "['note://**']" : `['notes.*']`;
   if (!Array.isArray(globs)) {
     return [
       {
@@ -117,7 +119,7 @@ function globProblems(globs: unknown, path: string, list: string, where: (path: 
     if (reason !== undefined) {
       problems.push({
         where: where(`${path}[${index}]`),
-        what: `expected a glob of composed ${list === 'resources' ? 'URIs' : 'names'}, ${reason}.`,
+        what: `expected a glob of composed ${uris ? 'URIs' : 'names'}, ${reason}.`,
         fix: `e.g. ${list}: ${example} ('*' matches within a name, '**' across '/').`,
       });
     }

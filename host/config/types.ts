@@ -355,6 +355,28 @@ export interface HostConfig {
   limits?: LimitsConfig;
   /** List every tool, or a few and a search tool over the rest (docs/discovery.md). Default: mode 'all'. */
   discovery?: DiscoveryConfig;
+  /** Virtual servers: named subsets of the catalogue, each at /mcp/NAME (docs/virtual-servers.md). */
+  servers?: Record<string, VirtualServerConfig>;
+}
+
+/**
+ * One virtual server (docs/virtual-servers.md): globs over served names
+ * (tools, prompts) and URIs (resources, templates), per kind; a kind left
+ * out has no members.
+ */
+export interface VirtualServerConfig {
+  tools?: string[];
+  prompts?: string[];
+  resources?: string[];
+  resourceTemplates?: string[];
+  /** Skills (SEP-2640), by their `skill://` URI as served. */
+  skills?: string[];
+  /** Its `serverInfo.name`. Default: the host's name, '-', the server's. */
+  name?: string;
+  /** Its instructions. Default: the host's. */
+  instructions?: string;
+  /** Its discovery, over the host's (each key given replaces the host's). */
+  discovery?: DiscoveryConfig;
 }
 
 /** How a client finds tools in a big catalogue (docs/discovery.md). */
@@ -461,4 +483,6 @@ export interface ResolvedConfig {
   access?: AccessRule[];
   audit?: AuditConfig;
   limits?: LimitsConfig;
+  /** Each server's discovery resolved over the host's (absent when neither sets one). */
+  servers?: Record<string, Omit<VirtualServerConfig, 'discovery'> & { discovery?: Required<DiscoveryConfig> }>;
 }

@@ -21,6 +21,7 @@ import { revisionListProblems } from './revisions.js';
 import { upstreamAuthProblems } from './upstream-auth.js';
 import { accessProblems, perToolProblems } from './access-settings.js';
 import { DEFAULT_ADMIN_SCOPE } from './admin-settings.js';
+import { serverPath, serverProblems } from './server-settings.js';
 import type {
   AllowConfig,
   AuditConfig,
@@ -202,9 +203,29 @@ function withDefaults(config: HostConfig, file: string): ResolvedConfig {
     ...(config.cluster && { cluster: config.cluster }),
     ...(discovery && { discovery: { ...discovery, alwaysVisible: [...discovery.alwaysVisible] } }),
     ...(config.access && { access: config.access }),
+    ...(config.servers && { servers: resolvedServers(config.servers, discovery) }),
     ...(config.audit && { audit: config.audit }),
     ...(config.limits && { limits: config.limits }),
   };
+}
+
+/** Each server's discovery over the host's: the keys it sets replace the host's (or the defaults). */
+function resolvedServers(
+  servers: NonNullable<HostConfig['servers']>,
+  hostDiscovery:
+    (Readonly<Omit<Required<DiscoveryConfig>, 'alwaysVisible'>> & { alwaysVisible: readonly string[] }) | undefined,
+): NonNullable<ResolvedConfig['servers']> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, { discovery, ...server }]) => {
+      const resolved = discovery
+        ? { ...(hostDiscovery ?? DEFAULTS.discovery), ...definedKeys(discovery) }
+        : hostDiscovery;
+      return [
+        name,
+        { ...server, ...(resolved && { discovery: { ...resolved, alwaysVisible: [...resolved.alwaysVisible] } }) },
+      ];
+    }),
+  );
 }
 
 /** A section without its keys set to undefined (a config may write `mode: process.env.MODE`). */
@@ -599,6 +620,15 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
   cluster: section(CLUSTER_FIELDS, '{ redis: "redis://127.0.0.1:6379", name: "prod" }'),
   discovery: section(DISCOVERY_FIELDS, '{ mode: "search", alwaysVisible: ["notes.*"] }'),
   access: (findings, value) => findings.problems.push(...accessProblems(value, (path) => findings.where(path))),
+  servers: (findings, value) => {
+    findings.problems.push(...serverProblems(value, (path) => findings.where(path)));
+    // A server's discovery is checked as the host's is.
+    for (const [name, server] of isPlainObject(value) ? Object.entries(value) : []) {
+      const discovery = isPlainObject(server) ? server.discovery : undefined;
+      if (discovery !== undefined)
+        TOP_LEVEL_FIELDS.discovery(findings, discovery, `${serverPath(name)}.discovery`, 'discovery');
+    }
+  },
   audit: section(AUDIT_FIELDS, '{ file: "./audit.log" }', ['file']),
   limits: section(
     {

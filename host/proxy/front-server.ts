@@ -21,6 +21,7 @@ import { SessionScope } from './session-scope.js';
 import { traceSession } from '../sinks/telemetry.js';
 import { TracedServer } from './traced-server.js';
 import { accessViewOf } from '../catalogue/access-rules.js';
+import { removedServerError, virtualServerOf } from '../catalogue/virtual-server.js';
 import { audited, isAudited } from './audited.js';
 import { identityOf, type Identity } from '../vocabulary/identity.js';
 import type { Era } from '../protocol-versions.js';
@@ -29,6 +30,9 @@ import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
 import { searchModeTools, searchServed, searchTools } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
+
+/** The capabilities whose requests a server without them takes no handler for. */
+const LIST_CAPABILITIES = { tools: true, prompts: true, resources: true };
 type Handler = (request: { params?: Params }, ctx: ServerContext) => Promise<Record<string, unknown>>;
 
 /**
@@ -69,6 +73,7 @@ export function createFrontSession(
     owner?: string;
     /** How logs name a long-lived session: `the stdio client`, `HTTP session …`. */
     clientName?: () => string;
+    /** Who the client is; its `server`, the virtual server it is served (absent: the whole catalogue). */
     identity?: Identity;
   },
 ): FrontSession {
@@ -77,12 +82,17 @@ export function createFrontSession(
   const served = () => runtime.current.view(era);
   const generation = served();
   const { config } = generation;
-  const capabilities = generation.capabilities(era);
+  // A virtual server has its own name, instructions and the capabilities its members need (virtual-server.ts).
+  const serverName = options.identity?.server;
+  const virtual = serverName === undefined ? undefined : virtualServerOf(config, serverName);
+  const capabilities = virtual ? virtual.capabilities(generation.capabilities(era)) : generation.capabilities(era);
+  const name = virtual ? (virtual.settings.name ?? `${config.name}-${virtual.key}`) : config.name;
+  const instructions = virtual?.settings.instructions ?? config.instructions;
   const server = new TracedServer(
-    { name: config.name, version: config.version },
+    { name, version: config.version },
     {
       capabilities,
-      ...(config.instructions === undefined ? {} : { instructions: config.instructions }),
+      ...(instructions === undefined ? {} : { instructions }),
       supportedProtocolVersions: config.protocolVersions,
     },
   );
@@ -97,7 +107,15 @@ export function createFrontSession(
   const scoped = (hooks: CallHooks): CallHooks => (scope ? { ...hooks, scope } : hooks);
   /** What this session's searches found, added to its list: a 2025-era session lives long enough to list it. */
   const surfaced = options.longLived && era === 'legacy' ? new SurfacedTools() : undefined;
-  const handle = (method: string, serve: Handler) => {
+  const handle = (method: string, serveKept: Handler) => {
+    // A virtual server without members of a kind does not announce it, and the SDK takes no handler for it.
+    const kind = method.split('/')[0] as 'tools' | 'prompts' | 'resources';
+    if (kind in LIST_CAPABILITIES && !capabilities[kind]) return;
+    // A client of a virtual server a reload removed is told so at once.
+    const serve: Handler = (request, ctx) => {
+      const removed = removedServerError(served().config, identityOf(ctx));
+      return removed ? Promise.reject(removed) : serveKept(request, ctx);
+    };
     // Calls, gets, reads, subscriptions and completions each leave an audit record (audited.ts).
     const handler: Handler = isAudited(method)
       ? (request, ctx) => audited(served(), server, ctx, method, request.params ?? {}, () => serve(request, ctx))

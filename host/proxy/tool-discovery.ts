@@ -2,6 +2,7 @@ import type { Generation } from '../catalogue/generation.js';
 import { nameMatcher } from '../catalogue/curation.js';
 import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
 import { usableTools } from '../catalogue/usable-tools.js';
+import { discoveryOf, searchModeOf } from '../catalogue/virtual-server.js';
 import type { DiscoveryConfig } from '../config/types.js';
 import { MAX_SEARCH_RESULTS } from '../config/validate.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
@@ -23,10 +24,11 @@ const MAX_QUERY_LENGTH = 500;
  * The discovery settings when `identity` is served search rather than
  * every tool, else undefined: always in `'search'` mode, above `threshold`
  * usable tools in `'auto'`, never in `'all'` or without a discovery
- * section. Judged per identity, on what that identity may use.
+ * section. Judged per identity, on what that identity may use, under its
+ * virtual server's discovery where it has one.
  */
 export function searchServed(generation: Generation, identity: Identity): Discovery | undefined {
-  const { discovery } = generation.config;
+  const discovery = discoveryOf(generation.config, identity);
   if (discovery?.mode === 'search') return discovery;
   if (discovery?.mode === 'auto' && usableTools(generation, identity).size > discovery.threshold) return discovery;
   return undefined;
@@ -34,11 +36,11 @@ export function searchServed(generation: Generation, identity: Identity): Discov
 
 /** Whether a `tools/call` may be the search tool's: the hot path leaves those to the front server. */
 export function maySearch(generation: Generation, params: unknown): boolean {
-  const mode = generation.config.discovery?.mode ?? 'all';
-  return mode !== 'all' && isPlainObject(params) && params.name === SEARCH_TOOL_NAME;
+  return searchModeOf(generation.config) !== undefined && isPlainObject(params) && params.name === SEARCH_TOOL_NAME;
 }
 
-const alwaysVisibleMatchers = new WeakMap<Generation, (name: string) => boolean>();
+/** Per discovery settings (the host's, or a virtual server's), its `alwaysVisible` compiled. */
+const alwaysVisibleMatchers = new WeakMap<Discovery, (name: string) => boolean>();
 
 /**
  * The tools list of a client served search: the search tool, the
@@ -61,8 +63,8 @@ export function searchModeTools(
   }
   const usable = usableTools(generation, identity);
   const { alwaysVisible } = discovery;
-  let visible = alwaysVisibleMatchers.get(generation);
-  if (!visible) alwaysVisibleMatchers.set(generation, (visible = nameMatcher(alwaysVisible)));
+  let visible = alwaysVisibleMatchers.get(discovery);
+  if (!visible) alwaysVisibleMatchers.set(discovery, (visible = nameMatcher(alwaysVisible)));
   const listed = new Map<string, ListItem>([[SEARCH_TOOL_NAME, searchToolDefinition(usable.size)]]);
   if (alwaysVisible.length > 0) {
     for (const [name, { served }] of usable) if (visible(name)) listed.set(name, served);

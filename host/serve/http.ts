@@ -25,6 +25,7 @@ import { AdminCredential } from './admin-credential.js';
 import { METRICS_PATH, metricsResponse } from './metrics-endpoint.js';
 import { identityCarried } from './carried-identity.js';
 import { authInfoFor } from '../vocabulary/identity.js';
+import { authInfoAt, serverAtPath } from './virtual-server-paths.js';
 import { isProtectedResourceMetadataPath, protectedResourceMetadataResponse } from './protected-resource-metadata.js';
 import { isAdminPath, type AdminRoute } from './admin-route.js';
 
@@ -142,6 +143,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
     res: ServerResponse,
     authInfo: AuthInfo | undefined,
     forwarded: PeerStamp | undefined,
+    server: string | undefined,
   ): Promise<void> => {
     // The request's signal: aborted when its client goes before the answer is whole, which cancels its calls in flight in either era.
     const exchange = new AbortController();
@@ -159,6 +161,8 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       throw error;
     }
     const clientId = authInfo?.clientId;
+    // A client of a virtual server is one by its identity, which every handler reads (the owner above stays the token's).
+    authInfo = authInfoAt(authInfo, server);
     const isLegacy = await isLegacyRequest(read.request, read.json, { maxRequestBodySize });
     const refused = forwarded && (await cluster!.consume(forwarded, read, isLegacy));
     const answer = refused
@@ -237,15 +241,10 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       const answer = await metricsResponse(req, admin);
       return answer.ok ? writeWhole(res, answer) : refuse(req, res, answer);
     }
-    if (path !== MCP_PATH) {
-      return refuse(
-        req,
-        res,
-        Response.json(
-          { error: 'not_found', message: `mcp-host serves MCP at ${MCP_PATH}; there is nothing at ${path}` },
-          { status: 404 },
-        ),
-      );
+    const at = serverAtPath(path, runtime.current.config);
+    if (!at || 'unknown' in at) {
+      const message = at ? at.unknown : `mcp-host serves MCP at ${MCP_PATH}; there is nothing at ${path}`;
+      return refuse(req, res, Response.json({ error: 'not_found', message }, { status: 404 }));
     }
     let authInfo: AuthInfo | undefined;
     if (peer) {
@@ -275,7 +274,7 @@ export async function serveOverHttp(runtime: HostRuntime, options: HttpServeOpti
       return refuseTooLarge(req, res, new RequestBodyTooLarge(maxRequestBodySize));
     }
     if (!req.complete) bodyDeadline(req, res, limits.bodyTimeoutMs, runtime.logger);
-    await serveMcp(req, res, authInfo, peer);
+    await serveMcp(req, res, authInfo, peer, at.server);
   };
 
   const server = createServer((req, res) => {

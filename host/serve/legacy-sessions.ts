@@ -139,8 +139,9 @@ export class LegacySessions {
       }
     }
     // Another token's session is answered as if it did not exist: a
-    // session id is not a credential, and its existence is not told.
-    if (!session || session.owner !== owner) {
+    // session id is not a credential, and its existence is not told. So is
+    // one of another virtual server (opened at another /mcp/NAME).
+    if (!session || session.owner !== owner || serverOf(session.authInfo) !== serverOf(authInfo)) {
       // The spec's answer for an ended or unknown session: 404 tells the
       // client to start a new one.
       return jsonRpcErrorResponse(
@@ -317,6 +318,11 @@ export class LegacySessions {
 }
 
 /** The transport's options for a body read already: it need not read and parse it again. */
+/** The virtual server a request's client is a client of (virtual-server-paths.ts), if any. */
+function serverOf(authInfo: AuthInfo | undefined): string | undefined {
+  return identityOf({ http: { ...(authInfo && { authInfo }) } }).server;
+}
+
 /** What the transport is told of a request besides itself: its body, read already, and who sent it (identity.ts). */
 function parsed(json: unknown, authInfo: AuthInfo | undefined): HandleRequestOptions {
   return { ...(json !== undefined && { parsedBody: json }), ...(authInfo && { authInfo }) };

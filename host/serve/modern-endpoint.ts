@@ -32,14 +32,23 @@ export function createModernEndpoint(
 ): ModernEndpoint {
   // Each listen stream is notified as its own identity's (listen-streams.ts).
   const streams = new ListenStreams(runtime);
-  const handler = createMcpHandler(() => createFrontSession(runtime, { longLived: false, era: 'modern' }).server, {
-    bus: streams,
-    // 2025-era traffic never reaches this handler: the HTTP server routes it
-    // to the sessionful legacy leg first.
-    legacy: 'reject',
-    maxRequestBodySize,
-    onerror: (error) => runtime.logger.debug({ err: error }, 'modern HTTP exchange refused or failed'),
-  });
+  const handler = createMcpHandler(
+    // A request at /mcp/NAME is served as virtual server NAME: its identity says so (virtual-server-paths.ts).
+    ({ authInfo }) =>
+      createFrontSession(runtime, {
+        longLived: false,
+        era: 'modern',
+        identity: identityOf({ http: { ...(authInfo && { authInfo }) } }),
+      }).server,
+    {
+      bus: streams,
+      // 2025-era traffic never reaches this handler: the HTTP server routes it
+      // to the sessionful legacy leg first.
+      legacy: 'reject',
+      maxRequestBodySize,
+      onerror: (error) => runtime.logger.debug({ err: error }, 'modern HTTP exchange refused or failed'),
+    },
+  );
   const watched = new WatchedResources(runtime);
   let listenStreams = 0;
 

@@ -1,6 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { HostRuntime } from '../runtime.js';
-import { STDIO_IDENTITY } from '../vocabulary/identity.js';
+import { serveStdioAs } from '../vocabulary/identity.js';
 import { createFrontSession } from '../proxy/front-server.js';
 import type { FrontSession } from '../proxy/front-session.js';
 import { StdioWire } from './stdio-wire.js';
@@ -14,13 +14,15 @@ export interface StdioService {
 }
 
 /**
- * Serve the host's catalogue to one client over this process's stdin and
- * stdout. The SDK's entry decides the era from the client's opening (an
+ * Serve the host's catalogue (or the virtual server `server` of it) to one
+ * client over this process's stdin and stdout. The SDK's entry decides the era from the client's opening (an
  * `initialize`, or a 2026-07-28 `server/discover`) and pins one front server
  * for the connection.
  */
-export function serveOverStdio(runtime: HostRuntime): StdioService {
+export function serveOverStdio(runtime: HostRuntime, server?: string): StdioService {
   let session: FrontSession | undefined;
+  // `mcp-host start --server NAME`: the client is one of that virtual server's.
+  const identity = serveStdioAs(server);
   const wire = new StdioWire();
   wire.observer = stdioListenTracer();
   const handle = serveStdio(
@@ -33,7 +35,7 @@ export function serveOverStdio(runtime: HostRuntime): StdioService {
         longLived: true,
         era,
         clientName: () => 'the stdio client',
-        identity: STDIO_IDENTITY,
+        identity,
       });
       return session.server;
     },

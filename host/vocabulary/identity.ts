@@ -32,6 +32,17 @@ export interface Identity {
    * to an upstream as it is.
    */
   readonly token?: string;
+  /**
+   * The virtual server the client is a client of (`/mcp/NAME`, `mcp-host
+   * start --server NAME`): what it may see is that server's members as well
+   * as what its access rules allow. Absent at /mcp without `servers.default`.
+   */
+  readonly server?: string;
+}
+
+/** `identity` as a client of the virtual server `server` (the identity itself when there is none). */
+export function asClientOf(identity: Identity, server: string | undefined): Identity {
+  return server === undefined ? identity : { ...identity, server };
 }
 
 /**
@@ -50,6 +61,19 @@ export function isOAuthIdentity(identity: Identity): boolean {
 /** The client on the host's own stdin and stdout: whoever started the host. */
 export const STDIO_IDENTITY: Identity = { kind: 'stdio', name: 'stdio', claims: {}, scopes: [] };
 
+/**
+ * The stdio client as this process serves it: a process has one stdio
+ * client, a client of the virtual server `mcp-host start --server` named,
+ * if any (set once at start, before the client's first request).
+ */
+let stdioClient: Identity = STDIO_IDENTITY;
+
+/** Serve the stdio client as a client of `server` (or of the whole catalogue); returns its identity. */
+export function serveStdioAs(server: string | undefined): Identity {
+  stdioClient = asClientOf(STDIO_IDENTITY, server);
+  return stdioClient;
+}
+
 /** An HTTP client of an endpoint that checks no token (loopback, or `http.auth: 'none'`). */
 export const ANONYMOUS_IDENTITY: Identity = { kind: 'anonymous', name: 'anonymous', claims: {}, scopes: [] };
 
@@ -64,7 +88,7 @@ export function authInfoFor(identity: Identity, authInfo: Omit<AuthInfo, 'extra'
  * (no HTTP request at all) the stdio client.
  */
 export function identityOf(ctx: { http?: { authInfo?: AuthInfo } }): Identity {
-  if (!ctx.http) return STDIO_IDENTITY;
+  if (!ctx.http) return stdioClient;
   const carried = ctx.http.authInfo?.extra?.identity as Identity | undefined;
   return carried ?? ANONYMOUS_IDENTITY;
 }

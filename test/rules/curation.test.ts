@@ -84,6 +84,7 @@ const items = (lists: Partial<Record<ListKind, ListItem[]>>): Record<ListKind, L
   prompts: [],
   resources: [],
   resourceTemplates: [],
+  skills: [],
   ...lists,
 });
 
