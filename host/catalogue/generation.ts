@@ -1,3 +1,5 @@
+import { TASKS_EXTENSION } from '../vocabulary/task-extension.js';
+import { offersTasks } from './offered-extensions.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { ResolvedConfig } from '../config/types.js';
 import type { Mount } from '../mounts/mount.js';
@@ -221,6 +223,8 @@ export class Generation {
     const completable = (m: Mount) => m.peer.speaksModern && (m.provides('prompts') || m.provides('resources'));
     if (provided('completions') || (era === 'modern' && this.mounts.some(completable))) capabilities.completions = {};
     if (provided('logging')) capabilities.logging = {};
+    // An extension is advertised only when a mount offers it, and tasks only to 2026-07-28 clients (SEP-2663).
+    if (era === 'modern' && this.mounts.some(offersTasks)) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return capabilities;
   }
 
