@@ -59,7 +59,10 @@ export class HostRuntime {
   private signing?: StateSigning;
 
   /** The client-facing IDs of the tasks mounts started (task-handles.ts), named for this replica. */
-  readonly tasks = new TaskHandles(() => this.stateSigning.replica);
+  readonly tasks = new TaskHandles(
+    () => this.stateSigning.replica,
+    () => this.live?.config.limits?.tasks,
+  );
 
   /** Where clients reach this host: `stdio`, or the URL of its HTTP endpoint (start.ts sets it once serving). */
   serving: string[] = [];

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { runCli, startHttpHost } from './helpers/host.js';
+import { eventually, runCli, startHttpHost } from './helpers/host.js';
 import { REPO_ROOT, makeWorkspace } from './helpers/packages.js';
 import { modernRpc } from './helpers/modern-rpc.js';
 
@@ -84,6 +84,7 @@ t.test(
         /Unknown task "mcph\.x\.y": mcp-host handed out no such task to this client, or it expired\. Fix: use a taskId from a tools\/call result of this client's\./,
     });
     await t.rejects(ask('tasks/get', { taskId: '1' }), { code: -32602 }, 'an upstream’s own ID is not a host ID');
+    await t.rejects(ask('tasks/get', { taskId: 1 }), { code: -32602, message: /^Unknown task 1:/ }, 'nor a number');
 
     // A client that did not declare the extension may not follow tasks up.
     const plain = modernRpc(host.url);
@@ -104,3 +105,46 @@ t.test(
     t.equal((await ask('tasks/get', { taskId: started.a.taskId })).status, 'completed', 'a’s task outlives the reload');
   },
 );
+
+t.test(
+  'limits.tasks: a task past maxTasks is refused and cancelled; a handle of unlimited ttlMs expires after limits.tasks.ttlMs',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    const configFile = ws.writeConfig({
+      reload: { watch: false },
+      limits: { tasks: { maxTasks: 2, ttlMs: 1 } },
+      plugins: [{ command: process.execPath, args: [SERVER, 'a'], prefix: 'a' }],
+    });
+    const host = await startHttpHost(t, configFile);
+    const ask = modernRpc(host.url, { extensions: { [TASKS]: {} } });
+
+    // A task of unlimited ttlMs (null) is kept limits.tasks.ttlMs after it was last seen: here 1 ms.
+    const brief = await ask('tools/call', { name: 'a.slow', arguments: { ttlMs: null } });
+    await eventually('the brief task’s handle expired', () =>
+      ask('tasks/get', { taskId: brief.taskId }).then(
+        () => false,
+        (error: { code?: number }) => error.code === -32602,
+      ),
+    );
+    // The expired handle no longer counts: two more fit under maxTasks 2.
+    const kept = [
+      await ask('tools/call', { name: 'a.slow', arguments: {} }),
+      await ask('tools/call', { name: 'a.slow', arguments: {} }),
+    ];
+    await t.rejects(ask('tools/call', { name: 'a.slow', arguments: {} }), {
+      code: -32603,
+      message:
+        'mcp-host holds 2 tasks, the limit limits.tasks.maxTasks in its config: the task mount "a" started was not handed out. Fix: call again once tasks have expired, or raise limits.tasks.maxTasks.',
+    });
+    for (const task of kept) t.equal((await ask('tasks/get', { taskId: task.taskId })).status, 'working');
+  },
+);
+
+t.test('limits.tasks is checked: each value a positive integer', async (t) => {
+  const ws = makeWorkspace(t);
+  const configFile = ws.writeConfig({ limits: { tasks: { maxTasks: 0, ttlMs: 'long' } }, plugins: [] });
+  const checked = await runCli(['check', '--config', configFile]);
+  t.equal(checked.code, 1);
+  t.match(checked.stdout, 'limits.tasks.maxTasks: expected a positive integer, got 0. Fix: e.g. maxTasks: 10000.');
+  t.match(checked.stdout, 'limits.tasks.ttlMs: expected a positive integer, got "long". Fix: e.g. ttlMs: 3600000.');
+});

@@ -11,14 +11,16 @@ export interface TaskBinding {
 interface Held extends TaskBinding {
   /** Who started the task (identity kind and name): nobody else may follow it up. */
   readonly owner: string;
-  /** When the handle may be forgotten: the task's own `ttlMs` after its last sight, or the host's TTL. */
+  /** How long the handle outlives its last sight: the task's own `ttlMs`, else `limits.tasks.ttlMs`. */
+  readonly ttlMs: number;
   expires: number;
 }
 
+/** `limits.tasks` in the host config. */
 export interface TaskLimits {
   /** How many handles a host holds at once: each is a few hundred bytes, and a client could start tasks without end. */
   readonly maxTasks: number;
-  /** How long a handle outlives its last sight when its task names no longer `ttlMs`. */
+  /** How long a handle outlives its last sight when its task gives no `ttlMs` of its own (or `null`, unlimited). */
   readonly ttlMs: number;
 }
 
@@ -38,25 +40,33 @@ export class TaskHandles {
 
   constructor(
     private readonly replica: () => string,
-    private readonly limits: TaskLimits = TASK_LIMITS,
+    /** The live config's `limits.tasks`, read at each use: a reload that changes them applies at once. */
+    private readonly configured: () => Partial<TaskLimits> | undefined,
   ) {}
+
+  private get limits(): TaskLimits {
+    return { ...TASK_LIMITS, ...this.configured() };
+  }
 
   /** A new handle for `upstreamId` on `mount`, started by `owner`; refused past `maxTasks` live handles. */
   issue(binding: TaskBinding, owner: string, ttlMs: unknown): string {
     this.forgetExpired();
-    if (this.held.size >= this.limits.maxTasks) {
+    const { maxTasks } = this.limits;
+    if (this.held.size >= maxTasks) {
       throw new RpcError(
         ErrorCode.InternalError,
-        `mcp-host holds ${this.limits.maxTasks} tasks, its limit: the task mount "${binding.mount.name}" started was not handed out. Fix: let tasks finish and expire (an hour after they were last seen, or their own ttlMs), or spread clients over more replicas.`,
+        `mcp-host holds ${maxTasks} tasks, the limit limits.tasks.maxTasks in its config: the task mount "${binding.mount.name}" started was not handed out. Fix: call again once tasks have expired, or raise limits.tasks.maxTasks.`,
       );
     }
     const handle = `mcph.${this.replica()}.${randomBytes(16).toString('base64url')}`;
-    this.held.set(handle, { ...binding, owner, expires: this.expiry(ttlMs) });
+    // The task's own ttlMs is honoured (SEP-2663: it stays reachable that long); maxTasks bounds what that holds.
+    const kept = typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0 ? ttlMs : this.limits.ttlMs;
+    this.held.set(handle, { ...binding, owner, ttlMs: kept, expires: Date.now() + kept });
     return handle;
   }
 
   /** What `handle` stands for, when `owner` started it and it has not expired. */
-  resolve(handle: unknown, owner: string, ttlMs?: unknown): TaskBinding {
+  resolve(handle: unknown, owner: string): TaskBinding {
     const held = typeof handle === 'string' ? this.held.get(handle) : undefined;
     if (!held || held.owner !== owner || held.expires <= Date.now()) {
       throw new RpcError(
@@ -64,13 +74,8 @@ export class TaskHandles {
         `Unknown task ${JSON.stringify(handle)}: mcp-host handed out no such task to this client, or it expired. Fix: use a taskId from a tools/call result of this client's.`,
       );
     }
-    if (ttlMs !== undefined) held.expires = this.expiry(ttlMs);
+    held.expires = Date.now() + held.ttlMs;
     return held;
-  }
-
-  private expiry(ttlMs: unknown): number {
-    const own = typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0 ? ttlMs : 0;
-    return Date.now() + Math.max(own, this.limits.ttlMs);
   }
 
   private forgetExpired(): void {

@@ -588,9 +588,12 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
         },
         '{ default: 60, perTool: { "search.*": 10 } }',
       ),
+      tasks: section(
+        { maxTasks: field(aPositiveInteger, '10000'), ttlMs: field(aPositiveInteger, '3600000') },
+        '{ maxTasks: 10000, ttlMs: 3600000 }',
+      ),
     },
     '{ callsPerMinute: { default: 60 } }',
-    ['callsPerMinute'],
   ),
 };
 

@@ -28,14 +28,25 @@ function ownerKey(identity: Identity): string {
 export function handOutTask(
   runtime: HostRuntime,
   generation: Generation,
+  ctx: ServerContext,
   tool: unknown,
-  identity: Identity,
   result: Params,
 ): Params {
   if (result.resultType !== 'task') return result;
   const { mount } = ownerOfName(generation, 'tools', String(tool));
-  const taskId = runtime.tasks.issue({ mount, upstreamId: String(result.taskId) }, ownerKey(identity), result.ttlMs);
-  return { ...result, taskId };
+  const upstreamId = String(result.taskId);
+  try {
+    return { ...result, taskId: runtime.tasks.issue({ mount, upstreamId }, ownerKey(identityOf(ctx)), result.ttlMs) };
+  } catch (refused) {
+    // Not handed out, so nobody could follow it up: it would run on unseen.
+    mount.request('tasks/cancel', { taskId: upstreamId }, clientHooks(ctx, {})).catch(() => {});
+    throw refused;
+  }
+}
+
+/** A follow-up's hooks: the client's own capabilities go with it, as an upstream gates task requests on them. */
+function clientHooks(ctx: ServerContext, params: Params) {
+  return { ...callHooksFor(ctx, params), modernClient: modernRoundOf(ctx) };
 }
 
 /**
@@ -50,7 +61,7 @@ export function serveTaskRequests(server: Server, runtime: HostRuntime, served: 
       method,
       SCHEMAS as never,
       (async (params: Params, ctx: ServerContext) => {
-        const hooks = { ...callHooksFor(ctx, params), modernClient: modernRoundOf(ctx) };
+        const hooks = clientHooks(ctx, params);
         if (!declaresTasks(hooks.modernClient.capabilities)) {
           throw new MissingRequiredClientCapabilityError(
             { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
@@ -71,7 +82,7 @@ export function serveTaskRequests(server: Server, runtime: HostRuntime, served: 
   }
 }
 
-function declaresTasks(capabilities: unknown): boolean {
-  const extensions = isPlainObject(capabilities) ? capabilities.extensions : undefined;
+function declaresTasks(capabilities: Params | undefined): boolean {
+  const extensions = capabilities?.extensions;
   return isPlainObject(extensions) && extensions[TASKS_EXTENSION] !== undefined;
 }
