@@ -148,3 +148,24 @@ t.test('limits.tasks is checked: each value a positive integer', async (t) => {
   t.match(checked.stdout, 'limits.tasks.maxTasks: expected a positive integer, got 0. Fix: e.g. maxTasks: 10000.');
   t.match(checked.stdout, 'limits.tasks.ttlMs: expected a positive integer, got "long". Fix: e.g. ttlMs: 3600000.');
 });
+
+t.test('a task is its caller’s: another identity holding its ID is told it is unknown, word for word', async (t) => {
+  const ws = makeWorkspace(t);
+  const configFile = ws.writeConfig({
+    reload: { watch: false },
+    http: { port: 0, auth: { tokens: ['alice:alice-token-0123456789', 'bob:bob-token-0123456789ab'] } },
+    plugins: [{ command: process.execPath, args: [SERVER, 'a'], prefix: 'a' }],
+  });
+  const host = await startHttpHost(t, configFile, { env: { MCP_HOST_HTTP_TOKENS: undefined } });
+  const alice = modernRpc(host.url, { extensions: { [TASKS]: {} } }, 'alice-token-0123456789');
+  const bob = modernRpc(host.url, { extensions: { [TASKS]: {} } }, 'bob-token-0123456789ab');
+  const task = await alice('tools/call', { name: 'a.slow', arguments: {} });
+  t.equal((await alice('tasks/get', { taskId: task.taskId })).status, 'working', 'alice follows her task');
+  for (const method of ['tasks/get', 'tasks/cancel']) {
+    await t.rejects(bob(method, { taskId: task.taskId }), {
+      code: -32602,
+      message: `Unknown task ${JSON.stringify(task.taskId)}: mcp-host handed out no such task to this client, or it expired. Fix: use a taskId from a tools/call result of this client's.`,
+    });
+  }
+  t.equal((await alice('tasks/get', { taskId: task.taskId })).status, 'working', 'bob’s cancel reached nothing');
+});

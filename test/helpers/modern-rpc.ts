@@ -27,8 +27,8 @@ export class RpcAnswerError extends Error {
   }
 }
 
-/** A client of one 2026-07-28 endpoint declaring `capabilities` on every request. */
-export function modernRpc(url: string, capabilities: Params = {}) {
+/** A client of one 2026-07-28 endpoint declaring `capabilities` on every request (with `token`, as its bearer). */
+export function modernRpc(url: string, capabilities: Params = {}, token?: string) {
   let id = 0;
   return async function ask(method: string, params: Params = {}): Promise<Params> {
     const named = NAMED_BY[method] && params[NAMED_BY[method]];
@@ -40,6 +40,7 @@ export function modernRpc(url: string, capabilities: Params = {}) {
         'mcp-protocol-version': '2026-07-28',
         'mcp-method': method,
         ...(typeof named === 'string' ? { 'mcp-name': named } : {}),
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
