@@ -1,3 +1,4 @@
+import { TaskHandles } from './catalogue/task-handles.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Generation } from './catalogue/generation.js';
 import type { ChangedList } from './vocabulary/list-kinds.js';
@@ -56,6 +57,12 @@ export class HostRuntime {
   }
 
   private signing?: StateSigning;
+
+  /** The client-facing IDs of the tasks mounts started (task-handles.ts), named for this replica. */
+  readonly tasks = new TaskHandles(
+    () => this.stateSigning.replica,
+    () => this.live?.config.limits?.tasks,
+  );
 
   /** Where clients reach this host: `stdio`, or the URL of its HTTP endpoint (start.ts sets it once serving). */
   serving: string[] = [];

@@ -31,8 +31,8 @@ t.test('servers: each refusal names the key and the fix', (t) => {
       },
     }),
     [
-      `${WHERE}servers.dev.include: unknown member kind "include": a server names its members per kind, and include would not say which. Fix: write the globs under tools, prompts, resources or resourceTemplates, e.g. tools: ["github.*"].`,
-      `${WHERE}servers.ops.tool: unknown member kind or setting "tool": members are tools, prompts, resources and resourceTemplates; settings name, instructions and discovery. Fix: did you mean "tools"?`,
+      `${WHERE}servers.dev.include: unknown member kind "include": a server names its members per kind, and include would not say which. Fix: write the globs under tools, prompts, resources, resourceTemplates or skills, e.g. tools: ["github.*"].`,
+      `${WHERE}servers.ops.tool: unknown member kind or setting "tool": members are tools, prompts, resources, resourceTemplates and skills; settings name, instructions and discovery. Fix: did you mean "tools"?`,
       `${WHERE}servers.ops.name: expected a non-empty string, got "". Fix: e.g. name: "dev-tools" (the serverInfo name its clients see).`,
       `${WHERE}servers.ops.instructions: expected a string, got 3. Fix: e.g. instructions: "Tools for the dev team."`,
       `${WHERE}servers["."]: the server would be served at /mcp/., which a URL resolves to /mcp itself, the whole catalogue's path. Fix: give it a name of its own (e.g. dev), or name it default to change what /mcp serves.`,

@@ -1,3 +1,5 @@
+import { TASKS_EXTENSION } from '../vocabulary/task-extension.js';
+import { offersTasks } from './offered-extensions.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { ResolvedConfig } from '../config/types.js';
 import type { Mount } from '../mounts/mount.js';
@@ -228,6 +230,9 @@ export class Generation {
     const extensions = extensionCapabilities(this.mounts);
     if (extensions)
       capabilities.extensions = { ...capabilities.extensions, ...(extensions as ServerCapabilities['extensions']) };
+    // An extension is advertised only when a mount offers it, and tasks only to 2026-07-28 clients (SEP-2663).
+    if (era === 'modern' && this.mounts.some(offersTasks))
+      capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} };
     return capabilities;
   }
 

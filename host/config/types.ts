@@ -401,7 +401,9 @@ export interface DiscoveryConfig {
 
 /** Calls per minute per identity: over all tools (`default`), and per glob of composed tool names (`perTool`). */
 export interface LimitsConfig {
-  callsPerMinute: { default?: number; perTool?: Record<string, number> };
+  callsPerMinute?: { default?: number; perTool?: Record<string, number> };
+  /** The tasks the host holds for its clients (docs/tasks.md). */
+  tasks?: { maxTasks?: number; ttlMs?: number };
 }
 
 /**

@@ -37,6 +37,7 @@ import type {
   HttpConfig,
   Isolation,
   ItemCuration,
+  LimitsConfig,
   LogLevel,
   MountOptions,
   PackagePluginEntry,
@@ -630,19 +631,27 @@ const TOP_LEVEL_FIELDS: Record<keyof HostConfig, Check> = {
     }
   },
   audit: section(AUDIT_FIELDS, '{ file: "./audit.log" }', ['file']),
-  limits: section(
+  // callsPerMinute may be left out only beside tasks: an empty limits section is a mistake worth naming.
+  limits: (findings, value, path, key) =>
+    section(
+      LIMITS_FIELDS,
+      '{ callsPerMinute: { default: 60 } }',
+      isPlainObject(value) && value.tasks !== undefined ? [] : ['callsPerMinute'],
+    )(findings, value, path, key),
+};
+
+const LIMITS_FIELDS: Record<keyof LimitsConfig, Check> = {
+  callsPerMinute: section(
     {
-      callsPerMinute: section(
-        {
-          default: field(aPositiveInteger, '60'),
-          perTool: (findings, value, path) =>
-            findings.problems.push(...perToolProblems(value, (at) => findings.where(at ?? path))),
-        },
-        '{ default: 60, perTool: { "search.*": 10 } }',
-      ),
+      default: field(aPositiveInteger, '60'),
+      perTool: (findings, value, path) =>
+        findings.problems.push(...perToolProblems(value, (at) => findings.where(at ?? path))),
     },
-    '{ callsPerMinute: { default: 60 } }',
-    ['callsPerMinute'],
+    '{ default: 60, perTool: { "search.*": 10 } }',
+  ),
+  tasks: section(
+    { maxTasks: field(aPositiveInteger, '10000'), ttlMs: field(aPositiveInteger, '3600000') },
+    '{ maxTasks: 10000, ttlMs: 3600000 }',
   ),
 };
 

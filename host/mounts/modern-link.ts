@@ -223,6 +223,8 @@ export class ModernLink {
 
 /** A complete result as a 2025-era server would have sent it: without the marks of the 2026-07-28 link. */
 function withoutWireFields(result: Result): Result {
+  // A task (the tasks extension) stays one: the front hands out its ID (proxy/task-requests.ts).
+  if (result.resultType === 'task') return withoutServerInfo(result);
   const { resultType: _type, ...complete } = result;
   return withoutServerInfo(complete);
 }

@@ -52,7 +52,7 @@ const compiled = new WeakMap<ResolvedConfig, Limits>();
 function limitsOf(config: ResolvedConfig): Limits {
   let limits = compiled.get(config);
   if (limits) return limits;
-  const { default: overall, perTool = {} } = config.limits!.callsPerMinute;
+  const { default: overall, perTool = {} } = config.limits!.callsPerMinute!;
   const picomatch = require('picomatch') as typeof Picomatch;
   const limit = (key: string, callsPerMinute: number, id: string, applies: Limit['applies']): Limit => ({
     key,
@@ -106,7 +106,7 @@ export function callToolWithinLimits(
   params: Record<string, unknown>,
   hooks: CallHooks,
 ): Promise<Record<string, unknown>> {
-  if (!generation.config.limits) return callTool(generation, params, hooks);
+  if (!generation.config.limits?.callsPerMinute) return callTool(generation, params, hooks);
   return countCall(generation.config, hooks.identity, String(params.name)).then(() =>
     callTool(generation, params, hooks),
   );

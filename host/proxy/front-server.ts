@@ -27,6 +27,8 @@ import { identityOf, type Identity } from '../vocabulary/identity.js';
 import type { Era } from '../protocol-versions.js';
 import { SurfacedTools } from './surfaced-tools.js';
 import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
+import { TASKS_EXTENSION } from '../vocabulary/task-extension.js';
+import { handOutTask, serveTaskRequests } from './task-requests.js';
 import { searchModeTools, searchServed, searchTools } from './tool-discovery.js';
 
 type Params = Record<string, unknown>;
@@ -178,7 +180,8 @@ export function createFrontSession(
     const result = await forwardMultiRoundTrip(runtime, server, ctx, request.params, (hooks) =>
       callToolWithinLimits(served(), request.params ?? {}, scoped(hooks)),
     );
-    return servesModernEra(server) ? unwrapCallResult(result, schema) : result;
+    if (!servesModernEra(server)) return result;
+    return handOutTask(runtime, generation, ctx, request.params?.name, unwrapCallResult(result, schema));
   });
   handle('prompts/list', list('prompts'));
   handle('prompts/get', (request, ctx) =>
@@ -223,6 +226,9 @@ export function createFrontSession(
       complete(served(), request.params ?? {}, scoped(callHooksFor(ctx, request.params))),
     );
   }
+
+  // Only a 2026-07-28 client is told of the tasks extension (generation.ts), and only when a mount offers it.
+  if (capabilities.extensions?.[TASKS_EXTENSION]) serveTaskRequests(server, runtime, served);
 
   if (options.longLived) {
     runtime.sessions.add(session, options.reachable ?? true);

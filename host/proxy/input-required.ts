@@ -346,7 +346,7 @@ class Continuation {
  * What a 2026-07-28 client sent with this request that its SDK lifted out
  * of the params, for an upstream that speaks 2026-07-28 too.
  */
-function modernRoundOf(ctx: ServerContext): ModernClientRound {
+export function modernRoundOf(ctx: ServerContext): ModernClientRound {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Params;
   const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   const logLevel = envelope[LOG_LEVEL_META_KEY];
