@@ -145,7 +145,8 @@ export function itemName({ kind, key }: Pick<ExplainedItem, 'kind' | 'key'>): st
 export function explain(generation: Generation, identity: Identity): string[] {
   const { head, items } = explainItems(generation, identity);
   const line = (item: ExplainedItem) => `  ${itemName(item)}${item.why === undefined ? '' : `  <- ${item.why}`}`;
-  if (!accessPolicyOf(generation.config) && identity.server === undefined) return [...head, 'sees:', ...items.map(line)];
+  if (!accessPolicyOf(generation.config) && identity.server === undefined)
+    return [...head, 'sees:', ...items.map(line)];
   const seen = items.filter((item) => item.seen).map(line);
   const denied = items.filter((item) => !item.seen).map(line);
   return [...head, `sees (${seen.length}):`, ...seen, `denied (${denied.length}):`, ...denied];
