@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ResolvedConfig } from '../config/types.js';
 import type { AuditRecord } from '../sinks/audit.js';
-import { html, type Html } from './html.js';
+import { html, table, type Html } from './html.js';
 
 /** How much of the end of the audit file is read: the tail, not the history (the file is for that). */
 const TAIL_BYTES = 1024 * 1024;
@@ -106,22 +106,5 @@ export async function auditBody(config: ResolvedConfig, filters: AuditFilters): 
     <p class="muted">
       ${file}: the last ${records.length} matching record(s) of its last ${TAIL_BYTES / 1024} KiB, newest first
     </p>
-    <table id="audit">
-      <thead>
-        <tr>
-          <th>Time</th>
-          <th>Identity</th>
-          <th>Method</th>
-          <th>Target</th>
-          <th>Mount</th>
-          <th>Decision</th>
-          <th>Rule</th>
-          <th>Outcome</th>
-          <th>ms</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>`;
+    ${table('audit', ['Time', 'Identity', 'Method', 'Target', 'Mount', 'Decision', 'Rule', 'Outcome', 'ms'], rows)}`;
 }

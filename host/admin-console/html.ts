@@ -30,3 +30,17 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
   for (let i = 0; i < parts.length; i++) text += render(parts[i]!) + strings[i + 1]!;
   return new Html(text);
 }
+
+/** A table of the console's pages: its id (the tests and the stylesheet find it by it), column heads and rows. */
+export function table(id: string, heads: readonly Part[], rows: Part): Html {
+  return html`<table id="${id}">
+    <thead>
+      <tr>
+        ${heads.map((head) => html`<th>${head}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}

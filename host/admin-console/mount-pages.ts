@@ -1,7 +1,7 @@
 import { hostStatus } from '../host-status.js';
 import type { HostRuntime } from '../runtime.js';
 import { ALL_LIST_KINDS, LIST_KINDS, keyOf, type ListItem, type ListKind } from '../vocabulary/list-kinds.js';
-import { html, type Html } from './html.js';
+import { html, table, type Html } from './html.js';
 
 /** Every mount: its state (and why it is down), version, isolation and what it serves: `mcp-host status`'s figures. */
 export function mountsBody(runtime: HostRuntime): Html {
@@ -26,21 +26,7 @@ export function mountsBody(runtime: HostRuntime): Html {
       Generation ${status.generation} · config ${status.configHash} · ${status.sessions} session(s) ·
       ${status.mounts.length - down} of ${status.mounts.length} mounts up · serving ${status.serving.join(', ')}
     </p>
-    <table id="mounts">
-      <thead>
-        <tr>
-          <th>Mount</th>
-          <th>Plugin</th>
-          <th>Version</th>
-          <th>Isolation</th>
-          <th>State</th>
-          ${ALL_LIST_KINDS.map((kind) => html`<th>${LIST_KINDS[kind].noun}s</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>`;
+    ${table('mounts', ['Mount', 'Plugin', 'Version', 'Isolation', 'State', ...ALL_LIST_KINDS.map((kind) => `${LIST_KINDS[kind].noun}s`)], rows)}`;
 }
 
 /** One mount's catalogue as clients are served it: tools with their schemas, prompts with their arguments, resources, templates. */

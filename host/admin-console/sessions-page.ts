@@ -1,5 +1,5 @@
 import type { HostRuntime } from '../runtime.js';
-import { html, type Html } from './html.js';
+import { html, table, type Html } from './html.js';
 
 /**
  * The client sessions open now, as `mcp-host status` counts them: era,
@@ -21,17 +21,5 @@ export function sessionsBody(runtime: HostRuntime, now = Date.now()): Html {
     </tr>`;
   });
   return html`<p>${sessions.length} session(s)</p>
-    <table id="sessions">
-      <thead>
-        <tr>
-          <th>Era</th>
-          <th>Identity</th>
-          <th>Last request</th>
-          <th>Subscriptions</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>`;
+    ${table('sessions', ['Era', 'Identity', 'Last request', 'Subscriptions'], rows)}`;
 }
