@@ -7,7 +7,8 @@
 // live, filters the audit log and asks `access explain`; the console is
 // refused without credentials, to a non-admin token and to a cross-site
 // POST, and no secret reaches a page. Each page's screenshot is written to
-// docs/images/ (docs/admins.md shows them). A second test measures the
+// .tmp/screenshots/, or with MCP_HOST_SCREENSHOTS=docs to docs/images/ (which
+// docs/admins.md shows; a plain test run leaves git clean). A second test measures the
 // console's page weight and first paint with 100 mounts.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ t.setTimeout(180_000);
 
 /** Debian's Chromium (`.ci/run` installs it); MCP_HOST_CHROMIUM names another build. */
 const CHROMIUM = process.env.MCP_HOST_CHROMIUM ?? '/usr/bin/chromium';
-const IMAGES = join(REPO_ROOT, 'docs/images');
+const IMAGES = join(REPO_ROOT, process.env.MCP_HOST_SCREENSHOTS === 'docs' ? 'docs/images' : '.tmp/screenshots');
 
 const ADMIN = 'ops:admin-token-0123456789abcdef';
 const ALICE = 'alice:alice-token-0123456789';
