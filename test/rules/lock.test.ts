@@ -35,7 +35,7 @@ t.test('what is pinned, and its hash', async (t) => {
   t.equal(LOCK_FILE_NAME, 'mcp-host.lock.json');
   t.same(PINNED_KINDS, ['tools', 'prompts']);
   t.same(DEFINITION_FIELDS, {
-    tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'],
+    tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'ui'],
     prompts: ['name', 'title', 'description', 'arguments'],
   });
   const { _meta: _ignored, icons: _icons, ...pinned } = TOOL;
