@@ -38,8 +38,7 @@ function scrape(token?: string, init: RequestInit = {}): Promise<Response> {
 
 /** An access token the provider signs for this host, with `scope`. */
 function accessToken(scope: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return idp.sign({ iss: idp.issuer, aud: audience, sub: 'alice', scope, iat: now, exp: now + 300 });
+  return idp.accessToken(audience, { sub: 'alice', scope });
 }
 
 t.test('no token, or one the host does not accept: 401 with a challenge; loopback alone does not admit', async (t) => {

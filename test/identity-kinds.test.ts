@@ -38,8 +38,7 @@ const host = await startHttpHost(
 
 /** A token as the provider signs it, for this host, with `claims`. */
 function token(claims: Record<string, unknown>): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return idp.sign({ iss: idp.issuer, aud: audience, scope: 'mcp', iat: now, exp: now + 300, ...claims });
+  return idp.accessToken(audience, { scope: 'mcp', ...claims });
 }
 /** The user alice, through the app she uses. */
 const userAlice = () => token({ sub: 'alice', client_id: 'app' });

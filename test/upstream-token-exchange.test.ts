@@ -108,9 +108,8 @@ t.test('two identities reach the upstream as two subjects, in both eras, with ex
 t.test(
   "one subject through another client, or with fewer scopes, gets an exchange of its own: never another grant's token",
   async (t) => {
-    const now = Math.floor(Date.now() / 1000);
     const dana = (clientId: string, scope: string) =>
-      idp.sign({ iss: idp.issuer, aud: audience, sub: 'dana', client_id: clientId, scope, iat: now, exp: now + 300 });
+      idp.accessToken(audience, { sub: 'dana', client_id: clientId, scope });
     const exchangesBefore = idp.granted[TOKEN_EXCHANGE_GRANT] ?? 0;
     for (const [clientId, scope, why] of [
       ['dashboard', 'mcp notes', 'dana through the dashboard'],

@@ -68,6 +68,8 @@ export interface OpenIdProvider {
   token(clientId: string, options?: { scope?: string; resource?: string }): Promise<string>;
   /** A JWT signed with the provider's current key (what only the provider could sign): for claims it would not issue. */
   sign(claims: JWTPayload): Promise<string>;
+  /** `sign` for a resource server: this issuer, `aud` the audience, valid from now for 5 minutes, then `claims`. */
+  accessToken(audience: string, claims: JWTPayload): Promise<string>;
   /** Sign with a new key from now on, first in a JWKS that keeps the old one, or publishes only it with `retireOld`. */
   rotateKeys(options?: { retireOld?: boolean }): Promise<void>;
   /** How many times the JWKS was fetched. */
@@ -239,6 +241,13 @@ export async function startOpenIdProvider(
     handle(req, res);
   });
 
+  async function sign(claims: JWTPayload): Promise<string> {
+    const [current] = keys;
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: current!.privateJwk.kid!, typ: 'at+jwt' })
+      .sign(await importJWK(current!.privateJwk, 'RS256'));
+  }
+
   return {
     issuer,
     jwksUri: `${issuer}/jwks`,
@@ -261,11 +270,10 @@ export async function startOpenIdProvider(
       if (!body.access_token) throw new Error(`the provider issued no token: ${answer.status} ${JSON.stringify(body)}`);
       return body.access_token;
     },
-    async sign(claims) {
-      const [current] = keys;
-      return new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: current!.privateJwk.kid!, typ: 'at+jwt' })
-        .sign(await importJWK(current!.privateJwk, 'RS256'));
+    sign,
+    accessToken(audience, claims) {
+      const now = Math.floor(Date.now() / 1000);
+      return sign({ iss: issuer, aud: audience, iat: now, exp: now + 300, ...claims });
     },
     async rotateKeys({ retireOld = false } = {}) {
       const next = await newSigningKey(keys.length + 1);
