@@ -113,11 +113,14 @@ export function createFrontSession(
     // A virtual server without members of a kind does not announce it, and the SDK takes no handler for it.
     const kind = method.split('/')[0] as 'tools' | 'prompts' | 'resources';
     if (kind in LIST_CAPABILITIES && !capabilities[kind]) return;
-    // A client of a virtual server a reload removed is told so at once.
-    const serve: Handler = (request, ctx) => {
-      const removed = removedServerError(served().config, identityOf(ctx));
-      return removed ? Promise.reject(removed) : serveKept(request, ctx);
-    };
+    // A client of a virtual server a reload removed is told so at once; a whole-catalogue session pays nothing for it.
+    const serve: Handler =
+      serverName === undefined
+        ? serveKept
+        : (request, ctx) => {
+            const removed = removedServerError(served().config, identityOf(ctx));
+            return removed ? Promise.reject(removed) : serveKept(request, ctx);
+          };
     // Calls, gets, reads, subscriptions and completions each leave an audit record (audited.ts).
     const handler: Handler = isAudited(method)
       ? (request, ctx) => audited(served(), server, ctx, method, request.params ?? {}, () => serve(request, ctx))
