@@ -184,7 +184,7 @@ export function createFrontSession(
       callToolWithinLimits(served(), request.params ?? {}, scoped(hooks)),
     );
     if (!servesModernEra(server)) return result;
-    return handOutTask(runtime, generation, ctx, request.params?.name, unwrapCallResult(result, schema));
+    return handOutTask(runtime, served(), ctx, request.params?.name, unwrapCallResult(result, schema));
   });
   handle('prompts/list', list('prompts'));
   handle('prompts/get', (request, ctx) =>
