@@ -24,6 +24,7 @@ import {
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { PluginServer } from '../host/plugin.js';
+import { answeringInStreamedJson } from './streamed-json-answers.js';
 
 /** The command line both servers take: `PLUGIN_ENTRY [HOST:]PORT` (the host defaults to 127.0.0.1). */
 export function entryAndAddress(script: string): { entry: string; host: string; port: number } {
@@ -40,14 +41,18 @@ export function entryAndAddress(script: string): { entry: string; host: string; 
  * Serve at `http://HOST:PORT/mcp` the servers `serverFor` makes (one per
  * 2025-era session, one per 2026-07-28 request); prints `listening on URL`
  * once it accepts connections, and ends its sessions on SIGINT or SIGTERM.
+ * With `answers: 'streamed-json'` a 2026-07-28 answer the SDK would stream
+ * over SSE is a streamed JSON body instead (streamed-json-answers.ts).
  */
 export function serveStreamableHttp(
   serverFor: () => Promise<PluginServer>,
   address: { host: string; port: number },
   logger: Logger,
+  answers: 'sse' | 'streamed-json' = 'sse',
 ): void {
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-  const modern = toNodeHandler(createMcpHandler(async () => (await serverFor()) as McpServer, { legacy: 'reject' }));
+  const modernHandler = createMcpHandler(async () => (await serverFor()) as McpServer, { legacy: 'reject' });
+  const modern = toNodeHandler(answers === 'sse' ? modernHandler : answeringInStreamedJson(modernHandler));
   const hostAllowed = localhostHostValidation();
   const originAllowed = localhostOriginValidation();
 

@@ -10,6 +10,9 @@
 #   scripts/conformance.sh --url URL                # any Streamable HTTP server at URL: directly, then through the host
 #                                                   # mounting it flat, side by side at each revision (the host must pass
 #                                                   # at least what the server passes alone)
+#   scripts/conformance.sh --streamed-json          # --url with the plugin served alone, answering 2026-07-28 requests
+#                                                   # in streamed JSON bodies (several messages, one a line) where the
+#                                                   # SDK would stream SSE, as the suite's reference server does
 #   scripts/conformance.sh --auth                   # the same runs, the host with auth and governance on: a static
 #                                                   # bearer token named "suite" (random per run, never printed),
 #                                                   # access rules giving it everything, an audit log, a rate limit;
@@ -44,6 +47,7 @@ SUITE_CLI="$SUITE_HOME/node_modules/@modelcontextprotocol/conformance/dist/index
 RESULTS_DIR="${RESULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcp-host-conformance.XXXXXX")}"
 SERVER_PID=""
 PROXY_PID=""
+STREAMED_PID=""
 
 fail_to_run() {
   echo "conformance: $*" >&2
@@ -88,7 +92,13 @@ stop_proxy() {
   wait "$PROXY_PID" 2>/dev/null
   PROXY_PID=""
 }
-trap stop_server EXIT
+stop_streamed_upstream() {
+  [ -n "$STREAMED_PID" ] || return 0
+  kill -TERM "$STREAMED_PID" 2>/dev/null
+  wait "$STREAMED_PID" 2>/dev/null
+  STREAMED_PID=""
+}
+trap 'stop_server; stop_streamed_upstream' EXIT
 trap 'exit 130' INT TERM
 
 target=host
@@ -97,9 +107,14 @@ if [ "${1:-}" = "--direct" ]; then target=direct; shift; fi
 auth=""
 if [ "${1:-}" = "--auth" ]; then auth=1; shift; fi
 if [ "${1:-}" = "--url" ]; then UPSTREAM_URL="${2:?--url needs the URL of a Streamable HTTP MCP server}"; shift 2; fi
+streamed=""
+if [ "${1:-}" = "--streamed-json" ] && [ "$target" = host ] && [ -z "$auth$UPSTREAM_URL" ]; then streamed=1; shift; fi
 if [ -n "$auth" ] && { [ "$target" != host ] || [ -n "$UPSTREAM_URL" ] || [ "${1:-}" = "--direct" ]; }; then
   fail_to_run "--auth judges the host serving the conformance plugin: it does not combine with --direct or --url"
 fi
+case " $* " in *" --streamed-json "*)
+  fail_to_run "--streamed-json is an upstream of its own, judged directly and through the host: give it first and alone" ;;
+esac
 
 command -v node >/dev/null || fail_to_run "node is not on PATH"
 [ -f "$REPO/dist/host/cli.js" ] || fail_to_run "no build at $REPO/dist (run: npm run build)"
@@ -131,6 +146,17 @@ fi
 if [ -n "$auth" ]; then
   # Random per run, handed only to the host and to HAProxy in their environment: never on disk, never printed.
   MCP_CONFORMANCE_SUITE_TOKEN="$(node -p 'require("node:crypto").randomBytes(32).toString("base64url")')"
+fi
+
+# --- with --streamed-json: the plugin alone, answering in streamed JSON bodies, judged as --url judges -----
+if [ -n "$streamed" ]; then
+  mkdir -p "$RESULTS_DIR"
+  streamed_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  node "$REPO/dist/bench/serve-direct-http.js" "$REPO/plugins/conformance/index.js" "127.0.0.1:$streamed_port" \
+    --streamed-json </dev/null >"$RESULTS_DIR/streamed-json-upstream.log" 2>&1 &
+  STREAMED_PID=$!
+  UPSTREAM_URL="http://127.0.0.1:$streamed_port/mcp"
+  wait_for_answer "$UPSTREAM_URL" STREAMED_PID "the streamed-JSON upstream" "$RESULTS_DIR/streamed-json-upstream.log"
 fi
 
 # --- one run: a fresh server under test, the suite, the tally -------------------------------

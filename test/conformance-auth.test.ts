@@ -70,6 +70,20 @@ t.test('--auth with --direct or --url is refused before anything starts', async 
   }
 });
 
+t.test('--streamed-json is refused beside --direct, --url or --auth, before anything starts', async (t) => {
+  for (const args of [
+    ['--direct', '--streamed-json'],
+    ['--url', 'http://127.0.0.1:1/mcp', '--streamed-json'],
+  ]) {
+    const run = await runScript(args);
+    t.equal(run.code, 2, args.join(' '));
+    t.match(
+      run.stderr,
+      'conformance: --streamed-json is an upstream of its own, judged directly and through the host: give it first and alone',
+    );
+  }
+});
+
 t.test('--auth without haproxy on PATH is refused, naming what to install', async (t) => {
   // A PATH with node and the base tools the script uses, and no haproxy.
   const bin = mkdtempSync(join(tmpdir(), 'mcp-host-conformance-bin-'));

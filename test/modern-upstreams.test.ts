@@ -419,3 +419,33 @@ t.test(
     await until('the prompts stream told of the reload', () => promptsHeard === 1);
   },
 );
+
+// SEP-2243: a 2026-07-28 server refuses a call without the `Mcp-Param-*` headers its tool declares (-32020). The
+// host calls a remote upstream through the bare transport, so it mirrors them itself, from the upstream's own list,
+// whoever its client: a legacy client sends no such headers, a 2026-07-28 client sends the host its own.
+t.test('a call to a remote 2026-07-28 tool with x-mcp-header arguments carries its Mcp-Param headers', async (t) => {
+  const { url } = await startListening(t, [
+    join(REPO_ROOT, 'dist/bench/serve-direct-http.js'),
+    join(REPO_ROOT, 'plugins/conformance/index.js'),
+    '127.0.0.1:0',
+  ]);
+  const config = makeWorkspace(t).writeConfig({ reload: { watch: false }, plugins: [{ url, prefix: 'conf' }] });
+  const host = await startHttpHost(t, config);
+  const modern = new Client(
+    { name: 'modern-client', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+  t.teardown(() => modern.close());
+  const stdio = await startStdioHost(t, config);
+  // Plain text, text that needs Base64 (not ASCII; whitespace at an end), and text that already looks wrapped.
+  for (const region of ['us-west-2', 'Zürich', ' spaced ', '=?base64?eA==?=']) {
+    for (const [who, client] of [
+      ['a 2026-07-28 client', modern],
+      ['a legacy stdio client', stdio.client],
+    ] as const) {
+      const result = await client.callTool({ name: 'conf.test_custom_header', arguments: { region } });
+      t.equal(firstText(result), `Region: ${region}`, `${who}, region ${JSON.stringify(region)}`);
+    }
+  }
+});

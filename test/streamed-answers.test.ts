@@ -94,3 +94,65 @@ t.test(
     t.notMatch(host.log(), /went down/, 'a bad answer is that request’s, not an outage');
   },
 );
+
+// `scripts/conformance.sh --streamed-json` judges the host against the conformance plugin answering in such bodies
+// (docs/conformance.md): its baseline must really answer so, or the comparison judges nothing.
+t.test(
+  "the conformance baseline's --streamed-json answers in a streamed JSON body, and the host relays it",
+  async (t) => {
+    const { url } = await startListening(t, [
+      join(REPO_ROOT, 'dist/bench/serve-direct-http.js'),
+      join(REPO_ROOT, 'plugins/conformance/index.js'),
+      '127.0.0.1:0',
+      '--streamed-json',
+    ]);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'test_tool_with_progress',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'test_tool_with_progress',
+          arguments: {},
+          _meta: {
+            progressToken: 'p',
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1.0.0' },
+          },
+        },
+      }),
+    });
+    t.equal(response.headers.get('content-type'), 'application/json');
+    const messages = (await response.text())
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { method?: string; id?: number });
+    t.same(
+      messages.map((message) => message.method ?? `answer ${message.id}`),
+      ['notifications/progress', 'notifications/progress', 'notifications/progress', 'answer 1'],
+      'three progress lines, then the answer, one a line',
+    );
+
+    const config = makeWorkspace(t).writeConfig({ reload: { watch: false }, plugins: [{ url, flat: true }] });
+    const host = await startHttpHost(t, config);
+    const modern = modernClient();
+    await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+    t.teardown(() => modern.close());
+    const progress: number[] = [];
+    const result = await modern.callTool(
+      { name: 'test_tool_with_progress', arguments: {} },
+      { onprogress: ({ progress: n }) => void progress.push(n) },
+    );
+    t.equal(firstText(result), 'Tool with progress executed successfully');
+    t.same(progress, [0, 50, 100], 'the progress read from the streamed body reaches the caller');
+  },
+);

@@ -19,6 +19,7 @@ import type { ExplainedChannel, Outage } from './supervisor.js';
 import { CallerAuthRefused, UpstreamAuthorization, UpstreamAuthRefused } from './upstream-authorization.js';
 import { mountName } from './mount.js';
 import { notAMessageStream, readAnswer, type Answerer } from './streamed-json-answer.js';
+import { MirroredParams } from './mirrored-params.js';
 
 /** The request whose POST's response stream is being read, in the context the SDK reads it in. */
 const answering = new AsyncLocalStorage<RequestId | undefined>();
@@ -62,6 +63,8 @@ export class RemoteChannel implements ExplainedChannel {
   private readonly answers = new WeakSet<object>();
   /** This mount, as the errors about its answers name it. */
   private readonly answerer: Answerer;
+  /** `tools/list` requests whose answers are still to come: each page teaches `mirrored`. */
+  private readonly listings = new Set<RequestId>();
   constructor(
     private readonly spec: RemoteSpec,
     private readonly logger: Logger,
@@ -70,6 +73,8 @@ export class RemoteChannel implements ExplainedChannel {
      * per mount, shared by its connections (both eras' links, each reconnection), so its tokens are asked once.
      */
     private readonly authorization = new UpstreamAuthorization(spec),
+    /** The `Mcp-Param-*` headers the upstream's tools declare (SEP-2243): one per mount, like `authorization`. */
+    private readonly mirrored = new MirroredParams(),
   ) {
     this.answerer = { mount: `mount "${mountName(spec)}"`, maxResultBytes: spec.maxResultBytes };
   }
@@ -87,7 +92,15 @@ export class RemoteChannel implements ExplainedChannel {
       const { identity, ...rest } = options;
       return this.authorization.asCaller(identity, () => this.send(message, rest));
     }
-    if (options?.headers) return withForwardedHeaders.run(options.headers, () => this.send(message));
+    // A 2026-07-28 call's mirrored arguments ride with the client headers the entry forwards.
+    const mirrored = isSessionless(message) ? this.mirrored.headersFor(message) : undefined;
+    const headers = mirrored ? { ...options?.headers, ...mirrored } : options?.headers;
+    return headers ? withForwardedHeaders.run(headers, () => this.deliver(message)) : this.deliver(message);
+  }
+
+  /** Send one message on the transport, with the headers its context holds, and read a refusal as its answer. */
+  private async deliver(message: JSONRPCMessage): Promise<void> {
+    if ('method' in message && 'id' in message && message.method === 'tools/list') this.listings.add(message.id);
     const transport = this.transport;
     if (!transport || this.ended) throw new Error(`the connection to ${this.spec.url} is closed.`);
     const method = 'method' in message && 'id' in message ? message.method : undefined;
@@ -140,7 +153,7 @@ export class RemoteChannel implements ExplainedChannel {
           this.failure = this.neitherTransport(status, error, sseError);
           throw sseError;
         }
-        return this.send(message);
+        return this.deliver(message);
       }
       // A 2026-07-28 notification the server refused in JSON-RPC (one it does not handle) lost no session either.
       this.failed(error, status, sessionless && Boolean(answered));
@@ -189,6 +202,8 @@ export class RemoteChannel implements ExplainedChannel {
           next.setProtocolVersion(String(message.result.protocolVersion));
         }
       }
+      if ('result' in message && this.listings.delete(message.id)) this.mirrored.learn(message.result.tools);
+      else if ('error' in message && message.id !== undefined) this.listings.delete(message.id);
       const aboutRequest = 'method' in message && next instanceof StreamableHTTPClientTransport;
       this.onmessage?.(message, aboutRequest ? answering.getStore() : undefined);
     };

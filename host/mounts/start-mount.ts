@@ -46,13 +46,16 @@ export async function startMount(
       return spec.perClient ? withSessionPeers(mount, open, config) : mount;
     }
     case 'remote': {
-      const [{ RemoteChannel }, { UpstreamAuthorization }] = await Promise.all([
+      const [{ RemoteChannel }, { UpstreamAuthorization }, { MirroredParams }] = await Promise.all([
         import('./remote.js'),
         import('./upstream-authorization.js'),
+        import('./mirrored-params.js'),
       ]);
-      // One authorization per mount: its two faces, its reconnections and its per-client sessions share one token.
+      // One authorization per mount: its two faces, its reconnections and its per-client sessions share one token;
+      // and what its tools mirror into headers, learnt from the lists of its own connection.
       const authorization = new UpstreamAuthorization(spec);
-      const open = (logger: Logger) => new RemoteChannel(spec, logger, authorization);
+      const mirrored = new MirroredParams();
+      const open = (logger: Logger) => new RemoteChannel(spec, logger, authorization, mirrored);
       const mount = await startWithFaces(spec, () => open(mountLogger), config, mountLogger, events);
       return spec.perClient ? withSessionPeers(mount, open, config) : mount;
     }

@@ -1,43 +1,15 @@
-import { isPlainObject } from '../plain-object.js';
-
-/** A tool argument a client mirrors into an `Mcp-Param-<name>` header (SEP-2243). */
-interface HeaderParam {
-  /** Where the argument sits in `arguments`: a chain of `properties` keys. */
-  path: string[];
-  header: string;
-  type: string;
-}
+import {
+  argumentAt,
+  asHeaderText,
+  BASE64_PREFIX,
+  BASE64_SUFFIX,
+  type HeaderParam,
+} from '../vocabulary/mirrored-params.js';
 
 /** The JSON-RPC code for request headers that disagree with the body (`HeaderMismatch`). */
 const HEADER_MISMATCH = -32020;
-/** What `x-mcp-header` may name: an RFC 9110 token. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const MIRRORED_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
-const BASE64_PREFIX = '=?base64?';
-const BASE64_SUFFIX = '?=';
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
-
-/**
- * The arguments a tool's input schema marks with `x-mcp-header`, reached
- * through `properties` only, as the spec permits. A declaration the spec
- * does not permit (not a token, not a primitive) marks nothing: the tool is
- * the plugin's to fix, and its clients will not mirror it either.
- */
-export function headerParamsOf(inputSchema: unknown, path: string[] = []): HeaderParam[] {
-  if (!isPlainObject(inputSchema)) return [];
-  const found: HeaderParam[] = [];
-  const header = inputSchema['x-mcp-header'];
-  const type = inputSchema.type;
-  if (path.length > 0 && typeof header === 'string' && TOKEN.test(header) && typeof type === 'string') {
-    if (MIRRORED_TYPES.has(type)) found.push({ path, header, type });
-  }
-  if (isPlainObject(inputSchema.properties)) {
-    for (const [key, child] of Object.entries(inputSchema.properties))
-      found.push(...headerParamsOf(child, [...path, key]));
-  }
-  return found;
-}
 
 /**
  * The refusal of a 2026-07-28 `tools/call` whose `Mcp-Param-*` headers do
@@ -54,7 +26,7 @@ export function paramHeaderRefusal(
   id: unknown,
 ): Response | undefined {
   for (const param of params) {
-    const value = valueAt(args, param.path);
+    const value = argumentAt(args, param.path);
     const expected = asHeaderText(value);
     if (expected === undefined) continue;
     const name = `Mcp-Param-${param.header}`;
@@ -97,23 +69,6 @@ function mismatch(id: unknown, header: string, why: string): Response {
     { jsonrpc: '2.0', id: id ?? null, error: { code: HEADER_MISMATCH, message, data: { header } } },
     { status: 400 },
   );
-}
-
-function valueAt(root: unknown, path: string[]): unknown {
-  let node = root;
-  for (const key of path) {
-    if (!isPlainObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
-
-/** How a client writes an argument in its header, before any Base64; undefined when it sends none. */
-function asHeaderText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return undefined;
 }
 
 /** A header value as text: Base64-decoded when wrapped, literal otherwise; undefined when the wrapping holds no valid Base64. */
