@@ -21,9 +21,7 @@ import { namedToken } from '../host/config/token-names.js';
 import { ANONYMOUS_IDENTITY, STDIO_IDENTITY, type Identity } from '../host/vocabulary/identity.js';
 import { makeWorkspace, type Workspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';
-
-const ALICE = 'alice:alice-token-0123456789';
-const CI = 'ci:ci-token-0123456789abcdef';
+import { ALICE, CI, secretOf } from './helpers/named-tokens.js';
 
 const RULES = [
   { who: { token: 'alice' }, tools: ['notes.*'], resources: ['note://**'] },
@@ -51,7 +49,7 @@ function config(ws: Workspace, http = true): string {
 
 async function connect(url: string, token: string, era: 'legacy' | 'modern'): Promise<Client> {
   const client = era === 'modern' ? modernClient() : new Client({ name: 'access-test', version: '1.0.0' });
-  const secret = token.slice(token.indexOf(':') + 1);
+  const secret = secretOf(token);
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${secret}` } },
@@ -606,7 +604,7 @@ t.test(
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${token.slice(token.indexOf(':') + 1)}`,
+          authorization: `Bearer ${secretOf(token)}`,
           'mcp-protocol-version': '2026-07-28',
           'mcp-method': 'tools/call',
           'mcp-name': name,

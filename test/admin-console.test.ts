@@ -21,6 +21,7 @@ import { ConsoleSessions, csrfMatches } from '../host/admin-console/console-sess
 import { DEFAULT_ADMIN_SCOPE as ADMIN_SCOPE } from '../host/config/admin-settings.js';
 import { startOpenIdProvider } from './helpers/openid-provider.js';
 import { freePort } from './helpers/engines.js';
+import { ALICE, CI, secretOf } from './helpers/named-tokens.js';
 
 t.setTimeout(180_000);
 
@@ -29,9 +30,6 @@ const CHROMIUM = process.env.MCP_HOST_CHROMIUM ?? '/usr/bin/chromium';
 const IMAGES = join(REPO_ROOT, process.env.MCP_HOST_SCREENSHOTS === 'docs' ? 'docs/images' : '.tmp/screenshots');
 
 const ADMIN = 'ops:admin-token-0123456789abcdef';
-const ALICE = 'alice:alice-token-0123456789';
-const CI = 'ci:ci-token-0123456789abcdef';
-const secretOf = (named: string) => named.slice(named.indexOf(':') + 1);
 const ADMIN_TOKEN = secretOf(ADMIN);
 /** The admin credential: the static token named "ops" (http.admin, docs/admins.md). */
 const HTTP = { port: 0, auth: { tokens: [ALICE, CI, ADMIN], tokensEnv: 'CONSOLE_TOKENS' }, admin: { tokens: ['ops'] } };

@@ -11,9 +11,7 @@ import { runCli, startHttpHost, startStdioHost, until } from './helpers/host.js'
 import { makeWorkspace } from './helpers/packages.js';
 import { alternating, modernClient, SECRET, writeClusterConfig } from './helpers/cluster.js';
 import { freePort, startRedis } from './helpers/engines.js';
-
-const ALICE = 'alice:alice-token-0123456789';
-const CI = 'ci:ci-token-0123456789abcdef';
+import { ALICE, CI, secretOf } from './helpers/named-tokens.js';
 
 /** A client sending a named token (alice's by default), and the headers of the last answer it got. */
 async function connect(url: string, era: 'legacy' | 'modern', named = ALICE) {
@@ -27,7 +25,7 @@ async function connect(url: string, era: 'legacy' | 'modern', named = ALICE) {
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       fetch: recording,
-      requestInit: { headers: { authorization: `Bearer ${named.slice(named.indexOf(':') + 1)}` } },
+      requestInit: { headers: { authorization: `Bearer ${secretOf(named)}` } },
     }),
   );
   t.teardown(() => client.close());

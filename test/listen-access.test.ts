@@ -10,9 +10,8 @@ import { makeWorkspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';
 import { serveInProcess } from './helpers/in-process-http.js';
 import { ListenStreams } from '../host/serve/listen-streams.js';
+import { ALICE, CI, secretOf } from './helpers/named-tokens.js';
 
-const ALICE = 'alice:alice-token-0123456789';
-const CI = 'ci:ci-token-0123456789abcdef';
 const MODERN = '2026-07-28';
 
 /** A plugin whose tools add tools (a `tools/list_changed`) and announce a resource update. */
@@ -100,7 +99,7 @@ async function connect(url: string, token: string, t: Test): Promise<Client> {
   const client = modernClient();
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token.slice(token.indexOf(':') + 1)}` } },
+      requestInit: { headers: { authorization: `Bearer ${secretOf(token)}` } },
     }),
   );
   t.teardown(() => client.close());

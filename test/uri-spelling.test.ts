@@ -15,10 +15,10 @@ import { makeWorkspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';
 import { firstText } from './helpers/results.js';
 import { uriSpellingProblem } from '../host/catalogue/uri-spelling.js';
+import { CI, secretOf } from './helpers/named-tokens.js';
 
 t.setTimeout(120_000);
 
-const CI = 'ci:ci-token-0123456789abcdef';
 const MODERN = '2026-07-28';
 
 /**
@@ -79,7 +79,7 @@ async function read(client: Client, uri: string): Promise<string> {
 /** A client of `era` over HTTP, with ci's bearer token. */
 async function connect(t: Test, url: string, era: 'legacy' | 'modern'): Promise<Client> {
   const client = era === 'modern' ? modernClient() : new Client({ name: 'uri-spelling', version: '1.0.0' });
-  const authorization = `Bearer ${CI.slice(CI.indexOf(':') + 1)}`;
+  const authorization = `Bearer ${secretOf(CI)}`;
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization } } }),
   );

@@ -20,10 +20,7 @@ import {
 } from './helpers/host.js';
 import { controlEnv, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { modernClient } from './helpers/cluster.js';
-
-const ALICE = 'alice:alice-token-0123456789';
-const CI = 'ci:ci-token-0123456789abcdef';
-const secret = (token: string) => token.slice(token.indexOf(':') + 1);
+import { ALICE, CI, secretOf } from './helpers/named-tokens.js';
 
 const NOTES_TOOLS = ['add_note', 'delete_note', 'export_notes', 'list_notes', 'read_note', 'search_notes'];
 const CLOCK_TOOLS = ['convert_time', 'countdown', 'list_time_zones', 'now'];
@@ -83,7 +80,7 @@ async function connect(
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       fetch: watched.fetch,
-      requestInit: { headers: { authorization: `Bearer ${secret(token)}` } },
+      requestInit: { headers: { authorization: `Bearer ${secretOf(token)}` } },
     }),
   );
   return { client, told, opened: watched.opened };
@@ -209,7 +206,7 @@ t.test('over HTTP, in both eras, each server lists exactly its members; access r
     );
   }
 
-  const nowhere = await postInitialize(`${host.url}/nowhere`, { token: secret(ALICE) });
+  const nowhere = await postInitialize(`${host.url}/nowhere`, { token: secretOf(ALICE) });
   t.equal(nowhere.status, 404);
   t.match(await nowhere.json(), {
     error: 'not_found',
@@ -217,14 +214,14 @@ t.test('over HTTP, in both eras, each server lists exactly its members; access r
       'mcp-host serves no virtual server "nowhere" (not in the config\'s servers, or a reload removed it); it serves /mcp/dev, /mcp/support, /mcp/finder and the whole catalogue at /mcp',
   });
   // A session opened at one server's path is no session at another's.
-  const opened = await postInitialize(`${host.url}/dev`, { token: secret(ALICE) });
+  const opened = await postInitialize(`${host.url}/dev`, { token: secretOf(ALICE) });
   const session = opened.headers.get('mcp-session-id')!;
   const elsewhere = await fetch(`${host.url}/support`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${secret(ALICE)}`,
+      authorization: `Bearer ${secretOf(ALICE)}`,
       'mcp-session-id': session,
       'mcp-protocol-version': '2025-11-25',
     },
@@ -326,7 +323,7 @@ t.test("a reload that moves a tool between servers tells those two servers' clie
     'Virtual server "finder" was removed from the host\'s config by a reload: it serves nothing now. Fix: connect to one of /mcp/dev, /mcp/support or /mcp, or put servers.finder back in the config.';
   t.match(await refusal(stdioFinder.client.listTools()), { code: -32600, message: removed });
   t.match(await refusal(stdioFinder.client.callTool({ name: 'clock.now', arguments: {} })), { message: removed });
-  const gone = await postInitialize(`${host.url}/finder`, { token: secret(ALICE) });
+  const gone = await postInitialize(`${host.url}/finder`, { token: secretOf(ALICE) });
   t.equal(gone.status, 404, 'the removed server has no path');
   t.equal(support.told.tools, 1, 'support did not hear the second reload: its list did not change');
 });
