@@ -49,6 +49,8 @@ export const RULES = {
   'host/serve/oauth-settings.ts': 'oauth-settings',
   'host/catalogue/curation.ts': 'curation',
   'host/mounts/isolation/readable-paths.ts': 'readable-paths',
+  'host/serve/oauth-resource-server.ts': 'oauth-resource-server',
+  'host/proxy/audited.ts': 'audited',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).
