@@ -68,7 +68,13 @@ const { client } = session;
 t.test('mounted flat, the catalogue has every name the suite asks for', async (t) => {
   const tools = (await client.listTools()).tools;
   t.same(tools.map((tool) => tool.name).sort(), [
+    'confirm_delete',
+    'failing_job',
+    'greet',
     'json_schema_2020_12_tool',
+    'multi_input',
+    'protocol_error_job',
+    'slow_compute',
     'test_audio_content',
     'test_custom_header',
     'test_elicitation',
@@ -94,6 +100,7 @@ t.test('mounted flat, the catalogue has every name the suite asks for', async (t
     'test_streaming_elicitation',
     'test_tool_with_logging',
     'test_tool_with_progress',
+    'test_tool_with_task',
     'test_trigger_prompt_change',
     'test_trigger_tool_change',
   ]);

@@ -169,3 +169,70 @@ t.test('a task is its caller’s: another identity holding its ID is told it is 
   }
   t.equal((await alice('tasks/get', { taskId: task.taskId })).status, 'working', 'bob’s cancel reached nothing');
 });
+
+/** An in-process plugin whose tasks tell of themselves on the request streams (the SDK links an in-process plugin's notifications to their request). */
+const CHATTER = `
+import { McpServer } from '@modelcontextprotocol/server';
+const AS_SENT = { '~standard': { version: 1, vendor: 'chatter', validate: (value) => ({ value }) } };
+const now = new Date().toISOString();
+const task = (taskId) => ({ taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60000 });
+export default {
+  create() {
+    const server = new McpServer({ name: 'chatter', version: '1.0.0' });
+    server.server.registerCapabilities({ extensions: { '${TASKS}': {} } });
+    server.registerTool('start', { description: 'Starts task 1, telling of it while the call runs.' }, async (ctx) => {
+      await ctx.mcpReq.notify({ method: 'notifications/tasks', params: task('1') });
+      return { resultType: 'task', ...task('1') };
+    });
+    server.server.setRequestHandler('tasks/get', { params: AS_SENT, result: AS_SENT }, async (params, ctx) => {
+      await ctx.mcpReq.notify({ method: 'notifications/tasks', params: task(params.taskId) });
+      await ctx.mcpReq.notify({ method: 'notifications/tasks', params: task('2') });
+      return task(params.taskId);
+    });
+    return server;
+  },
+};
+`;
+
+t.test(
+  'an upstream’s task notifications on a request’s stream: its own task under the host’s ID, others not at all',
+  async (t) => {
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/@test/mcp-task-chatter',
+      {
+        name: '@test/mcp-task-chatter',
+        version: '1.0.0',
+        type: 'module',
+        exports: './index.js',
+        'mcp-host': { protocolVersions: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] },
+      },
+      { 'index.js': CHATTER },
+    );
+    const host = await startHttpHost(
+      t,
+      ws.writeConfig({ reload: { watch: false }, plugins: [{ package: '@test/mcp-task-chatter', prefix: 'c' }] }),
+    );
+    const heard: { method: string; params?: Record<string, unknown> }[] = [];
+    const ask = modernRpc(host.url, { extensions: { [TASKS]: {} } }, undefined, (notification) =>
+      heard.push(notification),
+    );
+
+    // On the call's stream the task has no ID of the host's yet: nothing names it.
+    const started = await ask('tools/call', { name: 'c.start', arguments: {} });
+    t.equal(started.resultType, 'task');
+    t.same(
+      heard.map((notification) => notification.method),
+      [],
+      'the upstream’s task 1 is never shown',
+    );
+
+    heard.length = 0;
+    t.equal((await ask('tasks/get', { taskId: started.taskId })).status, 'working');
+    t.same(
+      heard.map(({ method, params }) => [method, params?.taskId]),
+      [['notifications/tasks', started.taskId]],
+      'told of its own task under the host’s ID; of the upstream’s task 2 not at all',
+    );
+  },
+);

@@ -191,7 +191,7 @@ t.test('over HTTP, in both eras, each server lists exactly its members; access r
     t.equal(dev.getInstructions(), 'For writing notes.');
     await checkDevAndSupport(t, dev, support, era);
 
-    t.equal((await toolNames(whole)).length, 38, `${era}: /mcp serves the whole catalogue`);
+    t.equal((await toolNames(whole)).length, 45, `${era}: /mcp serves the whole catalogue`);
     t.same(await toolNames(ciDev), ['notes.list_notes'], `${era}: ci at dev: its rules and dev's members, both`);
 
     // A server of tools alone announces nothing else, and lists them by search (its own discovery).

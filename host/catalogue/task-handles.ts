@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import type { Mount } from '../mounts/mount.js';
+import { withOwner } from '../vocabulary/continuation-owner.js';
 
 /** What a client-facing task ID stands for: the mount that created the task, and the task's ID there. */
 export interface TaskBinding {
@@ -58,7 +59,8 @@ export class TaskHandles {
         `mcp-host holds ${maxTasks} tasks, the limit limits.tasks.maxTasks in its config: the task mount "${binding.mount.name}" started was not handed out. Fix: call again once tasks have expired, or raise limits.tasks.maxTasks.`,
       );
     }
-    const handle = `mcph.${this.replica()}.${randomBytes(16).toString('base64url')}`;
+    // Named like a requestState's owner, so the cluster forwards a follow-up landing elsewhere the same way (serve/forward-continuation.ts).
+    const handle = withOwner(this.replica(), randomBytes(16).toString('base64url'));
     // The task's own ttlMs is honoured (SEP-2663: it stays reachable that long); maxTasks bounds what that holds.
     const kept = typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0 ? ttlMs : this.limits.ttlMs;
     this.held.set(handle, { ...binding, owner, ttlMs: kept, expires: Date.now() + kept });

@@ -17,10 +17,9 @@ import {
   type StampedRequest,
   type Unforwarded,
 } from '../sinks/cluster.js';
-import { ownerOf, type StateSigning } from '../vocabulary/continuation-owner.js';
+import { holderOf, type StateSigning } from '../vocabulary/continuation-owner.js';
 import { RecordSeal, recordSealOf } from './signed-record.js';
 import { DistrustLog } from './distrust-log.js';
-import { isPlainObject } from '../plain-object.js';
 import type { Reloader } from '../reload/reloader.js';
 import {
   COMMAND_CHANNEL,
@@ -515,17 +514,17 @@ export class Cluster implements ClusterLink {
 
 /**
  * A stamp authorises the one request a replica forwards, nothing else: a
- * legacy session's request (one without a session id would open a session)
- * or the retry of a 2026-07-28 call held by `replica`.
+ * legacy session's request (one without a session id would open a session),
+ * the retry of a 2026-07-28 call held by `replica`, or the follow-up of a
+ * task whose binding `replica` holds.
  */
 function forwardsOnly({ request, json }: ReadBody, legacy: boolean, replica: string): string | undefined {
   if (legacy) {
     return request.headers.has('mcp-session-id') ? undefined : 'a forwarded request opens no session';
   }
-  const state = isPlainObject(json) && isPlainObject(json.params) ? json.params.requestState : undefined;
-  return typeof state === 'string' && ownerOf(state)?.replica === replica
+  return holderOf(json)?.replica === replica
     ? undefined
-    : 'a forwarded 2026-07-28 request is the retry of a call this replica holds, and this is not';
+    : 'a forwarded 2026-07-28 request continues a call or a task this replica holds, and this is not';
 }
 
 /** A cluster command as published by the CLI; undefined for anything else on the channel. */

@@ -1,6 +1,7 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { identityOf } from '../vocabulary/identity.js';
+import { isTaskNotification } from '../vocabulary/task-extension.js';
 
 /**
  * The hooks that tie one forwarded request to the client that made it:
@@ -39,6 +40,9 @@ export function callHooksFor(ctx: ServerContext, params: Record<string, unknown>
         ctx.mcpReq.log(level, data, logger).catch(() => {});
         return;
       }
+      // It names its task by the upstream's own ID, which no client is shown (task-handles.ts); a follow-up's own
+      // task is told under the host's ID (task-requests.ts).
+      if (isTaskNotification(notification.method)) return;
       ctx.mcpReq.notify(notification).catch(() => {});
     },
   };

@@ -5,7 +5,8 @@ import { ownerOfName } from '../catalogue/routing.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
 import { isPlainObject } from '../plain-object.js';
 import { identityOf, type Identity } from '../vocabulary/identity.js';
-import { TASKS_EXTENSION, TASK_REQUESTS } from '../vocabulary/task-extension.js';
+import { TASKS_EXTENSION, TASK_REQUESTS, isTaskNotification } from '../vocabulary/task-extension.js';
+import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { callHooksFor } from './call-hooks.js';
 import { modernRoundOf } from './input-required.js';
 
@@ -75,11 +76,36 @@ export function serveTaskRequests(server: Server, runtime: HostRuntime, served: 
             `Task ${JSON.stringify(params.taskId)} was started by mount "${mount.name}", which a reload has since retired: the task ended with it. Fix: call the tool again.`,
           );
         }
-        const result = await mount.request(method, { ...params, taskId: upstreamId }, hooks);
+        const result = await mount.request(
+          method,
+          { ...params, taskId: upstreamId },
+          tellingOf(ctx, hooks, upstreamId, params.taskId),
+        );
         return result.taskId === undefined ? result : { ...result, taskId: params.taskId };
       }) as never,
     );
   }
+}
+
+/**
+ * A follow-up's hooks that tell its client of its own task under the ID the
+ * client knows: a task notification the upstream sends on the follow-up's
+ * stream naming this task gets the host's ID; one naming any other of the
+ * upstream's tasks is not passed on (call-hooks.ts), nor is anything else
+ * changed.
+ */
+function tellingOf(ctx: ServerContext, hooks: CallHooks, upstreamId: string, handle: unknown): CallHooks {
+  return {
+    ...hooks,
+    onNotification: (notification) => {
+      const told = notification.params as Params | undefined;
+      if (!isTaskNotification(notification.method) || told?.taskId !== upstreamId) {
+        hooks.onNotification?.(notification);
+        return;
+      }
+      ctx.mcpReq.notify({ ...notification, params: { ...told, taskId: handle } } as never).catch(() => {});
+    },
+  };
 }
 
 function declaresTasks(capabilities: Params | undefined): boolean {

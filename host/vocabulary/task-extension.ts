@@ -9,3 +9,12 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export const TASK_REQUESTS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
 export type TaskRequest = (typeof TASK_REQUESTS)[number];
+
+/**
+ * Whether `method` is a task status notification: SEP-2663's
+ * `notifications/tasks`, or the 2025-11-25 experimental
+ * `notifications/tasks/status`. Each names its task by the upstream's own ID.
+ */
+export function isTaskNotification(method: string): boolean {
+  return method === 'notifications/tasks' || method.startsWith('notifications/tasks/');
+}

@@ -19,6 +19,7 @@ import { RED_PIXEL_PNG, SILENT_WAV } from './media.js';
 import { registerInputRequiredTools, sampledText, STATE_CODEC } from './input-required.js';
 import { registerStatelessDiagnostics } from './stateless.js';
 import { SKILLS } from './skills.js';
+import { gateTaskRequiredTools, registerTasks } from './tasks.js';
 
 const { name: PACKAGE_NAME, version: VERSION } = createRequire(import.meta.url)('./package.json');
 
@@ -430,6 +431,7 @@ export default {
         requestState: { verify: STATE_CODEC.verify },
       },
     );
+    gateTaskRequiredTools(server);
     registerContentTools(server);
     registerStreamingTools(server);
     registerClientRequestTools(server);
@@ -437,6 +439,7 @@ export default {
     registerStatelessDiagnostics(server);
     registerResources(server, logger);
     registerPrompts(server);
+    registerTasks(server);
     SKILLS.attach(server);
     return server;
   },

@@ -27,8 +27,17 @@ export class RpcAnswerError extends Error {
   }
 }
 
-/** A client of one 2026-07-28 endpoint declaring `capabilities` on every request (with `token`, as its bearer). */
-export function modernRpc(url: string, capabilities: Params = {}, token?: string) {
+/**
+ * A client of one 2026-07-28 endpoint declaring `capabilities` on every
+ * request (with `token`, as its bearer); `heard` gets the notifications an
+ * SSE answer carries before its response.
+ */
+export function modernRpc(
+  url: string,
+  capabilities: Params = {},
+  token?: string,
+  heard?: (notification: { method: string; params?: Params }) => void,
+) {
   let id = 0;
   return async function ask(method: string, params: Params = {}): Promise<Params> {
     const named = NAMED_BY[method] && params[NAMED_BY[method]];
@@ -57,14 +66,15 @@ export function modernRpc(url: string, capabilities: Params = {}, token?: string
       }),
     });
     const text = await response.text();
-    // An SSE answer's last data line is the response; a JSON answer is it.
-    const body = response.headers.get('content-type')?.includes('text/event-stream')
+    // An SSE answer's last data line is the response, those before it notifications; a JSON answer is it.
+    const lines = response.headers.get('content-type')?.includes('text/event-stream')
       ? text
           .split('\n')
           .filter((line) => line.startsWith('data: '))
-          .at(-1)!
-          .slice(6)
-      : text;
+          .map((line) => line.slice(6))
+      : [text];
+    const body = lines.pop()!;
+    for (const line of lines) heard?.(JSON.parse(line) as { method: string; params?: Params });
     const message = JSON.parse(body) as { result?: Params; error?: { code: number; message: string; data?: unknown } };
     if (message.error) throw new RpcAnswerError(message.error.code, message.error.message, message.error.data);
     return message.result!;
