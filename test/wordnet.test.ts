@@ -30,6 +30,7 @@ t.test('a word WordNet does not hold stands for nothing; each answer is read onc
 
 t.test('a dictionary that cannot be read is an error naming the file, the folder and the fix', async (t) => {
   await t.rejects(WordNet.load('/nonexistent/wordnet-dict'), {
-    message: /cannot read WordNet's (index|data)\.(noun|verb) in \/nonexistent\/wordnet-dict \(ENOENT.*Fix: install mcp-host's dependencies again \(npm ci\)/,
+    message:
+      /cannot read WordNet's (index|data)\.(noun|verb) in \/nonexistent\/wordnet-dict \(ENOENT.*Fix: install mcp-host's dependencies again \(npm ci\)/,
   });
 });
