@@ -3,11 +3,12 @@
 // .mjs, YAML and .ts; and one that cannot load says why in Node's words,
 // with the fix that is true for it.
 import { execFile } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { CLI, runCli, startStdioHost } from './helpers/host.js';
+import { traceLoadedModules } from './helpers/loaded-modules.js';
 import { makeWorkspace } from './helpers/packages.js';
 import { writePlugin } from './helpers/readme.js';
 
@@ -138,20 +139,15 @@ t.test(
   async (t) => {
     const ws = makeWorkspace(t);
     writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
-    // Every module the host loads, by URL, as Node's in-thread hooks see it.
-    const loaded = join(ws.dir, 'loaded.txt');
-    const tracer = ws.writeFile(
-      'trace-loads.mjs',
-      `import { registerHooks } from 'node:module';\nimport { appendFileSync } from 'node:fs';\nregisterHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });\n`,
-    );
+    const trace = traceLoadedModules(ws);
     const packagesLoaded = async (configFile: string) => {
-      writeFileSync(loaded, '');
-      const host = await startStdioHost(t, configFile, { env: { NODE_OPTIONS: `--import ${tracer}` } });
+      trace.clear();
+      const host = await startStdioHost(t, configFile, { env: trace.env });
       t.same(
         (await host.client.listTools()).tools.map((tool) => tool.name),
         ['hello.greet'],
       );
-      return readFileSync(loaded, 'utf8');
+      return trace.loaded();
     };
     const config = { plugins: [{ package: 'hello' }], reload: { watch: false } };
     const js = await packagesLoaded(ws.writeConfig(config));

@@ -3,7 +3,7 @@
 // it. The host's own index is built and asked in this process, as a
 // search-mode host builds and asks it; `npm run bench` prints the figures.
 import t from 'tap';
-import { ToolSearch, type SearchableTool } from '../host/catalogue/tool-search.js';
+import { ToolSearch, type RankingStage, type SearchableTool } from '../host/catalogue/tool-search.js';
 import {
   catalogueTasks,
   catalogueTools,
@@ -51,9 +51,9 @@ t.test('the everyday task set holds 50+ requests, each naming recorded tools', a
   }
 });
 
-t.test('each stage of the ranking earns its place: stemming finds more than the words as they are', async (t) => {
+t.test('each stage of the ranking earns its place: stemming and then WordNet each find more', async (t) => {
   const tools = catalogueTools(servers);
-  const recall = async (stage: 'lexical' | 'stemmed') => {
+  const recall = async (stage: RankingStage) => {
     const index = await ToolSearch.build(tools, undefined, stage);
     let inTop5 = 0;
     for (const task of tasks) {
@@ -62,14 +62,28 @@ t.test('each stage of the ranking earns its place: stemming finds more than the 
     }
     return inTop5 / tasks.length;
   };
-  const [lexical, stemmed] = [await recall('lexical'), await recall('stemmed')];
-  t.ok(stemmed > lexical, `recall@5: words as they are ${lexical.toFixed(2)}, stemmed ${stemmed.toFixed(2)}`);
+  const [lexical, stemmed, wordNet] = [await recall('lexical'), await recall('stemmed'), await recall('wordnet')];
+  const figures = `recall@5: words as they are ${lexical.toFixed(2)}, stemmed ${stemmed.toFixed(2)}, + WordNet ${wordNet.toFixed(2)}`;
+  t.ok(stemmed > lexical, figures);
+  t.ok(wordNet > stemmed, figures);
   // An index of another stage is built afresh, never from a predecessor of a different stage.
   const lexicalIndex = await ToolSearch.build(tools, undefined, 'lexical');
-  const stemmedIndex = await ToolSearch.build(tools, lexicalIndex, 'stemmed');
+  const servedIndex = await ToolSearch.build(tools, lexicalIndex);
   t.same(
-    names(await stemmedIndex.search('repositories', { limit: 5, usable: everyone })),
+    names(await servedIndex.search('repositories', { limit: 5, usable: everyone })),
     names(await (await ToolSearch.build(tools)).search('repositories', { limit: 5, usable: everyone })),
+  );
+});
+
+t.test("WordNet widens a tool's own words: a kind of weather finds the weather tools", async (t) => {
+  const index = await ToolSearch.build(catalogueTools(servers));
+  const found = names(await index.search('will it snow', { limit: 5, usable: everyone }));
+  const weather = found.filter((name) => /forecast|weather/.test(name!));
+  t.ok(weather.length >= 3, `"will it snow": ${found.join(', ')}`);
+  const stemmed = await ToolSearch.build(catalogueTools(servers), undefined, 'stemmed');
+  t.notOk(
+    names(await stemmed.search('will it snow', { limit: 5, usable: everyone })).some((name) => /forecast/.test(name!)),
+    'without WordNet, no forecast tool says "snow"',
   );
 });
 

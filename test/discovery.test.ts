@@ -9,11 +9,12 @@ import t, { type Test as Tap } from 'tap';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, runCli, startHttpHost, startStdioHost, until, type Teardown } from './helpers/host.js';
+import { traceLoadedModules } from './helpers/loaded-modules.js';
 import { controlEnv, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 import { validateConfig } from '../host/config/validate.js';
 
-t.setTimeout(120_000);
+t.setTimeout(180_000);
 
 /**
  * `@t/big`: `options.count` generated inventory tools (verbs x nouns x
@@ -64,6 +65,21 @@ export default {
 };
 `;
 
+/** `@t/weather`: a forecast described in its own words, none of which a user asking about rain says. */
+const WEATHER_PLUGIN = `import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+export default {
+  create() {
+    const server = new McpServer({ name: 'weather', version: '1.0.0' });
+    server.registerTool('forecast', {
+      description: 'Get the weather forecast for a city',
+      inputSchema: z.object({ city: z.string() }),
+    }, async ({ city }) => ({ content: [{ type: 'text', text: 'forecast for ' + city }] }));
+    return server;
+  },
+};
+`;
+
 function manifest(name: string, prefix: string): Record<string, unknown> {
   return { name, version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix } };
 }
@@ -72,6 +88,7 @@ function workspace(t: Teardown): Workspace {
   const ws = makeWorkspace(t);
   ws.writePackage('node_modules/@t/big', manifest('@t/big', 'big'), { 'index.js': BIG_PLUGIN });
   ws.writePackage('node_modules/@t/fx', manifest('@t/fx', 'fx'), { 'index.js': FX_PLUGIN });
+  ws.writePackage('node_modules/@t/weather', manifest('@t/weather', 'weather'), { 'index.js': WEATHER_PLUGIN });
   return ws;
 }
 
@@ -345,6 +362,51 @@ t.test(
     t.match(String(refused), 'Unknown tool "fx.convert"');
   },
 );
+
+t.test(
+  "a request in none of the tool's words finds it through WordNet, only while the access rules let the identity use it",
+  async (t) => {
+    const ws = workspace(t);
+    const write = (tools: string[]) =>
+      ws.writeConfig({
+        reload: { watch: false },
+        discovery: { mode: 'search' },
+        access: [{ who: { stdio: true }, tools }],
+        plugins: [FX, { package: '@t/weather', prefix: 'weather' }],
+      });
+    const config = write(['fx.*', 'weather.*']);
+    const env = controlEnv(ws);
+    const host = await startStdioHost(t, config, { env });
+    // "rain" is a kind of weather (WordNet): the forecast's document holds it, though its description does not.
+    const query = { query: 'will it rain in Paris tomorrow' };
+    const found = await search(t, host.client, query);
+    t.equal(found[0]?.name, 'weather.forecast', `found first: ${names(found).join(', ')}`);
+    const call = await host.client.callTool({ name: 'weather.forecast', arguments: { city: 'Paris' } });
+    t.equal(firstText(call), 'forecast for Paris');
+
+    write(['fx.*']);
+    const reload = await runCli(['reload', '--config', config], { env });
+    t.equal(reload.code, 0, reload.stderr);
+    t.notOk(
+      names(await search(t, host.client, query)).includes('weather.forecast'),
+      'once its rules drop the weather tools, the same request no longer finds the forecast',
+    );
+  },
+);
+
+t.test('a host without discovery never loads WordNet; a host that serves search does', async (t) => {
+  const ws = workspace(t);
+  const trace = traceLoadedModules(ws);
+  const host = await startStdioHost(t, ws.writeConfig({ plugins: [FX] }), { env: trace.env });
+  t.ok((await host.client.listTools()).tools.length > 0);
+  t.notMatch(trace.loaded(), '/catalogue/wordnet.js', 'no discovery: WordNet is not loaded');
+  trace.clear();
+  const searching = await startStdioHost(t, ws.writeConfig({ discovery: { mode: 'search' }, plugins: [FX] }), {
+    env: trace.env,
+  });
+  t.ok((await search(t, searching.client, { query: 'currency' })).length > 0);
+  t.match(trace.loaded(), '/catalogue/wordnet.js', 'search mode: WordNet is loaded to build the index');
+});
 
 t.test('a reload that removes a surfaced tool withdraws it with list_changed', async (t) => {
   const ws = workspace(t);

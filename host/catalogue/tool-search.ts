@@ -1,6 +1,7 @@
 import type MiniSearch from 'minisearch';
 import type { ListItem } from '../vocabulary/list-kinds.js';
 import { queryWords, splitWords, synonymsOf, termOf } from './search-terms.js';
+import type { WordNet } from './wordnet.js';
 
 /** The host's own tool in search mode (DESIGN.md names it: clients and docs call it by this name). */
 export const SEARCH_TOOL_NAME = 'search_tools';
@@ -24,15 +25,25 @@ interface ToolDocument {
   description: string;
   parameters: string;
   parameterText: string;
+  /** The words its name, title and first sentence stand for, by WordNet (stage 'wordnet'; empty before it). */
+  related: string;
 }
 
 /**
  * How much a match in each field counts: a tool's name says what it does
  * most plainly, its parameters least (BM25 within each field, MiniSearch's
- * ranking). The mount's prefix is in the name (`github.create_issue`); a
- * field of its own cost a search more time than it gave results.
+ * ranking), and the words WordNet relates to its own words less than any
+ * word of its own. The mount's prefix is in the name (`github.create_issue`);
+ * a field of its own cost a search more time than it gave results.
  */
-const FIELD_WEIGHTS = { name: 3, title: 2, description: 1, parameters: 1, parameterText: 0.5 };
+const FIELD_WEIGHTS = {
+  name: 3,
+  title: 2,
+  description: 1,
+  parameters: 1,
+  parameterText: 0.5,
+  related: 0.4,
+};
 /** Words this long or longer may have one typo: shorter ones would match too many others. */
 const TYPO_LENGTH = 5;
 /** Words this long or longer also match the words they begin ("repo" finds "repositories"). */
@@ -49,11 +60,12 @@ const SYNONYM_WEIGHT = 0.4;
 
 /**
  * The stages of the ranking, each added to the one before: words as they
- * are, then stemmed. Served search uses them all; bench/discovery.ts builds
+ * are, then stemmed, then each tool's words widened by WordNet (what they
+ * stand for: wordnet.ts). Served search uses them all; bench/discovery.ts builds
  * an index at each stage so that every stage is justified by its own recall
  * (docs/discovery.md).
  */
-export type RankingStage = 'lexical' | 'stemmed';
+export type RankingStage = 'lexical' | 'stemmed' | 'wordnet';
 
 /**
  * Lexical search over a generation's served tools (DESIGN.md, "Discovery for
@@ -97,9 +109,11 @@ export class ToolSearch {
   static async build(
     tools: readonly SearchableTool[],
     predecessor?: ToolSearch,
-    stage: RankingStage = 'stemmed',
+    stage: RankingStage = 'wordnet',
   ): Promise<ToolSearch> {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const wordNet = stage === 'wordnet' ? await loadWordNet() : undefined;
+    const documentOf = (tool: SearchableTool) => toolDocument(tool, wordNet);
     if (predecessor && !predecessor.handedOn && predecessor.stage === stage) {
       const { engine } = predecessor;
       predecessor.handedOn = true;
@@ -192,20 +206,56 @@ function sameDefinition(a: SearchableTool, b: SearchableTool): boolean {
   return a.item === b.item && a.mount === b.mount && a.served.description === b.served.description;
 }
 
-function documentOf({ name, served }: SearchableTool): ToolDocument {
+/** WordNet, read once by the first index of stage 'wordnet': a host that never searches never reads it. */
+let wordNetLoading: Promise<WordNet> | undefined;
+function loadWordNet(): Promise<WordNet> {
+  wordNetLoading ??= import('./wordnet.js').then(({ WordNet }) => WordNet.load());
+  return wordNetLoading;
+}
+
+function toolDocument({ name, served }: SearchableTool, wordNet: WordNet | undefined): ToolDocument {
   const schema = served.inputSchema as { properties?: Record<string, { description?: unknown }> } | undefined;
   const properties = Object.entries(schema?.properties ?? {});
   const annotations = served.annotations as { title?: unknown } | undefined;
+  const title = text(served.title ?? annotations?.title);
+  const description = text(served.description);
   return {
     id: name,
     name,
-    title: text(served.title ?? annotations?.title),
-    description: text(served.description),
+    title,
+    description,
     parameters: properties.map(([parameter]) => parameter).join(' '),
     parameterText: properties.map(([, property]) => text(property?.description)).join(' '),
+    related: wordNet ? relatedWords(wordNet, name, title, description) : '',
   };
 }
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+/** Words shorter than this are not looked up in WordNet: "id", "url", "pr" are abbreviations it reads as other words. */
+const MIN_WORDNET_LENGTH = 3;
+
+/**
+ * What a tool's words stand for (WordNet.related): the nouns of its name,
+ * title and first sentence, and the verbs of its name (a description's
+ * verbs are too general: "get", "return", "use").
+ */
+function relatedWords(wordNet: WordNet, name: string, title: string, description: string): string {
+  const firstSentence = description.split(/(?<=[.!?])\s|\n/)[0]!;
+  const related = new Set<string>();
+  const add = (words: string[], verbsToo: boolean) => {
+    for (const word of words) {
+      if (word.length < MIN_WORDNET_LENGTH || termOf(word, false) === undefined || !/^[a-z]+$/.test(word)) continue;
+      for (const other of wordNet.related(word, 'noun')) related.add(other);
+      if (verbsToo) for (const other of wordNet.related(word, 'verb')) related.add(other);
+    }
+  };
+  add(
+    splitWords(name).map((word) => word.toLowerCase()),
+    true,
+  );
+  add(queryWords(`${title} ${firstSentence}`), false);
+  return [...related].join(' ');
 }

@@ -158,13 +158,18 @@ export function searchToolDefinition(toolCount: number): ListItem {
     name: SEARCH_TOOL_NAME,
     title: 'Search tools',
     description:
-      `Find the right tool among the ${toolCount} this server offers: describe what you want to do in plain words. ` +
+      `Find the right tool among the ${toolCount} this server offers: search with the user's own words for what ` +
+      'they want done (e.g. "will it rain in Paris tomorrow"); if no result fits, search again naming the kind of ' +
+      'tool or the thing it acts on (e.g. "weather forecast"). ' +
       'Returns the best-matching tools with their full definitions (name, description, input schema), best first; ' +
       'call a found tool by its name, with arguments that fit its input schema.',
     inputSchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', description: 'What you want to do, in plain words (e.g. "open a pull request").' },
+        query: {
+          type: 'string',
+          description: 'What the user wants done, in their own words (e.g. "open a pull request").',
+        },
         limit: {
           type: 'integer',
           minimum: 1,
