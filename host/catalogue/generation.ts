@@ -185,7 +185,9 @@ export class Generation {
   private prepareSearch(): void {
     if (!searchModeOf(this.config)) return;
     setImmediate(() => {
-      for (const view of this.eraViews) void view.toolSearch();
+      // An index that cannot be built (WordNet unreadable) is each search's answer, naming the fix; built
+      // ahead of need, its failure has no one waiting, and must not reach the host's unhandled-rejection guard.
+      for (const view of this.eraViews) view.toolSearch().catch(() => {});
     });
   }
 
