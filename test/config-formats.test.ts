@@ -135,7 +135,7 @@ t.test("a named config's cosmiconfig $import still merges the files it names", a
 });
 
 t.test(
-  'a start with a JavaScript config named loads neither jiti nor cosmiconfig; one with a .ts config loads jiti',
+  'a start with a JavaScript config named loads neither jiti nor cosmiconfig, nor what only HTTP, an audit log, a cluster, search or status need; one with a .ts config loads jiti',
   async (t) => {
     const ws = makeWorkspace(t);
     writePlugin(ws, 'node_modules/hello', 'hello', { prefix: 'hello' }, ['greet']);
@@ -153,6 +153,19 @@ t.test(
     const js = await packagesLoaded(ws.writeConfig(config));
     t.notMatch(js, '/node_modules/jiti/', 'a .js config: no jiti');
     t.notMatch(js, '/node_modules/cosmiconfig/', 'a named .js config: no cosmiconfig');
+    // Each loaded at its first use (performance.md, the seventh round), never by a stdio host that has none.
+    for (const deferred of [
+      '/host/serve/http-auth.js',
+      '/host/serve/oauth-settings.js',
+      '/host/audit/audit-log.js',
+      '/host/cluster/cluster-options.js',
+      '/host/catalogue/tool-search.js',
+      '/node_modules/stemmer/',
+      '/host/host-status.js',
+      'node:perf_hooks',
+    ]) {
+      t.notMatch(js, deferred, `a stdio start without its feature: no ${deferred}`);
+    }
     const ts = await packagesLoaded(
       ws.writeConfig(`export default ${JSON.stringify(config)};\n`, 'mcp-host.config.ts'),
     );

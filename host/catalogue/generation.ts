@@ -13,7 +13,8 @@ import { configTwinsWarning } from '../config/config-twins.js';
 import { accessWarnings } from './access-warnings.js';
 import { MountView } from './mount-view.js';
 import { ERAS, type Era } from '../protocol-versions.js';
-import { SEARCH_TOOL_NAME, ToolSearch } from './tool-search.js';
+import type { ToolSearch } from './tool-search.js';
+import { SEARCH_TOOL_NAME } from './search-tool-name.js';
 import { extensionCapabilities } from './extension-capabilities.js';
 import { searchModeOf, serverWarnings } from './virtual-server.js';
 
@@ -200,6 +201,8 @@ export class Generation {
       served,
       mount: mount.spec.prefix,
     }));
+    // Loaded here, at the first index built: a host that never serves search never loads it.
+    const { ToolSearch } = await import('./tool-search.js');
     return ToolSearch.build(tools, predecessor);
   }
 

@@ -3,9 +3,6 @@ import type { ListItem } from '../vocabulary/list-kinds.js';
 import { queryWords, splitWords, synonymsOf, termOf } from './search-terms.js';
 import type { WordNet } from './wordnet.js';
 
-/** The host's own tool in search mode (DESIGN.md names it: clients and docs call it by this name). */
-export const SEARCH_TOOL_NAME = 'search_tools';
-
 /** A served tool as the search index takes it. */
 export interface SearchableTool {
   /** The name clients call it by (curated, prefixed, shortened): the document's id. */

@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import { setLogFormat, type Logger } from '../log.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { HostRuntime } from '../runtime.js';
@@ -7,14 +6,11 @@ import { exitHost } from '../mounts/fault-attribution.js';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { serveOverStdio } from '../serve/stdio.js';
 import type { HttpServeOptions } from '../serve/http.js';
-import { bearerTokensOf } from '../serve/http-auth.js';
-import { oauthSettingsOf } from '../serve/oauth-settings.js';
-import { adminSettingsOf, metricsServed } from '../config/admin-settings.js';
-import { namedToken } from '../config/token-names.js';
+import { metricsServed } from '../config/admin-settings.js';
 import { configWhere } from '../config/problem-wording.js';
 import { HostError } from '../errors.js';
 import { DEFAULT_HTTP_HOST } from '../config/validate.js';
-import { isLoopback, type ListenAddress } from '../serve/listen-address.js';
+import type { ListenAddress } from '../serve/listen-address.js';
 import { formatTotals } from './catalogue-report.js';
 import { startReloading } from '../reload/reload-service.js';
 import type { Reloader } from '../reload/reloader.js';
@@ -22,8 +18,6 @@ import { recordReload, stopTelemetry } from '../sinks/telemetry.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { installAuditLog, stopAuditLog } from '../sinks/audit.js';
 import { installCounterFactory } from '../sinks/call-counters.js';
-import { openAuditLog } from '../audit/audit-log.js';
-import { clusterOptionsOf } from '../cluster/cluster-options.js';
 import type { Cluster } from '../cluster/cluster.js';
 
 export interface StartOptions {
@@ -63,13 +57,16 @@ export async function start(options: StartOptions): Promise<number> {
   const http = options.stdio || options.server !== undefined ? undefined : httpAddress(config.http, options.http);
   if (options.server !== undefined && !config.servers?.[options.server]) refuseServer(config, options.server);
   // Checked before serving anything: auth that was asked for and has no token refuses to start.
-  const httpOptions = http && httpServeOptions(config, http);
-  const clusterOptions = config.cluster && clusterOptionsOf(config.cluster, config.file, httpOptions?.host);
+  // Each imported only by a host whose config asks for it: a stdio host's start loads neither.
+  const httpOptions = http && (await import('./http-serve-options.js')).httpServeOptions(config, http);
+  const clusterOptions =
+    config.cluster &&
+    (await import('../cluster/cluster-options.js')).clusterOptionsOf(config.cluster, config.file, httpOptions?.host);
   // MCP_HOST_LOG_LEVEL, read before the config could be, still wins over it.
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
   if (config.audit) {
-    installAuditLog(openAuditLog(config.audit, config.dir, options.logger));
+    installAuditLog((await import('../audit/audit-log.js')).openAuditLog(config.audit, config.dir, options.logger));
     options.logger.info(`audit log on: ${config.audit.file}`);
   }
   // Armed before serving: a client that is connected can rely on reloads.
@@ -140,35 +137,6 @@ function refuseServer(config: ResolvedConfig, server: string): never {
     what: `--server ${server} names no virtual server of the config (${names.length > 0 ? `it has ${names.join(', ')}` : 'it has no servers section'}).`,
     fix: `add servers: { ${server}: { tools: ['…'] } } to the config, or pass --server one of its servers.`,
   });
-}
-
-/** The config's http section (its address overridden by `--http`) and the bearer tokens, as the HTTP server takes them. */
-function httpServeOptions(config: ResolvedConfig, address: { host: string; port: number }): HttpServeOptions {
-  const { auth, oauth, admin, maxBodyBytes, host: _host, port: _port, ...rest } = config.http ?? {};
-  const { tokens, source } = bearerTokensOf(
-    auth,
-    // An endpoint that checks OAuth tokens is not open, whether or not it has static tokens too.
-    { host: address.host, loopback: isLoopback(address.host) || oauth !== undefined },
-    configWhere(config.file, 'http.auth'),
-    dirname(config.file),
-  );
-  return {
-    ...rest,
-    ...address,
-    ...(maxBodyBytes !== undefined && { maxRequestBodySize: maxBodyBytes }),
-    ...(oauth && { oauth: oauthSettingsOf(oauth, configWhere(config.file, 'http.oauth'), dirname(config.file)) }),
-    ...(admin && {
-      admin: adminSettingsOf(
-        admin,
-        tokens.map((token) => namedToken(token).name),
-        oauth !== undefined,
-        configWhere(config.file, 'http.admin'),
-      ),
-    }),
-    metrics: metricsServed(config.http),
-    bearerTokens: tokens,
-    tokenSource: source,
-  };
 }
 
 /** `--http` wins over the config's address; a bare `--http PORT` binds 127.0.0.1. */

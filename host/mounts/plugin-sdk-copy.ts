@@ -9,8 +9,8 @@ export type ServeStdio = typeof serveStdio;
 
 const SDK = '@modelcontextprotocol/server';
 
-/** Where the host's own copy of the SDK v2 server package is. */
-const HOST_COPY = sdkDirFrom(dirname(fileURLToPath(import.meta.url)));
+/** Where the host's own copy of the SDK v2 server package is: looked up at the first plugin linked, not by every start. */
+let hostCopy: { dir: string | undefined } | undefined;
 
 /**
  * The `serveStdio` of the copy of `@modelcontextprotocol/server` a plugin
@@ -25,7 +25,8 @@ const HOST_COPY = sdkDirFrom(dirname(fileURLToPath(import.meta.url)));
  */
 export async function pluginServeStdio(entryFile: string, where: string): Promise<ServeStdio> {
   const dir = sdkDirFrom(dirname(entryFile));
-  if (dir === undefined || dir === HOST_COPY) return serveStdio;
+  hostCopy ??= { dir: sdkDirFrom(dirname(fileURLToPath(import.meta.url))) };
+  if (dir === undefined || dir === hostCopy.dir) return serveStdio;
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     version?: string;
     exports?: Record<string, unknown>;

@@ -46,7 +46,8 @@ export function resultProblem(
   let bytes: number;
   try {
     text = JSON.stringify(result);
-    bytes = Buffer.byteLength(text);
+    // A text of n UTF-16 code units is at most 3n bytes of UTF-8: only one that could be over the bound is measured.
+    bytes = typeof text === 'string' && text.length * 3 <= maxBytes ? 0 : Buffer.byteLength(text);
   } catch (error) {
     return {
       what: `answered ${method} with a result that cannot be sent as JSON (${describeThrown(error)}).`,

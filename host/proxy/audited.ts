@@ -1,7 +1,7 @@
 import { CLIENT_INFO_META_KEY, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Generation } from '../catalogue/generation.js';
 import { accessViewOf, type Decision } from '../catalogue/access-rules.js';
-import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/search-tool-name.js';
 import { RpcError } from '../rpc-error.js';
 import { audit, auditOn, recordsArguments, type AuditRecord } from '../sinks/audit.js';
 import { currentTraceId } from '../sinks/telemetry.js';

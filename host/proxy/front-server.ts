@@ -26,7 +26,7 @@ import { audited, isAudited } from './audited.js';
 import { identityOf, type Identity } from '../vocabulary/identity.js';
 import type { Era } from '../protocol-versions.js';
 import { SurfacedTools } from './surfaced-tools.js';
-import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/search-tool-name.js';
 import { TASKS_EXTENSION } from '../vocabulary/task-extension.js';
 import { handOutTask, serveTaskRequests } from './task-requests.js';
 import { searchModeTools, searchServed, searchTools } from './tool-discovery.js';

@@ -1,6 +1,6 @@
 import type { Generation } from '../catalogue/generation.js';
 import { nameMatcher } from '../catalogue/curation.js';
-import { SEARCH_TOOL_NAME } from '../catalogue/tool-search.js';
+import { SEARCH_TOOL_NAME } from '../catalogue/search-tool-name.js';
 import { usableTools } from '../catalogue/usable-tools.js';
 import { discoveryOf, searchModeOf } from '../catalogue/virtual-server.js';
 import type { DiscoveryConfig } from '../config/types.js';
@@ -36,7 +36,8 @@ export function searchServed(generation: Generation, identity: Identity): Discov
 
 /** Whether a `tools/call` may be the search tool's: the hot path leaves those to the front server. */
 export function maySearch(generation: Generation, params: unknown): boolean {
-  return searchModeOf(generation.config) !== undefined && isPlainObject(params) && params.name === SEARCH_TOOL_NAME;
+  // The name first: it is one comparison, where the mode is looked up over every virtual server (once per call).
+  return isPlainObject(params) && params.name === SEARCH_TOOL_NAME && searchModeOf(generation.config) !== undefined;
 }
 
 /** Per discovery settings (the host's, or a virtual server's), its `alwaysVisible` compiled. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { hostStatus, type HostStatus } from '../host-status.js';
+import type { HostStatus } from '../host-status.js';
 import type { HostRuntime } from '../runtime.js';
 import type { Reloader, ReloadOutcome } from './reloader.js';
 
@@ -142,8 +142,11 @@ function serve(socket: Socket, configFile: string, runtime: HostRuntime, reloade
     }
     const { command, plugin } = request ?? {};
     if (command === 'status') {
-      const reply: HostStatusReply = { pid: process.pid, configFile, status: hostStatus(runtime) };
-      socket.end(`${JSON.stringify(reply)}\n`);
+      // Loaded at the first `mcp-host status`, not by every start.
+      void import('../host-status.js').then(({ hostStatus }) => {
+        const reply: HostStatusReply = { pid: process.pid, configFile, status: hostStatus(runtime) };
+        socket.end(`${JSON.stringify(reply)}\n`);
+      });
       return;
     }
     if (command !== 'reload' || (plugin !== undefined && typeof plugin !== 'string')) {

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { composeCatalogue } from '../catalogue/compose.js';
 import { problemsOf, formatProblem, type Problem } from '../errors.js';
 import type { Logger } from '../log.js';
