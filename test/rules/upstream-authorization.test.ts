@@ -546,3 +546,99 @@ t.test('each token request counted by mount, grant and outcome (the metrics)', a
     'up token_exchange refused',
   ]);
 });
+
+/** A token endpoint answering every request with a new token (`expires_in` as set), recording each request's form. */
+async function tokenEndpoint(
+  t: Test,
+): Promise<{ url: string; issuer: string; asked: URLSearchParams[]; expiresIn?: number }> {
+  const endpoint: { url: string; issuer: string; asked: URLSearchParams[]; expiresIn?: number } = {
+    url: '',
+    issuer: '',
+    asked: [],
+  };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      endpoint.asked.push(new URLSearchParams(body));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          access_token: `token-${endpoint.asked.length}`,
+          token_type: 'Bearer',
+          ...(endpoint.expiresIn !== undefined && { expires_in: endpoint.expiresIn }),
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  endpoint.issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoint.url = `${endpoint.issuer}/token`;
+  return endpoint;
+}
+
+t.test('what a token request sends, and how long its token is used', async (t) => {
+  const endpoint = await tokenEndpoint(t);
+  const url = 'http://127.0.0.1:1/mcp';
+  const alice: Identity = { kind: 'user', name: 'alice', claims: { sub: 'alice' }, scopes: [], token: 'alice-token' };
+
+  await t.test('a token exchange: the caller’s token as the subject, the audience, scopes and resource', async (t) => {
+    const auth = new UpstreamAuthorization(
+      specOf(
+        url,
+        credentials({
+          mode: 'tokenExchange',
+          tokenUrl: endpoint.url,
+          issuer: endpoint.issuer,
+          audience: 'https://up.example',
+          scopes: ['a', 'b'],
+          resource: 'https://up.example/mcp',
+        }),
+      ),
+    );
+    const token = await auth.asCaller(alice, () => auth.token());
+    t.equal(token, `token-${endpoint.asked.length}`);
+    t.same(Object.fromEntries(endpoint.asked.at(-1)!), {
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: 'alice-token',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      audience: 'https://up.example',
+      scope: 'a b',
+      resource: 'https://up.example/mcp',
+    });
+    const bare = new UpstreamAuthorization(
+      specOf(url, credentials({ mode: 'tokenExchange', tokenUrl: endpoint.url, issuer: endpoint.issuer })),
+    );
+    await bare.asCaller(alice, () => bare.token());
+    t.same(Object.keys(Object.fromEntries(endpoint.asked.at(-1)!)).sort(), [
+      'grant_type',
+      'requested_token_type',
+      'subject_token',
+      'subject_token_type',
+    ]);
+  });
+
+  await t.test('a token without expires_in is kept; one already expired is renewed at the next request', async (t) => {
+    endpoint.expiresIn = undefined;
+    const kept = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: endpoint.url, scopes: ['a'] })));
+    const first = await kept.token();
+    t.equal(endpoint.asked.at(-1)!.get('scope'), 'a');
+    t.equal(endpoint.asked.at(-1)!.get('grant_type'), 'client_credentials');
+    t.equal(await kept.token(), first);
+    endpoint.expiresIn = 3600;
+    const hour = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: endpoint.url })));
+    const token = await hour.token();
+    t.equal(await hour.token(), token, 'an hour’s token is kept');
+    t.notOk(endpoint.asked.at(-1)!.has('scope'), 'no scopes, none asked');
+    endpoint.expiresIn = 0;
+    const spent = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: endpoint.url })));
+    const once = await spent.token();
+    t.not(await spent.token(), once, 'renewed');
+    const exchanging = new UpstreamAuthorization(
+      specOf(url, credentials({ mode: 'tokenExchange', tokenUrl: endpoint.url, issuer: endpoint.issuer })),
+    );
+    const exchanged = await exchanging.asCaller(alice, () => exchanging.token());
+    t.not(await exchanging.asCaller(alice, () => exchanging.token()), exchanged, 'an exchanged token too');
+  });
+});
