@@ -51,6 +51,7 @@ export const RULES = {
   'host/mounts/isolation/readable-paths.ts': 'readable-paths',
   'host/serve/oauth-resource-server.ts': 'oauth-resource-server',
   'host/proxy/audited.ts': 'audited',
+  'host/mounts/upstream-authorization.ts': 'upstream-authorization',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).

@@ -26,7 +26,7 @@ const JWKS_TIMEOUT_MS = 5_000;
  * verified get in (a caller cannot fill it with made-up ones); beyond it,
  * the oldest is forgotten and verified again when it comes back.
  */
-const VERIFIED_TOKENS_KEPT = 5_000;
+export const VERIFIED_TOKENS_KEPT = 5_000;
 
 /** The verified claims of a JWT access token, or an OAuthError saying why it is refused and what to do. */
 export type JwtVerifier = (token: string) => Promise<JWTPayload>;
@@ -42,9 +42,11 @@ export type JwtVerifier = (token: string) => Promise<JWTPayload>;
  * signature check through WebCrypto costs far more than the rest of a
  * request's way through the host (docs/performance.md): a token once
  * verified is taken as verified until its `exp` (plus the skew), and never
- * longer than the JWKS it was checked against is kept.
+ * longer than the JWKS it was checked against is kept. At most `kept`
+ * tokens are remembered (VERIFIED_TOKENS_KEPT; the rules test keeps two, to
+ * see the oldest forgotten without signing thousands).
  */
-export function jwtVerifier(jwksUri: string, required: JwtRequirements): JwtVerifier {
+export function jwtVerifier(jwksUri: string, required: JwtRequirements, kept = VERIFIED_TOKENS_KEPT): JwtVerifier {
   const keys = createRemoteJWKSet(new URL(jwksUri), {
     cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
     cacheMaxAge: JWKS_MAX_AGE_MS,
@@ -63,7 +65,7 @@ export function jwtVerifier(jwksUri: string, required: JwtRequirements): JwtVeri
         clockTolerance: required.clockSkewSeconds,
         requiredClaims: ['exp'],
       });
-      if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+      if (verified.size >= kept) verified.delete(verified.keys().next().value!);
       const untilMs = Math.min((payload.exp! + required.clockSkewSeconds) * 1000, Date.now() + JWKS_MAX_AGE_MS);
       verified.set(token, { payload, untilMs });
       return payload;

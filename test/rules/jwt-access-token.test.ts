@@ -5,7 +5,12 @@
 // is quick enough for `npm run mutation`.
 import t from 'tap';
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
-import { jwtVerifier, type JwtRequirements } from '../../host/serve/jwt-access-token.js';
+import {
+  JWKS_REFETCH_COOLDOWN_MS,
+  VERIFIED_TOKENS_KEPT,
+  jwtVerifier,
+  type JwtRequirements,
+} from '../../host/serve/jwt-access-token.js';
 import { startOpenIdProvider } from '../helpers/openid-provider.js';
 import { until } from '../helpers/host.js';
 
@@ -125,5 +130,44 @@ t.test('JWT access tokens', async (t) => {
         `skew ${clockSkewSeconds}`,
       );
     }
+  });
+
+  await t.test('verified tokens kept: used while kept though their key is retired, the oldest forgotten', async (t) => {
+    t.equal(VERIFIED_TOKENS_KEPT, 5_000, 'the bound, as documented');
+    // Keys of its own, retired below. A kept token is taken as verified without its key; a forgotten one is
+    // verified again, against keys that no longer hold it: what the cache keeps shows in what is answered.
+    const rotating = await startOpenIdProvider(t);
+    // A skew of 30 s: a token is kept until its exp and the skew, not its exp alone (f, past its exp when checked).
+    const skew = 30;
+    const verifier = jwtVerifier(rotating.jwksUri, { ...required, issuer: rotating.issuer, clockSkewSeconds: skew }, 2);
+    const signed = (sub: string, exp = now() + 300) => rotating.sign({ ...claims, iss: rotating.issuer, sub, exp });
+    const a = await signed('a');
+    const f = await signed('f', now() + 1);
+    t.equal((await verifier(a)).sub, 'a');
+    const fetched = Date.now();
+    t.equal((await verifier(f)).sub, 'f');
+    const eExp = now() - skew + 3;
+    const e = await signed('e', eExp);
+    t.equal((await verifier(e)).sub, 'e', 'a third token kept: a, the oldest, is forgotten');
+    await rotating.rotateKeys({ retireOld: true });
+    const d = await signed('d');
+    await until(
+      'e to expire and the JWKS to be fetchable again',
+      () => Date.now() >= (eExp + skew) * 1000 && Date.now() > fetched + JWKS_REFETCH_COOLDOWN_MS + 100,
+    );
+    const expired = await refusal(e, verifier);
+    t.equal(
+      expired.message,
+      'the access token was refused: it has expired (its "exp" is past); get a new token from the authorization server',
+    );
+    t.equal((await verifier(d)).sub, 'd', 'a token of the new key: the JWKS fetched again, past the cooldown');
+    t.equal(rotating.jwksFetches(), 2);
+    t.equal((await verifier(f)).sub, 'f', 'f kept (e, expired, was dropped, not f): taken as verified');
+    const forgotten = await refusal(a, verifier);
+    t.equal(
+      forgotten.message,
+      `the access token was refused: its signature does not verify with any key ${rotating.issuer} publishes; get a token from ${rotating.issuer}`,
+      'a was forgotten: verified again, and its key is retired',
+    );
   });
 });
