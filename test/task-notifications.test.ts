@@ -68,7 +68,7 @@ t.test(
     const herListen = await modernListen(host.url, DECLARED, secretOf(ALICE), { taskIds: [hers, his, hersToo] });
     const hisListen = await modernListen(host.url, DECLARED, secretOf(BOB), {
       taskIds: [his],
-      promptsListChanged: true,
+      toolsListChanged: true,
     });
     t.teardown(() => (herListen.close(), hisListen.close()));
     await until('both acknowledgements', () => herListen.heard.length > 0 && hisListen.heard.length > 0);
@@ -83,7 +83,7 @@ t.test(
     );
     t.same(
       hisListen.heard[0]?.params?.notifications,
-      { promptsListChanged: true, taskIds: [his] },
+      { toolsListChanged: true, taskIds: [his] },
       'a stream asking for more than tasks keeps it',
     );
 
@@ -103,6 +103,11 @@ t.test(
       'the whole task, under bob’s host ID, tagged with his stream',
     );
 
+    // A second stream of alice's following one of her tasks: closing it leaves the first one hearing.
+    const herSecond = await modernListen(host.url, DECLARED, secretOf(ALICE), { taskIds: [hersToo] });
+    await until('her second acknowledgement', () => herSecond.heard.length > 0);
+    herSecond.close();
+
     await alice('tasks/cancel', { taskId: hers });
     await until('alice hears her task cancelled', () => herListen.heard.length > 1);
     t.match(herListen.heard[1], {
@@ -111,9 +116,13 @@ t.test(
     });
     t.equal(hisListen.heard.length, 2, 'bob heard nothing of alice’s task "1"');
 
-    // A reload retiring b changes the tools: alice's stream, which asked for tasks only, is not told.
+    // A reload retiring b changes the tools: bob's stream, which asked for that, is told; alice's, which asked for
+    // tasks only, is not. Then bob stops listening: his mount's upstream is no longer asked about his task.
     writeFileSync(configFile, `export default ${JSON.stringify(config(['a']))};`);
     t.equal((await runCli(['reload', '--config', configFile], { env })).code, 0);
+    await until('bob hears the tools change', () => hisListen.heard.length > 2);
+    t.equal(hisListen.heard[2]?.method, 'notifications/tools/list_changed');
+    hisListen.close();
     await alice('tasks/update', { taskId: hersToo, inputResponses: {} });
     await until('alice hears her other task complete', () => herListen.heard.length > 2);
     t.same(
@@ -125,5 +134,6 @@ t.test(
       ],
       'alice heard her two tasks, nothing of bob’s task "1" nor of the tools the reload changed',
     );
+    t.equal(herSecond.heard.length, 1, 'her second stream, closed before, heard nothing of it');
   },
 );

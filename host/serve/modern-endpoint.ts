@@ -71,7 +71,7 @@ export function createModernEndpoint(
       const answered = listening && traceAnsweredAtEntry(listening);
       const identity = identityOf({ http: { ...(authInfo && { authInfo }) } });
       // A listen naming tasks the caller may follow is served around the SDK's stream (task-listens.ts).
-      const tasks = listening && taskListenOf(runtime, identity, json);
+      const tasks = listening && taskListenOf(runtime, identity, listening, json);
       if (tasks instanceof Response) {
         answered?.(await jsonRpcErrorOf(tasks));
         return tasks;

@@ -5,6 +5,7 @@ import { isPlainObject } from '../plain-object.js';
 import type { Identity } from '../vocabulary/identity.js';
 import type { ChangedList } from '../vocabulary/list-kinds.js';
 import { TASKS_EXTENSION, declaresTasks, taskOwnerOf } from '../vocabulary/task-extension.js';
+import type { EntryRequest } from '../sinks/telemetry.js';
 import { onAnswered } from './node-exchange.js';
 import type { ListenStream } from './listen-streams.js';
 
@@ -43,14 +44,15 @@ export interface TaskListen {
 export function taskListenOf(
   runtime: HostRuntime,
   identity: Identity,
+  { id, params }: EntryRequest,
   json: unknown,
 ): TaskListen | Response | undefined {
-  const body = (isPlainObject(json) ? json : {}) as { id?: string | number; params?: Params };
-  const params = body.params ?? {};
-  const { taskIds, ...filter } = (isPlainObject(params.notifications) ? params.notifications : {}) as Params;
+  const notifications = params?.notifications;
+  if (!isPlainObject(notifications)) return undefined;
+  const { taskIds, ...filter } = notifications;
   if (!Array.isArray(taskIds) || taskIds.length === 0) return undefined;
-  const capabilities = isPlainObject(params._meta) ? params._meta[CLIENT_CAPABILITIES_META_KEY] : undefined;
-  if (!declaresTasks(capabilities)) return missingCapability(body.id);
+  const capabilities = (params!._meta as Params | null | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  if (!declaresTasks(capabilities)) return missingCapability(id);
   const owner = taskOwnerOf(identity);
   const agreed = new Map<string, TaskBinding>();
   for (const handle of taskIds) {
@@ -61,9 +63,12 @@ export function taskListenOf(
   const asksSdk = SDK_FILTER.some((key) => filter[key] === true) || Array.isArray(filter.resourceSubscriptions);
   const borrowed: ChangedList | undefined = asksSdk ? undefined : 'tools';
   return {
-    body: { ...body, params: { ...params, notifications: borrowed ? { ...filter, toolsListChanged: true } : filter } },
+    body: {
+      ...(json as Params),
+      params: { ...params, notifications: borrowed ? { ...filter, toolsListChanged: true } : filter },
+    },
     ...(borrowed && { borrowed }),
-    serve: (response, stream) => following(runtime, response, stream, agreed, borrowed, body.id),
+    serve: (response, stream) => following(runtime, response, stream, agreed, borrowed, id),
   };
 }
 
