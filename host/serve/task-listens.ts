@@ -11,9 +11,6 @@ import type { ListenStream } from './listen-streams.js';
 
 type Params = Record<string, unknown>;
 
-/** The SDK's listen filter fields: a stream asking for none of them is closed by the SDK at once. */
-const SDK_FILTER = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const;
-
 /** A listen request that names tasks the caller may follow, as the endpoint serves it. */
 export interface TaskListen {
   /** The request as the SDK's handler is given it. */
@@ -38,8 +35,9 @@ export interface TaskListen {
  * filter schema drops the field), so the host serves task status around
  * the SDK's stream: it rewrites the acknowledgement and writes each
  * `notifications/tasks` among the SDK's frames. A request that names only
- * tasks would be closed by the SDK as asking for nothing, so the SDK is
- * asked for tool list changes too, which the stream is then not told.
+ * tasks (or nothing else the SDK honours) would be closed by the SDK as
+ * asking for nothing, so the SDK is asked for tool list changes too unless
+ * the client asked for them, and the stream is then not told of them.
  */
 export function taskListenOf(
   runtime: HostRuntime,
@@ -60,8 +58,8 @@ export function taskListenOf(
     if (binding) agreed.set(handle as string, binding);
   }
   if (agreed.size === 0) return undefined;
-  const asksSdk = SDK_FILTER.some((key) => filter[key] === true) || Array.isArray(filter.resourceSubscriptions);
-  const borrowed: ChangedList | undefined = asksSdk ? undefined : 'tools';
+  // Tool list changes, which the host always offers, hold the stream open whatever else the SDK honours of the filter.
+  const borrowed: ChangedList | undefined = filter.toolsListChanged === true ? undefined : 'tools';
   return {
     body: {
       ...(json as Params),
