@@ -17,6 +17,8 @@ import {
 } from './vocabulary/list-kinds.js';
 import { accessViewOf, narrowsViews } from './catalogue/access-rules.js';
 import type { SessionNotifier } from './sinks/session-notifier.js';
+import type { TaskFollowers } from './catalogue/task-followers.js';
+import { isTaskNotification } from './vocabulary/task-extension.js';
 
 /**
  * What the live generation's mounts report that no single request owns (a
@@ -31,6 +33,7 @@ export class LiveMountEvents implements MountEvents {
   constructor(
     private readonly live: () => Generation | undefined,
     private readonly sessions: ClientSessions,
+    private readonly taskFollowers: TaskFollowers,
   ) {}
 
   onNotification(mount: Mount, notification: JSONRPCNotification): void {
@@ -40,6 +43,11 @@ export class LiveMountEvents implements MountEvents {
       // it may carry one client's arguments, so it goes to the host's log,
       // never to every client.
       logPluginMessage(mount.logger, params as LoggingMessageNotification['params']);
+      return;
+    }
+    if (isTaskNotification(notification.method)) {
+      // A stdio or HTTP upstream's task status, on its listen stream: for the streams that follow the task.
+      this.taskFollowers.tell(mount, notification);
       return;
     }
     if (notification.method === 'notifications/resources/updated') {

@@ -1,4 +1,5 @@
 import { TaskHandles } from './catalogue/task-handles.js';
+import { TaskFollowers } from './catalogue/task-followers.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Generation } from './catalogue/generation.js';
 import type { ChangedList } from './vocabulary/list-kinds.js';
@@ -63,6 +64,8 @@ export class HostRuntime {
     () => this.stateSigning.replica,
     () => this.live?.config.limits?.tasks,
   );
+  /** The listen streams following those tasks' status (task-followers.ts). */
+  readonly taskFollowers = new TaskFollowers();
 
   /** Where clients reach this host: `stdio`, or the URL of its HTTP endpoint (start.ts sets it once serving). */
   serving: string[] = [];
@@ -71,7 +74,7 @@ export class HostRuntime {
 
   constructor(readonly logger: Logger) {
     this.sessions = new ClientSessions(() => this.current, logger);
-    this.events = new LiveMountEvents(() => this.live, this.sessions);
+    this.events = new LiveMountEvents(() => this.live, this.sessions, this.taskFollowers);
   }
 
   /** The live generation, or undefined before the first is installed (telemetry is on while it is built). */

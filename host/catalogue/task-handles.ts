@@ -67,10 +67,16 @@ export class TaskHandles {
     return handle;
   }
 
+  /** What `handle` stands for, when `owner` started it and it has not expired; undefined otherwise. */
+  bindingOf(handle: unknown, owner: string): TaskBinding | undefined {
+    const held = typeof handle === 'string' ? this.held.get(handle) : undefined;
+    return held && held.owner === owner && held.expires > Date.now() ? held : undefined;
+  }
+
   /** What `handle` stands for, when `owner` started it and it has not expired. */
   resolve(handle: unknown, owner: string): TaskBinding {
-    const held = typeof handle === 'string' ? this.held.get(handle) : undefined;
-    if (!held || held.owner !== owner || held.expires <= Date.now()) {
+    const held = this.bindingOf(handle, owner) as Held | undefined;
+    if (!held) {
       throw new RpcError(
         ErrorCode.InvalidParams,
         `Unknown task ${JSON.stringify(handle)}: mcp-host handed out no such task to this client, or it expired. Fix: use a taskId from a tools/call result of this client's.`,

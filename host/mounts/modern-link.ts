@@ -54,6 +54,8 @@ export interface LinkSide {
  */
 export class ModernLink {
   private readonly followed = new Set<string>();
+  /** The server's own IDs of the tasks some client's listen stream follows (SEP-2663 `taskIds`). */
+  private readonly followedTasks = new Set<string>();
   /** The `subscriptions/listen` request whose stream is current. */
   private listening?: RequestId;
   /** Streams replaced by a newer filter: their end is expected. */
@@ -146,8 +148,9 @@ export class ModernLink {
 
   /**
    * (Re)open the stream that carries the server's notifications, filtered to
-   * what the host follows: the lists whose changes the server announces, and
-   * the resources some session subscribed to. The stream it replaces is
+   * what the host follows: the lists whose changes the server announces,
+   * the resources some session subscribed to, and the tasks some client's
+   * listen stream names. The stream it replaces is
    * cancelled once the new one is asked for, so no change falls between them.
    */
   listen(): void {
@@ -158,6 +161,7 @@ export class ModernLink {
       promptsListChanged: prompts?.listChanged === true,
       resourcesListChanged: resources?.listChanged === true,
       resourceSubscriptions: [...this.followed],
+      ...(this.followedTasks.size > 0 && { taskIds: [...this.followedTasks] }),
     };
     const previous = this.listening;
     const wanted = Object.values(notifications).some(
@@ -186,6 +190,13 @@ export class ModernLink {
         })
         .catch(() => {});
     }
+  }
+
+  /** Follow task `id` (or stop): its `notifications/tasks` come on the listen stream, which is opened again to say so. */
+  followTask(id: string, follow: boolean): void {
+    if (follow) this.followedTasks.add(id);
+    else this.followedTasks.delete(id);
+    this.listen();
   }
 
   /** Whether an answer is a listen stream's end (which no call waits for); if so, it is dealt with here. */

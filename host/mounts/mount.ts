@@ -182,6 +182,15 @@ export class Mount {
     return answer.then((result) => this.checked(method, result));
   }
 
+  /**
+   * Have the upstream tell of task `upstreamId`'s status, or stop. Calls
+   * and their follow-ups (proxy/task-requests.ts) reach the shared upstream,
+   * so the task is there.
+   */
+  followTask(upstreamId: string, follow: boolean): void {
+    this.peer.followTask(upstreamId, follow);
+  }
+
   /** Client calls waiting for an answer, on the shared upstream and on the sessions' own. */
   get inFlight(): number {
     return this.peer.inFlight + (this.sessionPeers?.inFlight ?? 0);

@@ -204,6 +204,11 @@ export class UpstreamPeer {
     };
   }
 
+  /** Follow a task's status notifications (SEP-2663): only a 2026-07-28 upstream has tasks to follow. */
+  followTask(upstreamId: string, follow: boolean): void {
+    this.modern?.followTask(upstreamId, follow);
+  }
+
   /**
    * Forward one request; resolves with the upstream's result as it came
    * (from a 2026-07-28 upstream, once the input it asked for is given).

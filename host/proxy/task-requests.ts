@@ -3,9 +3,14 @@ import type { HostRuntime } from '../runtime.js';
 import type { Generation } from '../catalogue/generation.js';
 import { ownerOfName } from '../catalogue/routing.js';
 import { ErrorCode, RpcError } from '../rpc-error.js';
-import { isPlainObject } from '../plain-object.js';
-import { identityOf, type Identity } from '../vocabulary/identity.js';
-import { TASKS_EXTENSION, TASK_REQUESTS, isTaskNotification } from '../vocabulary/task-extension.js';
+import { identityOf } from '../vocabulary/identity.js';
+import {
+  TASKS_EXTENSION,
+  TASK_REQUESTS,
+  declaresTasks,
+  isTaskNotification,
+  taskOwnerOf,
+} from '../vocabulary/task-extension.js';
 import type { CallHooks } from '../vocabulary/call-hooks.js';
 import { callHooksFor } from './call-hooks.js';
 import { modernRoundOf } from './input-required.js';
@@ -15,11 +20,6 @@ type Params = Record<string, unknown>;
 /** Params and results as sent: the SDK knows these methods only by their 2025-era shapes, which SEP-2663 replaced. */
 const AS_SENT = { '~standard': { version: 1, vendor: 'mcp-host', validate: (value: unknown) => ({ value }) } };
 const SCHEMAS = { params: AS_SENT, result: AS_SENT };
-
-/** Whose a task is: tasks started by one identity are unknown to every other. */
-function ownerKey(identity: Identity): string {
-  return `${identity.kind}:${identity.name}`;
-}
 
 /**
  * A `tools/call` result as its client gets it: a task an upstream started
@@ -37,7 +37,10 @@ export function handOutTask(
   const { mount } = ownerOfName(generation, 'tools', String(tool));
   const upstreamId = String(result.taskId);
   try {
-    return { ...result, taskId: runtime.tasks.issue({ mount, upstreamId }, ownerKey(identityOf(ctx)), result.ttlMs) };
+    return {
+      ...result,
+      taskId: runtime.tasks.issue({ mount, upstreamId }, taskOwnerOf(identityOf(ctx)), result.ttlMs),
+    };
   } catch (refused) {
     // Not handed out, so nobody could follow it up: it would run on unseen.
     mount.request('tasks/cancel', { taskId: upstreamId }, clientHooks(ctx, {})).catch(() => {});
@@ -69,7 +72,7 @@ export function serveTaskRequests(server: Server, runtime: HostRuntime, served: 
             `${method} needs the ${TASKS_EXTENSION} extension: declare it in the client's capabilities (extensions).`,
           );
         }
-        const { mount, upstreamId } = runtime.tasks.resolve(params.taskId, ownerKey(identityOf(ctx)));
+        const { mount, upstreamId } = runtime.tasks.resolve(params.taskId, taskOwnerOf(identityOf(ctx)));
         if (!served().mounts.includes(mount)) {
           throw new RpcError(
             ErrorCode.InvalidParams,
@@ -106,9 +109,4 @@ function tellingOf(ctx: ServerContext, hooks: CallHooks, upstreamId: string, han
       ctx.mcpReq.notify({ ...notification, params: { ...told, taskId: handle } } as never).catch(() => {});
     },
   };
-}
-
-function declaresTasks(capabilities: Params | undefined): boolean {
-  const extensions = capabilities?.extensions;
-  return isPlainObject(extensions) && extensions[TASKS_EXTENSION] !== undefined;
 }

@@ -35,16 +35,29 @@ export interface ListenStream extends SessionNotifier {
  * stream only through its own notifier; nothing is published to all.
  */
 export class ListenStreams implements ServerEventBus {
-  private readonly servingAs = new AsyncLocalStorage<{ identity: Identity; opened?: ListenStream }>();
+  private readonly servingAs = new AsyncLocalStorage<{
+    identity: Identity;
+    borrowed?: ChangedList;
+    opened?: ListenStream;
+  }>();
 
   constructor(private readonly runtime: HostRuntime) {}
 
-  /** Have the handler answer a request of `identity`'s; `opened` is the listen stream it opened, if it did. */
+  /**
+   * Have the handler answer a request of `identity`'s; `opened` is the
+   * listen stream it opened, if it did. `borrowed`: a list the request asks
+   * the SDK for only to keep a stream open for what the SDK does not serve
+   * (task-listens.ts); its changes are not told on the stream.
+   */
   async serving(
     identity: Identity,
     answer: () => Promise<Response>,
+    borrowed?: ChangedList,
   ): Promise<{ response: Response; opened?: ListenStream }> {
-    const context: { identity: Identity; opened?: ListenStream } = { identity };
+    const context: { identity: Identity; borrowed?: ChangedList; opened?: ListenStream } = {
+      identity,
+      ...(borrowed && { borrowed }),
+    };
     const response = await this.servingAs.run(context, answer);
     return { response, ...(context.opened && { opened: context.opened }) };
   }
@@ -68,7 +81,7 @@ export class ListenStreams implements ServerEventBus {
       identity,
       closed: false,
       listChanged(lists) {
-        for (const list of lists) listener(LIST_EVENTS[list]);
+        for (const list of lists) if (list !== context?.borrowed) listener(LIST_EVENTS[list]);
         return [...lists];
       },
       resourceUpdated({ uri, ...params }) {

@@ -11,6 +11,7 @@ import { ListenStreams, type ListenStream } from './listen-streams.js';
 import { mayReach } from '../catalogue/routing.js';
 import { accessViewOf } from '../catalogue/access-rules.js';
 import { identityOf } from '../vocabulary/identity.js';
+import { taskListenOf } from './task-listens.js';
 
 export interface ModernEndpoint {
   /** `read`: the request, its body read once (node-exchange.ts): the handler takes it parsed. */
@@ -69,11 +70,21 @@ export function createModernEndpoint(
       const listening = listen ? listenRequestOf(request, json) : undefined;
       const answered = listening && traceAnsweredAtEntry(listening);
       const identity = identityOf({ http: { ...(authInfo && { authInfo }) } });
-      const { response, opened } = await streams.serving(identity, () =>
-        handler.fetch(request, {
-          ...(authInfo && { authInfo }),
-          ...(json !== undefined && { parsedBody: json }),
-        }),
+      // A listen naming tasks the caller may follow is served around the SDK's stream (task-listens.ts).
+      const tasks = listening && taskListenOf(runtime, identity, listening, json);
+      if (tasks instanceof Response) {
+        answered?.(await jsonRpcErrorOf(tasks));
+        return tasks;
+      }
+      const body = tasks ? tasks.body : json;
+      const { response, opened } = await streams.serving(
+        identity,
+        () =>
+          handler.fetch(request, {
+            ...(authInfo && { authInfo }),
+            ...(body !== undefined && { parsedBody: body }),
+          }),
+        tasks?.borrowed,
       );
       // Only an opened stream counts and holds subscriptions (a refusal is a JSON answer).
       if (!listening || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
@@ -87,7 +98,7 @@ export function createModernEndpoint(
       const uris = resourcesOf(listening.params).filter((uri) => mayReach(runtime.current, uri, identity));
       listenStreams += 1;
       for (const uri of uris) watched.hold(opened, uri);
-      return onAnswered(response, () => {
+      return onAnswered(tasks ? tasks.serve(response, opened) : response, () => {
         listenStreams -= 1;
       });
     },

@@ -1,3 +1,6 @@
+import { isPlainObject } from '../plain-object.js';
+import type { Identity } from './identity.js';
+
 /**
  * The tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`): a tool
  * call an upstream turns into a task answers `resultType: 'task'` with the
@@ -17,4 +20,15 @@ export type TaskRequest = (typeof TASK_REQUESTS)[number];
  */
 export function isTaskNotification(method: string): boolean {
   return method === 'notifications/tasks' || method.startsWith('notifications/tasks/');
+}
+
+/** Whether a client's capabilities (per request, 2026-07-28) declare the extension. */
+export function declaresTasks(capabilities: unknown): boolean {
+  const extensions = isPlainObject(capabilities) ? capabilities.extensions : undefined;
+  return isPlainObject(extensions) && extensions[TASKS_EXTENSION] !== undefined;
+}
+
+/** Whose a task is: tasks started by one identity are unknown to every other. */
+export function taskOwnerOf(identity: Identity): string {
+  return `${identity.kind}:${identity.name}`;
 }

@@ -40,31 +40,7 @@ export function modernRpc(
 ) {
   let id = 0;
   return async function ask(method: string, params: Params = {}): Promise<Params> {
-    const named = NAMED_BY[method] && params[NAMED_BY[method]];
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': method,
-        ...(typeof named === 'string' ? { 'mcp-name': named } : {}),
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++id,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': capabilities,
-            'io.modelcontextprotocol/clientInfo': { name: 'modern-rpc', version: '1.0.0' },
-          },
-        },
-      }),
-    });
+    const response = await post(url, capabilities, token, ++id, method, params);
     const text = await response.text();
     // An SSE answer's last data line is the response, those before it notifications; a JSON answer is it.
     const lines = response.headers.get('content-type')?.includes('text/event-stream')
@@ -79,4 +55,75 @@ export function modernRpc(
     if (message.error) throw new RpcAnswerError(message.error.code, message.error.message, message.error.data);
     return message.result!;
   };
+}
+
+/**
+ * A `subscriptions/listen` stream (request id 1) left open: `heard` fills
+ * with each message as it arrives (its acknowledgement first); `close`
+ * ends it from the client's side.
+ */
+export async function modernListen(
+  url: string,
+  capabilities: Params,
+  token: string | undefined,
+  notifications: Params,
+): Promise<{ heard: { method?: string; params?: Params }[]; close: () => void }> {
+  const abort = new AbortController();
+  const response = await post(url, capabilities, token, 1, 'subscriptions/listen', { notifications }, abort.signal);
+  const heard: { method?: string; params?: Params }[] = [];
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let unread = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      unread += value;
+      for (let end; (end = unread.indexOf('\n\n')) >= 0; unread = unread.slice(end + 2)) {
+        const data = unread
+          .slice(0, end)
+          .split('\n')
+          .find((line) => line.startsWith('data: '));
+        if (data) heard.push(JSON.parse(data.slice(6)) as { method?: string; params?: Params });
+      }
+    }
+  })().catch(() => {}); // aborted by close()
+  return { heard, close: () => abort.abort() };
+}
+
+/** One request, with the revision's headers and `_meta` envelope. */
+function post(
+  url: string,
+  capabilities: Params,
+  token: string | undefined,
+  id: number,
+  method: string,
+  params: Params,
+  signal?: AbortSignal,
+): Promise<Response> {
+  const named = NAMED_BY[method] && params[NAMED_BY[method]];
+  return fetch(url, {
+    method: 'POST',
+    ...(signal && { signal }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof named === 'string' ? { 'mcp-name': named } : {}),
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+          'io.modelcontextprotocol/clientInfo': { name: 'modern-rpc', version: '1.0.0' },
+        },
+      },
+    }),
+  });
 }
