@@ -49,6 +49,7 @@ export const RULES = {
   'host/serve/oauth-settings.ts': 'oauth-settings',
   'host/catalogue/curation.ts': 'curation',
   'host/mounts/isolation/readable-paths.ts': 'readable-paths',
+  'host/proxy/call-limits.ts': 'call-limits',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).
