@@ -51,6 +51,7 @@ export const RULES = {
   'host/mounts/isolation/readable-paths.ts': 'readable-paths',
   'host/proxy/call-limits.ts': 'call-limits',
   'host/proxy/tool-discovery.ts': 'tool-discovery',
+  'host/mounts/fault-attribution.ts': 'fault-attribution',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).
