@@ -52,6 +52,9 @@ export const RULES = {
   'host/serve/oauth-resource-server.ts': 'oauth-resource-server',
   'host/proxy/audited.ts': 'audited',
   'host/mounts/upstream-authorization.ts': 'upstream-authorization',
+  'host/proxy/call-limits.ts': 'call-limits',
+  'host/proxy/tool-discovery.ts': 'tool-discovery',
+  'host/mounts/fault-attribution.ts': 'fault-attribution',
 };
 
 // MUTATE is a file, or part of one as Stryker takes it: host/catalogue/access-rules.ts:41-104 (lines 41 to 104).

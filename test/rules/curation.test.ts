@@ -157,3 +157,54 @@ t.test('unmatched: each glob, rename and description that matches nothing, with 
   t.same(new Curation({ tools: { include: ['notes.*'] } }).unmatched(served), []);
   t.same(new Curation({ resources: { include: ['tpl://**'] } }).unmatched(served), [], 'a template matches');
 });
+
+t.test('serves: an include alone, an exclude alone, and no curation for a URI no rule could judge', async (t) => {
+  t.ok(
+    new Curation().serves('resources', 'note://a/\t/x'),
+    'no curation serves even a URI URL parsing reads as another',
+  );
+  t.ok(new Curation({ tools: {} }).serves('resources', 'note://a/\t/x'), 'nor does a section of another list');
+  const includeOnly = new Curation({ tools: { include: ['notes.*'] }, resources: { include: ['note://**'] } });
+  t.ok(includeOnly.serves('tools', 'notes.read'), 'an include without an exclude');
+  t.notOk(includeOnly.serves('tools', 'clock.now'));
+  t.ok(includeOnly.serves('resources', 'NOTE://a'), 'a URI the include names, in normal form');
+  t.notOk(includeOnly.serves('resources', 'other://a'));
+  const excludeOnly = new Curation({ tools: { exclude: ['notes.delete'] } });
+  t.ok(excludeOnly.serves('tools', 'notes.read'), 'an exclude without an include');
+  t.notOk(excludeOnly.serves('tools', 'notes.delete'));
+  t.equal(includeOnly.ownName('tools', 'notes.read'), 'notes.read');
+  t.equal(includeOnly.ownName('tools', 'clock.now'), undefined);
+});
+
+t.test('unmatched: resources judged with templates and skills, by normal form, include and exclude', async (t) => {
+  const curation = new Curation({
+    resources: {
+      include: ['note://**', 'skill://**', 'tpl://{id}'],
+      exclude: ['note://private/**', 'nothing://**'],
+    },
+  });
+  const served = items({
+    resources: [{ uri: 'NOTE://private/a' }],
+    resourceTemplates: [{ uriTemplate: 'tpl://{id}' }],
+    skills: [{ uri: 'skill://pdf/SKILL.md' }],
+  });
+  t.same(curation.unmatched(served), [
+    {
+      where: 'plugin entry.resources.exclude',
+      what: 'the glob "nothing://**" matches no resource or template URI the plugin serves.',
+      fix: 'correct or remove it (the plugin serves: "NOTE://private/a", "tpl://{id}", "skill://pdf/SKILL.md").',
+    },
+  ]);
+});
+
+t.test('a tool name that reads like a URI is judged as spelled, not in a URI’s normal form', async (t) => {
+  const curation = new Curation({ tools: { include: ['NOTES:*'], exclude: ['NOTES:secret'] } });
+  t.ok(curation.serves('tools', 'NOTES:read'), 'its include, as spelled');
+  t.notOk(curation.serves('tools', 'notes:read'), 'not another spelling of it');
+  t.notOk(curation.serves('tools', 'NOTES:secret'));
+  t.same(
+    curation.unmatched(items({ tools: [{ name: 'NOTES:read' }, { name: 'NOTES:secret' }] })),
+    [],
+    'and its globs match the names as spelled',
+  );
+});

@@ -4,6 +4,7 @@
 // test/process-isolation.test.ts end runaway plugins with it; this file is
 // quick enough for `npm run mutation`.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { residentKb, watchMemory } from '../../host/mounts/isolation/memory-watch.js';
@@ -54,4 +55,32 @@ t.test('watchMemory: the limit itself is not over it', async (t) => {
   await sleep(250);
   stop();
   t.same(reports, [], `${usedMb} MB under a limit of ${usedMb + 50}`);
+});
+
+t.test('watchMemory: at the limit is not over it, a megabyte more is, on a process that cannot grow', async (t) => {
+  // A stopped process's resident memory holds still: the boundary can be measured exactly.
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  t.teardown(() => child.kill('SIGKILL'));
+  await until('the child to run', () => residentKb(child.pid!) > 10_000);
+  child.kill('SIGSTOP');
+  await until('the child to stop', () => /^State:\s+T/m.test(readFileSync(`/proc/${child.pid}/status`, 'utf8')));
+  const usedMb = Math.round(residentKb(child.pid!) / 1024);
+  const atLimit: number[] = [];
+  const over: number[] = [];
+  const stopAtLimit = watchMemory(child.pid!, usedMb, (mb) => atLimit.push(mb));
+  const stopOver = watchMemory(child.pid!, usedMb - 1, (mb) => over.push(mb));
+  await until('a limit a megabyte under to be reported', () => over.length > 0);
+  t.same(over, [usedMb], 'the megabytes measured');
+  await sleep(350);
+  t.same(atLimit, [], `${usedMb} MB is not over a limit of ${usedMb}`);
+  stopAtLimit();
+  stopOver();
+});
+
+t.test('watchMemory: a watch keeps no process alive', async (t) => {
+  const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+  const before = timers();
+  const stop = watchMemory(process.pid, 1_000_000, () => {});
+  t.equal(timers(), before, 'its timer does not hold the event loop');
+  stop();
 });

@@ -3,7 +3,8 @@
 // its npm dependencies, by link and real path; never a name that is no npm
 // name, nor a link to the config's directory or above it. test/process-isolation.test.ts
 // runs plugins under these paths; this file is quick enough for `npm run mutation`.
-import { realpathSync, symlinkSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import Module from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -70,6 +71,76 @@ t.test('a plugin reads its package and its dependencies, never the operator’s 
       },
     ],
   );
+});
+
+t.test('a dependency is its nearest node_modules entry with a package.json, not a bare directory', async (t) => {
+  const ws = makeWorkspace(t);
+  const plugin = ws.writePackage('node_modules/plug', { name: 'plug', dependencies: { near: '1' } });
+  // A directory of that name nearer the plugin, without a package.json: Node passes it over, and so must the grant.
+  mkdirSync(join(plugin, 'node_modules/near'), { recursive: true });
+  const near = ws.writePackage('node_modules/near', { name: 'near' });
+  const refused: RefusedDependency[] = [];
+  const paths = readablePaths(plugin, ws.dir, (dependency) => refused.push(dependency));
+  t.ok(paths.includes(near), 'the one with a package.json');
+  t.notOk(paths.includes(join(plugin, 'node_modules/near')), 'not the bare directory');
+  t.same(refused, []);
+});
+
+t.test('a dependency found in a global folder (NODE_PATH), outside any node_modules, is refused', async (t) => {
+  const ws = makeWorkspace(t);
+  const plugin = ws.writePackage('node_modules/plug', { name: 'plug', dependencies: { 'mcp-host-global-only': '1' } });
+  const global = ws.writePackage('global/mcp-host-global-only', { name: 'mcp-host-global-only' });
+  // Node reads NODE_PATH into its global folders once, at startup; _initPaths reads it again (and, at teardown, back).
+  const initPaths = (Module as unknown as { _initPaths(): void })._initPaths;
+  const before = process.env.NODE_PATH;
+  process.env.NODE_PATH = join(ws.dir, 'global');
+  initPaths();
+  t.teardown(() => {
+    if (before === undefined) delete process.env.NODE_PATH;
+    else process.env.NODE_PATH = before;
+    initPaths();
+  });
+  const refused: RefusedDependency[] = [];
+  const paths = readablePaths(plugin, ws.dir, (dependency) => refused.push(dependency));
+  t.notOk(paths.includes(global), 'not readable');
+  t.notOk(paths.includes(realpathSync(global)));
+  t.same(refused, [
+    {
+      name: 'mcp-host-global-only',
+      of: realpathSync(plugin),
+      why: `it was found at ${global}, outside any node_modules directory`,
+    },
+  ]);
+});
+
+t.test('a package.json that is not JSON, or not an object, names no dependency', async (t) => {
+  const ws = makeWorkspace(t);
+  const plugin = ws.writePackage('node_modules/plug', {
+    name: 'plug',
+    dependencies: { broken: '1', 'null-json': '1', 'text-json': '1' },
+  });
+  const broken = join(ws.dir, 'node_modules/broken');
+  ws.writeFile('node_modules/broken/package.json', '{"dependencies": {"after": "1"');
+  const nullJson = join(ws.dir, 'node_modules/null-json');
+  ws.writeFile('node_modules/null-json/package.json', 'null');
+  const textJson = join(ws.dir, 'node_modules/text-json');
+  ws.writeFile('node_modules/text-json/package.json', '"dependencies"');
+  ws.writePackage('node_modules/after', { name: 'after' });
+  const refused: RefusedDependency[] = [];
+  const paths = readablePaths(plugin, ws.dir, (dependency) => refused.push(dependency));
+  t.ok(paths.includes(broken), 'the packages themselves are readable');
+  t.ok(paths.includes(nullJson));
+  t.ok(paths.includes(textJson));
+  t.notOk(paths.includes(join(ws.dir, 'node_modules/after')), 'but what the broken one seems to name is not');
+  t.same(refused, [], 'and nothing is made up from them');
+  const unparsable = ws.writePackage('node_modules/lone', { name: 'lone' });
+  ws.writeFile('node_modules/lone/package.json', '{');
+  t.same(
+    readablePaths(unparsable, ws.dir, (dependency) => refused.push(dependency)).slice(0, 1),
+    [realpathSync(unparsable)],
+    "a plugin whose own package.json is broken: its package and the host's code only",
+  );
+  t.same(refused, []);
 });
 
 t.test('warnOfRefusedDependency: at warn, naming it, its package, why and the fix', async (t) => {
