@@ -123,14 +123,19 @@ t.test('searchToolDefinition: counts the tools, takes a query, a limit up to 50 
   t.equal(definition.title, 'Search tools');
   t.equal(
     definition.description,
-    'Find the right tool among the 7 this server offers: describe what you want to do in plain words. ' +
+    "Find the right tool among the 7 this server offers: search with the user's own words for what " +
+      'they want done (e.g. "will it rain in Paris tomorrow"); if no result fits, search again naming the kind of ' +
+      'tool or the thing it acts on (e.g. "weather forecast"). ' +
       'Returns the best-matching tools with their full definitions (name, description, input schema), best first; ' +
       'call a found tool by its name, with arguments that fit its input schema.',
   );
   t.same(definition.inputSchema, {
     type: 'object',
     properties: {
-      query: { type: 'string', description: 'What you want to do, in plain words (e.g. "open a pull request").' },
+      query: {
+        type: 'string',
+        description: 'What the user wants done, in their own words (e.g. "open a pull request").',
+      },
       limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many tools to return at most.' },
       mount: { type: 'string', description: 'Only tools of the mount with this prefix (e.g. "github").' },
     },
