@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { runCli } from './helpers/host.js';
 import { REPO_ROOT } from './helpers/packages.js';
 
@@ -54,34 +54,38 @@ t.test(
   },
 );
 
-t.test('--auth with --direct or --url is refused before anything starts', async (t) => {
-  for (const args of [
-    ['--auth', '--direct'],
-    ['--direct', '--auth'],
-    ['--auth', '--url', 'http://127.0.0.1:1/mcp'],
-  ]) {
+/** Each of `argsList` makes the script refuse with `message` (exit 2, "not run") before it starts anything. */
+async function assertRefusedBeforeStart(t: Test, argsList: string[][], message: string): Promise<void> {
+  for (const args of argsList) {
     const run = await runScript(args);
     t.equal(run.code, 2, args.join(' '));
-    t.match(
-      run.stderr,
-      'conformance: --auth judges the host serving the conformance plugin: it does not combine with --direct or --url',
-    );
+    t.match(run.stderr, `conformance: ${message}`);
     t.match(run.stdout, /^0 passed, 0 failed \(not run: /m);
   }
+}
+
+t.test('--auth with --direct or --url is refused before anything starts', async (t) => {
+  await assertRefusedBeforeStart(
+    t,
+    [
+      ['--auth', '--direct'],
+      ['--direct', '--auth'],
+      ['--auth', '--url', 'http://127.0.0.1:1/mcp'],
+    ],
+    '--auth judges the host serving the conformance plugin: it does not combine with --direct or --url',
+  );
 });
 
 t.test('--streamed-json is refused beside --direct, --url or --auth, before anything starts', async (t) => {
-  for (const args of [
-    ['--direct', '--streamed-json'],
-    ['--url', 'http://127.0.0.1:1/mcp', '--streamed-json'],
-  ]) {
-    const run = await runScript(args);
-    t.equal(run.code, 2, args.join(' '));
-    t.match(
-      run.stderr,
-      'conformance: --streamed-json is an upstream of its own, judged directly and through the host: give it first and alone',
-    );
-  }
+  await assertRefusedBeforeStart(
+    t,
+    [
+      ['--direct', '--streamed-json'],
+      ['--url', 'http://127.0.0.1:1/mcp', '--streamed-json'],
+      ['--auth', '--streamed-json'],
+    ],
+    '--streamed-json is an upstream of its own, judged directly and through the host: give it first and alone',
+  );
 });
 
 t.test('--auth without haproxy on PATH is refused, naming what to install', async (t) => {

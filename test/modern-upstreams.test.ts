@@ -14,6 +14,7 @@ import t, { type Test } from 'tap';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
 import { assertLogged, runCli, startHttpHost, startStdioHost, until } from './helpers/host.js';
 import { startListening } from './helpers/listening-server.js';
+import { modernClient } from './helpers/cluster.js';
 import { REPO_ROOT, makeWorkspace, type Workspace } from './helpers/packages.js';
 import { firstText } from './helpers/results.js';
 
@@ -431,10 +432,7 @@ t.test('a call to a remote 2026-07-28 tool with x-mcp-header arguments carries i
   ]);
   const config = makeWorkspace(t).writeConfig({ reload: { watch: false }, plugins: [{ url, prefix: 'conf' }] });
   const host = await startHttpHost(t, config);
-  const modern = new Client(
-    { name: 'modern-client', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN } } },
-  );
+  const modern = modernClient();
   await modern.connect(new StreamableHTTPClientTransport(new URL(host.url)));
   t.teardown(() => modern.close());
   const stdio = await startStdioHost(t, config);
