@@ -27,13 +27,13 @@ function runScript(args: string[], env: NodeJS.ProcessEnv = process.env) {
 t.test('the config --auth serves is valid: the whole catalogue, with auth, rules, audit and a limit', async (t) => {
   const checked = await runCli(['check', '--config', CONFIG], { env: TOKEN_ENV });
   t.equal(checked.code, 0, checked.stderr);
-  t.match(checked.stdout, /OK: 28 tools, 5 prompts, 4 resources, 2 templates from 1 plugin/);
+  t.match(checked.stdout, /OK: 35 tools, 5 prompts, 4 resources, 2 templates from 1 plugin/);
 });
 
 t.test('the token named "suite" sees everything, any other identity nothing', async (t) => {
   const suite = await runCli(['access', 'explain', '--config', CONFIG, '--token', 'suite'], { env: TOKEN_ENV });
   t.equal(suite.code, 0, suite.stderr);
-  t.match(suite.stdout, /^sees \(40\):$/m);
+  t.match(suite.stdout, /^sees \(47\):$/m);
   t.match(suite.stdout, /^denied \(0\):?$/m);
   const other = await runCli(['access', 'explain', '--config', CONFIG, '--token', 'other'], { env: TOKEN_ENV });
   t.match(other.stdout, /no rule is for this identity: it sees nothing/);
