@@ -73,6 +73,14 @@ function recall(found: readonly number[], tasks: readonly CatalogueTask[], k: nu
   return (ranked.filter((rank) => rank >= 0 && rank < k).length / ranked.length).toFixed(2);
 }
 
+/** A stage's row: recall@1 and @5 over all the tasks, and recall@5 over those tuned on and those held out. */
+function recallRow(label: string, found: readonly number[], tasks: readonly CatalogueTask[]): string {
+  return (
+    `  ${label.padEnd(32)} recall@1 ${recall(found, tasks, 1)}  recall@5 ${recall(found, tasks, 5)}` +
+    `   (tuned on / held out: recall@5 ${recall(found, tasks, 5, false)} / ${recall(found, tasks, 5, true)})`
+  );
+}
+
 /**
  * Milliseconds per search over every task, ROUNDS times: the wall time's
  * median and 95th percentile, and the median CPU time of the process (on a
@@ -163,8 +171,7 @@ for (const [set, tasks] of Object.entries(taskSets)) {
     const built = stage === SERVED ? small : await timedBuild(1, stage);
     const found = await ranks(built.index, tasks);
     console.log(
-      `  ${label.padEnd(32)} recall@1 ${recall(found, tasks, 1)}  recall@5 ${recall(found, tasks, 5)}` +
-        `   (tuned on / held out: recall@5 ${recall(found, tasks, 5, false)} / ${recall(found, tasks, 5, true)})` +
+      recallRow(label, found, tasks) +
         `   index built in ${built.ms.toFixed(0)} ms` +
         (stage === SERVED ? '   (goal: recall@5 ≥ 0.90)' : ''),
     );
@@ -177,11 +184,7 @@ for (const [set, tasks] of Object.entries(taskSets)) {
   }
   for (const { index, label } of EMBEDDING_ROWS) {
     const found = await ranks(index, tasks);
-    console.log(
-      `  ${label.padEnd(32)} recall@1 ${recall(found, tasks, 1)}  recall@5 ${recall(found, tasks, 5)}` +
-        `   (tuned on / held out: recall@5 ${recall(found, tasks, 5, false)} / ${recall(found, tasks, 5, true)})` +
-        `   not served`,
-    );
+    console.log(`${recallRow(label, found, tasks)}   not served`);
   }
   const spent = await tokens(small.index, small.tools, tasks);
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
