@@ -6,7 +6,9 @@
  * (developers' requests about developer tools) and `paraphrases.json`
  * (everyday requests as people say them, in none of the tool's words). Each
  * stage of the ranking is measured on its own (words as they are, stemmed,
- * widened by meaning), so that each is justified by its figure. Then what a
+ * widened by meaning), so that each is justified by its figure; and one
+ * stage measured and not served, sentence embeddings alone and fused with the
+ * served ranking (bench/sentence-embeddings.ts), with what they cost. Then what a
  * client spends in tokens with search (the list, one search, the found
  * definitions) against the whole list, on the same tasks; and what one
  * search costs (goal: under 5 ms) on that catalogue and on 10,000 tools
@@ -26,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer';
 import { searchToolDefinition } from '../host/proxy/tool-discovery.js';
 import { ToolSearch, type RankingStage } from '../host/catalogue/tool-search.js';
+import { EmbeddingSearch, SentenceEncoder } from './sentence-embeddings.js';
 import {
   catalogueTasks,
   catalogueTools,
@@ -50,8 +53,11 @@ const servers = recordedServers();
 const taskSets = { tasks: catalogueTasks('tasks'), paraphrases: catalogueTasks('paraphrases') };
 const everyone = () => true;
 
+/** What the rows ask: the served index, or a stage measured beside it. */
+type Search = Pick<ToolSearch, 'search' | 'size'>;
+
 /** Where the first right tool ranks for each task (0-based; -1 beyond the top 5). */
-async function ranks(index: ToolSearch, tasks: readonly CatalogueTask[]): Promise<number[]> {
+async function ranks(index: Search, tasks: readonly CatalogueTask[]): Promise<number[]> {
   const found = [];
   for (const task of tasks) {
     const right = rightToolsOf(servers, task);
@@ -67,12 +73,20 @@ function recall(found: readonly number[], tasks: readonly CatalogueTask[], k: nu
   return (ranked.filter((rank) => rank >= 0 && rank < k).length / ranked.length).toFixed(2);
 }
 
+/** A stage's row: recall@1 and @5 over all the tasks, and recall@5 over those tuned on and those held out. */
+function recallRow(label: string, found: readonly number[], tasks: readonly CatalogueTask[]): string {
+  return (
+    `  ${label.padEnd(32)} recall@1 ${recall(found, tasks, 1)}  recall@5 ${recall(found, tasks, 5)}` +
+    `   (tuned on / held out: recall@5 ${recall(found, tasks, 5, false)} / ${recall(found, tasks, 5, true)})`
+  );
+}
+
 /**
  * Milliseconds per search over every task, ROUNDS times: the wall time's
  * median and 95th percentile, and the median CPU time of the process (on a
  * shared machine the wall time also counts the waits for a core).
  */
-async function latency(index: ToolSearch, tasks: readonly CatalogueTask[]) {
+async function latency(index: Search, tasks: readonly CatalogueTask[]) {
   const times: number[] = [];
   const cpuTimes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -128,6 +142,28 @@ console.log(
 console.log(
   `served index (reads WordNet once): built in ${small.ms.toFixed(0)} ms, process RSS ${(rssBefore / 1e6).toFixed(0)} MB before it, ${(rssAfter / 1e6).toFixed(0)} MB after`,
 );
+
+// Sentence embeddings (bench/sentence-embeddings.ts), measured and not served: the model's load, every tool's
+// embedding, and what the process holds after them.
+const encoderStart = performance.now();
+const encoder = await SentenceEncoder.load();
+const encoderLoaded = performance.now() - encoderStart;
+const embedStart = performance.now();
+const fused = await EmbeddingSearch.build(small.tools, small.index, 'fused', encoder);
+const embedded = performance.now() - embedStart;
+const alone = await EmbeddingSearch.build(small.tools, small.index, 'alone', encoder);
+const gated = await EmbeddingSearch.build(small.tools, small.index, 'gated', encoder);
+const rssEmbedded = process.memoryUsage().rss;
+console.log(
+  `sentence embeddings (Universal Sentence Encoder lite, TensorFlow.js on WebAssembly): model loaded in ${encoderLoaded.toFixed(0)} ms, ` +
+    `${small.index.size} tools embedded in ${embedded.toFixed(0)} ms, process RSS ${(rssEmbedded / 1e6).toFixed(0)} MB after (${((rssEmbedded - rssAfter) / 1e6).toFixed(0)} MB more)`,
+);
+const EMBEDDING_ROWS = [
+  { index: alone, label: 'sentence embeddings alone' },
+  { index: fused, label: '+ sentence embeddings (RRF)' },
+  { index: gated, label: '+ sentence embeddings (gated)' },
+];
+
 for (const [set, tasks] of Object.entries(taskSets)) {
   const heldOut = tasks.filter((task) => task.heldOut).length;
   console.log(`${set}.json: ${tasks.length} tasks (${tasks.length - heldOut} tuned on, ${heldOut} held out)`);
@@ -135,8 +171,7 @@ for (const [set, tasks] of Object.entries(taskSets)) {
     const built = stage === SERVED ? small : await timedBuild(1, stage);
     const found = await ranks(built.index, tasks);
     console.log(
-      `  ${label.padEnd(32)} recall@1 ${recall(found, tasks, 1)}  recall@5 ${recall(found, tasks, 5)}` +
-        `   (tuned on / held out: recall@5 ${recall(found, tasks, 5, false)} / ${recall(found, tasks, 5, true)})` +
+      recallRow(label, found, tasks) +
         `   index built in ${built.ms.toFixed(0)} ms` +
         (stage === SERVED ? '   (goal: recall@5 ≥ 0.90)' : ''),
     );
@@ -146,6 +181,10 @@ for (const [set, tasks] of Object.entries(taskSets)) {
           console.log(`    rank ${found[i]}: ${task.task} -> ${rightToolsOf(servers, task).join(' | ')}`);
       }
     }
+  }
+  for (const { index, label } of EMBEDDING_ROWS) {
+    const found = await ranks(index, tasks);
+    console.log(`${recallRow(label, found, tasks)}   not served`);
   }
   const spent = await tokens(small.index, small.tools, tasks);
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -159,9 +198,15 @@ for (const [set, tasks] of Object.entries(taskSets)) {
 const everyTask = [...taskSets.tasks, ...taskSets.paraphrases];
 const copies = Math.ceil(LARGE / small.index.size);
 const large = await timedBuild(copies);
+const largeEmbedStart = performance.now();
+const largeGated = await EmbeddingSearch.build(large.tools, large.index, 'gated', encoder);
+const largeEmbedded = performance.now() - largeEmbedStart;
 for (const [label, { index, ms }] of [
   [`${small.index.size} tools`, small],
   [`${large.index.size} tools (${copies} copies)`, large],
+  [`${small.index.size} tools, + embeddings`, { index: gated, ms: small.ms + embedded }],
+  // The copies' texts are the first copy's, already embedded: this build time is the lexical index's and the lookups.
+  [`${large.index.size} tools, + embeddings`, { index: largeGated, ms: large.ms + largeEmbedded }],
 ] as const) {
   const { median, p95, cpu } = await latency(index, everyTask);
   console.log(
