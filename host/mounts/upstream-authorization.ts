@@ -15,6 +15,7 @@ import {
   type OAuthClientProvider,
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/client';
+import { ZodError } from 'zod';
 import { describeThrown } from '../errors.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { RemoteSpec, UpstreamCredentials } from '../loader/types.js';
@@ -45,13 +46,21 @@ interface CachedToken {
 const oauthFetch = boundedFetch();
 /** A token is renewed this long before it expires (at most a tenth of its lifetime, for short-lived tokens). */
 const RENEW_BEFORE_MS = 30_000;
-/** Exchanged tokens kept per mount, one per caller; past this the oldest are dropped. */
-const MAX_EXCHANGED = 1000;
+/** Exchanged tokens kept per mount by default, one per caller's grant; past this the oldest are dropped. */
+export const EXCHANGED_TOKENS_KEPT = 1_000;
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 /** What the transport passes `onUnauthorized` (the SDK names the type but does not export it). */
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
+
+/** What a mount's authorization may be given besides its entry: the defaults serve; the rules test sets both. */
+export interface UpstreamAuthorizationOptions {
+  /** How many exchanged tokens are kept (EXCHANGED_TOKENS_KEPT; the rules test keeps two, not 1,000 exchanges). */
+  kept?: number;
+  /** The clock a token's lifetime is measured by (Date.now; the rules test's own, to reach a renewal's instant). */
+  now?: () => number;
+}
 
 /** The host cannot get a token for the upstream: the mount cannot serve, and its outage says why. */
 export class UpstreamAuthRefused extends Error {
@@ -106,15 +115,23 @@ export class UpstreamAuthorization implements AuthProvider {
   /** The caller a request is being made for, in the async context the transport sends it in. */
   private readonly caller = new AsyncLocalStorage<{ identity: Identity; token: string }>();
 
-  constructor(private readonly spec: RemoteSpec) {
-    const tokenUrl = spec.auth?.tokenUrl;
-    if (tokenUrl) {
+  private readonly kept: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly spec: RemoteSpec,
+    { kept = EXCHANGED_TOKENS_KEPT, now = Date.now }: UpstreamAuthorizationOptions = {},
+  ) {
+    this.kept = kept;
+    this.now = now;
+    const auth = spec.auth;
+    if (auth?.tokenUrl) {
       // A token endpoint named in the config needs no discovery: it is its own authorization server.
-      const issuer = spec.auth?.issuer ?? new URL(tokenUrl).origin;
+      const issuer = auth.issuer ?? new URL(auth.tokenUrl).origin;
       this.server = {
         issuer,
-        metadata: { issuer, token_endpoint: tokenUrl } as AuthorizationServerMetadata,
-        ...(spec.auth?.resource && { resource: spec.auth.resource }),
+        metadata: { issuer, token_endpoint: auth.tokenUrl } as AuthorizationServerMetadata,
+        ...(auth.resource && { resource: auth.resource }),
       };
     }
   }
@@ -123,7 +140,7 @@ export class UpstreamAuthorization implements AuthProvider {
     const caller = this.caller.getStore();
     if (caller) return caller.token;
     if (!this.spec.auth) return undefined;
-    if (this.own && Date.now() < this.own.renewAt) return this.own.token;
+    if (this.own && this.now() < this.own.renewAt) return this.own.token;
     // Before the first 401 the server is not known yet: the request goes without, and its 401 says where to ask.
     if (!this.server) return undefined;
     return this.renewOwn();
@@ -192,7 +209,7 @@ export class UpstreamAuthorization implements AuthProvider {
     const { iss, sub, client_id } = identity.claims;
     const key = JSON.stringify([iss, sub, client_id, [...identity.scopes].sort()]);
     const cached = this.exchanged.get(key);
-    if (cached && !fresh && Date.now() < cached.renewAt) return cached.token;
+    if (cached && !fresh && this.now() < cached.renewAt) return cached.token;
     // The host's own token came first (the handshake), so the server is known unless the upstream asked nothing.
     const server = this.server ?? (await this.discover(undefined));
     this.server = server;
@@ -223,9 +240,10 @@ export class UpstreamAuthorization implements AuthProvider {
         `mount "${mountName(this.spec)}": ${server.issuer} would not exchange the token of "${identity.name}" for one for ${this.spec.url}: ${describeRefusal(error)}. Fix: allow client "${credentials.clientId}" the token-exchange grant (RFC 8693) at ${server.issuer}${server.resource ? ` for the resource ${server.resource}` : ''}, and check that the caller's token is one ${server.issuer} accepts as a subject token.`,
       );
     }
+    // Deleted first, so that a grant exchanged anew is the newest again, and the oldest is the one dropped.
     this.exchanged.delete(key);
     this.exchanged.set(key, token);
-    if (this.exchanged.size > MAX_EXCHANGED) this.exchanged.delete(this.exchanged.keys().next().value!);
+    if (this.exchanged.size > this.kept) this.exchanged.delete(this.exchanged.keys().next().value!);
     return token.token;
   }
 
@@ -235,12 +253,13 @@ export class UpstreamAuthorization implements AuthProvider {
     server: AuthorizationServer,
     grant: UpstreamTokenGrant,
   ): Promise<CachedToken> {
-    const asked = Date.now();
+    const asked = this.now();
     const scope = this.scopeOf(server);
     const mount = mountName(this.spec);
     const tokens = await fetchToken(provider, server.issuer, {
       fetchFn: oauthFetch,
-      ...(server.metadata && { metadata: server.metadata }),
+      // None when the server's own metadata was not found (404): the SDK then asks its issuer's /token.
+      metadata: server.metadata,
       ...(server.resource && { resource: server.resource }),
       ...(scope && { scope }),
     }).then(
@@ -257,8 +276,9 @@ export class UpstreamAuthorization implements AuthProvider {
     return { token: tokens.access_token, renewAt: asked + lifetimeMs - Math.min(RENEW_BEFORE_MS, lifetimeMs / 10) };
   }
 
+  /** The scopes a token is asked with (only for an entry with `auth`): the entry's, else the upstream's metadata's. */
   private scopeOf(server: AuthorizationServer): string | undefined {
-    return (this.spec.auth?.scopes ?? server.scopes)?.join(' ') || undefined;
+    return (this.spec.auth!.scopes ?? server.scopes)?.join(' ') || undefined;
   }
 
   /**
@@ -376,7 +396,9 @@ export class UpstreamAuthorization implements AuthProvider {
     ].filter(Boolean);
     if (server.unreadable) details.push(`its metadata could not be read: ${server.unreadable}`);
     return {
-      cause: `${this.spec.url} requires an OAuth token (HTTP 401) from the authorization server ${server.issuer}${details.length > 0 ? ` (${details.join('; ')})` : ''}, and the entry gives the host no way to get one.`,
+      // Never empty: the server was discovered from the upstream's metadata (whose `resource` the SDK's schema
+      // requires) or from its own (whose `token_endpoint` it requires).
+      cause: `${this.spec.url} requires an OAuth token (HTTP 401) from the authorization server ${server.issuer} (${details.join('; ')}), and the entry gives the host no way to get one.`,
       // Without readable metadata the host cannot find the token endpoint: the entry names it.
       fix: `register a client for mcp-host at ${server.issuer} and add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…"${server.unreadable ? ', tokenUrl: "…"' : ''} } } (the host's own token), or auth: { tokenExchange: { … } } (each caller's token exchanged); see docs/upstream-auth.md.`,
     };
@@ -398,16 +420,14 @@ export class UpstreamAuthorization implements AuthProvider {
  * or got wrong (its own error is a JSON dump of them), anything else says itself.
  */
 function describeMetadataFailure(error: unknown): string {
-  const issues = (error as { issues?: { path?: unknown[]; message?: string }[] } | undefined)?.issues;
-  if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
-    const fields = issues.map((issue) => `${(issue.path ?? []).join('.') || '(the document)'}: ${issue.message}`);
-    return `it is not metadata the MCP SDK accepts (${fields.join('; ')})`;
-  }
-  return describeThrown(error);
+  if (!(error instanceof ZodError)) return describeThrown(error);
+  const fields = error.issues.map((issue) => `${issue.path.join('.') || '(the document)'}: ${issue.message}`);
+  return `it is not metadata the MCP SDK accepts (${fields.join('; ')})`;
 }
 
-/** An authorization server's refusal in its own terms: the OAuth error code and description. */
+/** An authorization server's refusal in its own terms: the OAuth error code, and its description when it has one. */
 function describeRefusal(error: unknown): string {
-  if (error instanceof OAuthError) return `${error.code}${error.message ? ` (${error.message})` : ''}`;
-  return describeThrown(error);
+  if (!(error instanceof OAuthError)) return describeThrown(error);
+  // The SDK makes a refusal's code its message when it has no error_description (OAuthError.fromResponse): said once.
+  return error.message && error.message !== error.code ? `${error.code} (${error.message})` : error.code;
 }

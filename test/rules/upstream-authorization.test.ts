@@ -3,16 +3,20 @@
 // protected-resource metadata served here: what an entry without `auth` is
 // told to add, the host's own token (client credentials) and its refusals,
 // the issuer a credential is bound to (the entry's, else the first it went
-// to), each caller's token exchanged per grant, and the outages' messages.
+// to), each caller's token exchanged per grant, and the outages' messages;
+// against token endpoints of its own, what a token request sends, a
+// refusal's words, the instant a token is renewed (the test's own clock, no
+// waiting) and how many exchanged tokens are kept (two, not 1,000).
 // test/upstream-auth.test.ts and test/upstream-attacks.test.ts do the same
 // through a host; this file is quick enough for `npm run mutation`.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { decodeJwt } from 'jose';
+import { decodeJwt, exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import type { RemoteSpec, UpstreamCredentials } from '../../host/loader/types.js';
 import {
   CallerAuthRefused,
+  EXCHANGED_TOKENS_KEPT,
   UpstreamAuthRefused,
   UpstreamAuthorization,
 } from '../../host/mounts/upstream-authorization.js';
@@ -30,6 +34,8 @@ interface Upstream {
   metadata: Record<string, unknown> | undefined;
   /** Authorization server metadata (RFC 8414) served at the origin's well-known URL (undefined: 404). */
   serverMetadata?: Record<string, unknown>;
+  /** Protected-resource metadata served at `${origin}/elsewhere`, a URL only a 401 names (undefined: 404). */
+  elsewhere?: Record<string, unknown>;
 }
 
 /** An upstream's origin serving only its protected-resource metadata (RFC 9728). */
@@ -42,6 +48,10 @@ async function upstream(t: Test, metadata?: (url: string) => Record<string, unkn
     }
     if (req.url === '/.well-known/oauth-authorization-server' && served.serverMetadata) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served.serverMetadata));
+      return;
+    }
+    if (req.url === '/elsewhere' && served.elsewhere) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served.elsewhere));
       return;
     }
     res.writeHead(404).end();
@@ -119,6 +129,13 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
       t.equal(error.message, `${error.outage.cause} Fix: ${error.outage.fix}`);
       t.equal(error.name, 'UpstreamAuthRefused');
       t.equal(await auth.token(), undefined, 'still none');
+      // The server moved: the next 401 naming the metadata has it read afresh.
+      up.metadata = { resource: up.url, authorization_servers: ['http://127.0.0.1:1'] };
+      const moved = await refusedWith(t, () => auth.onUnauthorized(unauthorized(up.metadataUrl)), UpstreamAuthRefused);
+      t.equal(
+        moved.outage.cause,
+        `${up.url} requires an OAuth token (HTTP 401) from the authorization server http://127.0.0.1:1 (resource ${up.url}; its metadata could not be read: fetch failed), and the entry gives the host no way to get one.`,
+      );
     },
   );
 
@@ -135,6 +152,98 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
     t.equal(
       error.outage.cause,
       `${up.url} requires an OAuth token (HTTP 401) from the authorization server ${up.origin} (token endpoint ${up.origin}/token), and the entry gives the host no way to get one.`,
+    );
+    up.serverMetadata.grant_types_supported = ['client_credentials', TOKEN_EXCHANGE_GRANT];
+    const grants = await refusedWith(
+      t,
+      () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized()),
+      UpstreamAuthRefused,
+    );
+    t.equal(
+      grants.outage.cause,
+      `${up.url} requires an OAuth token (HTTP 401) from the authorization server ${up.origin} (token endpoint ${up.origin}/token; grants client_credentials, ${TOKEN_EXCHANGE_GRANT}), and the entry gives the host no way to get one.`,
+      'its grants listed',
+    );
+  });
+
+  await t.test(
+    'protected-resource metadata naming no authorization server: the upstream’s origin is its own',
+    async (t) => {
+      const up = await upstream(t, (url) => ({ resource: url }));
+      up.serverMetadata = {
+        issuer: up.origin,
+        authorization_endpoint: `${up.origin}/authorize`,
+        token_endpoint: `${up.origin}/token`,
+        response_types_supported: ['code'],
+      };
+      const error = await refusedWith(
+        t,
+        () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized(up.metadataUrl)),
+        UpstreamAuthRefused,
+      );
+      t.equal(
+        error.outage.cause,
+        `${up.url} requires an OAuth token (HTTP 401) from the authorization server ${up.origin} (token endpoint ${up.origin}/token; resource ${up.url}), and the entry gives the host no way to get one.`,
+      );
+    },
+  );
+
+  await t.test('protected-resource metadata at the URL the 401 names, not the well-known one', async (t) => {
+    const up = await upstream(t);
+    up.elsewhere = { resource: up.url, authorization_servers: [idp.issuer] };
+    const error = await refusedWith(
+      t,
+      () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized(`${up.origin}/elsewhere`)),
+      UpstreamAuthRefused,
+    );
+    t.match(
+      error.outage.cause,
+      `${up.url} requires an OAuth token (HTTP 401) from the authorization server ${idp.issuer} (token endpoint ${idp.issuer}/token; resource ${up.url}; grants `,
+    );
+  });
+
+  await t.test(
+    'protected-resource metadata the 401 names that cannot be reached: unreadable, no server guessed at the origin',
+    async (t) => {
+      const up = await upstream(t);
+      up.serverMetadata = {
+        issuer: up.origin,
+        authorization_endpoint: `${up.origin}/authorize`,
+        token_endpoint: `${up.origin}/token`,
+        response_types_supported: ['code'],
+      };
+      const error = await refusedWith(
+        t,
+        () =>
+          new UpstreamAuthorization(specOf(up.url)).onUnauthorized(
+            unauthorized('http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp'),
+          ),
+        UpstreamAuthRefused,
+      );
+      t.same(error.outage, {
+        cause: `${up.url} refused the host with HTTP 401 and has OAuth metadata that could not be read (fetch failed).`,
+        fix: 'if the server wants an OAuth token, add to the entry auth: { clientCredentials: { clientId: "…", clientSecretEnv: "…", tokenUrl: "…" } } naming its token endpoint; if it wants an API key, headers: { Authorization: "Bearer …" }; see docs/upstream-auth.md.',
+      });
+    },
+  );
+
+  await t.test('metadata past the size bound: unreadable, not read whole', async (t) => {
+    const up = await upstream(t);
+    up.serverMetadata = {
+      issuer: up.origin,
+      authorization_endpoint: `${up.origin}/authorize`,
+      token_endpoint: `${up.origin}/token`,
+      response_types_supported: ['code'],
+      padding: 'x'.repeat(300 * 1024),
+    };
+    const error = await refusedWith(
+      t,
+      () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized()),
+      UpstreamAuthRefused,
+    );
+    t.equal(
+      error.outage.cause,
+      `${up.url} refused the host with HTTP 401 and has OAuth metadata that could not be read (${up.origin}/.well-known/oauth-authorization-server answered more than 262144 bytes, far more than OAuth metadata or a token answer takes).`,
     );
   });
 
@@ -200,6 +309,23 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
       '(it is not metadata the MCP SDK accepts ((the document): ',
       'the document itself named',
     );
+    up.serverMetadata = {
+      issuer: up.origin,
+      authorization_endpoint: `${up.origin}/authorize`,
+      token_endpoint: `${up.origin}/token`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['client_credentials', 7],
+    };
+    const nested = await refusedWith(
+      t,
+      () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized()),
+      UpstreamAuthRefused,
+    );
+    t.equal(
+      nested.outage.cause,
+      `${up.url} refused the host with HTTP 401 and has OAuth metadata that could not be read (it is not metadata the MCP SDK accepts (grant_types_supported.1: Invalid input: expected string, received number)).`,
+      'a field inside a list named by its path',
+    );
   });
 
   await t.test('a resource that is not the upstream’s: refused, naming both', async (t) => {
@@ -221,10 +347,13 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
       () => new UpstreamAuthorization(specOf(up.url, credentials())).onUnauthorized(unauthorized()),
       UpstreamAuthRefused,
     );
-    t.match(
-      found.outage.cause,
-      `${up.url} publishes protected-resource metadata naming the resource`,
-      'found without the 401 naming it',
+    t.same(
+      found.outage,
+      {
+        cause: `${up.url} publishes protected-resource metadata naming the resource "https://other.example/mcp", which is not this server (${up.url}): the host asks for no token for another server's resource, since this server would be sent it (RFC 9728 §3.3).`,
+        fix: `check the entry's url: a server that names another's resource may be collecting tokens for it; if "https://other.example/mcp" truly is this server's resource identifier, name it in the entry: auth.clientCredentials.resource: "https://other.example/mcp".`,
+      },
+      'found without the 401 naming it; the entry’s own key named',
     );
   });
 
@@ -316,6 +445,28 @@ t.test('client credentials: the host’s own token', async (t) => {
       refused.outage.fix,
       `check the client at ${idp.issuer}: that it is registered, may use the client_credentials grant, and that its public key matches the one the entry's auth reads.`,
     );
+  });
+
+  await t.test('a private key: the token asked with a private_key_jwt assertion it signs', async (t) => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    await idp.register({
+      clientId: 'mcp-host-key',
+      jwks: { keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256' }] },
+    });
+    const before = granted(idp, 'client_credentials');
+    const keyed = new UpstreamAuthorization(
+      specOf(
+        'http://127.0.0.1:1/mcp',
+        credentials({
+          clientId: 'mcp-host-key',
+          tokenUrl: `${idp.issuer}/token`,
+          resource: 'https://up.example/mcp',
+          secret: { kind: 'privateKey', pem: await exportPKCS8(privateKey), algorithm: 'ES256' },
+        }),
+      ),
+    );
+    t.match(decodeJwt((await keyed.token())!), { aud: 'https://up.example/mcp', client_id: 'mcp-host-key' });
+    t.equal(granted(idp, 'client_credentials'), before + 1);
   });
 
   await t.test('metadata that cannot say the token endpoint: an outage asking for tokenUrl', async (t) => {
@@ -547,20 +698,36 @@ t.test('each token request counted by mount, grant and outcome (the metrics)', a
   ]);
 });
 
-/** A token endpoint answering every request with a new token (`expires_in` as set), recording each request's form. */
-async function tokenEndpoint(
-  t: Test,
-): Promise<{ url: string; issuer: string; asked: URLSearchParams[]; expiresIn?: number }> {
-  const endpoint: { url: string; issuer: string; asked: URLSearchParams[]; expiresIn?: number } = {
-    url: '',
-    issuer: '',
-    asked: [],
-  };
+interface TokenEndpoint {
+  url: string;
+  issuer: string;
+  /** Each token request's form, in order. */
+  asked: URLSearchParams[];
+  /** The `expires_in` of the tokens answered (none when undefined). */
+  expiresIn?: number;
+  /** An OAuth error response answered instead of a token, with HTTP 400 (none when undefined). */
+  refusal?: Record<string, unknown>;
+}
+
+/**
+ * A token endpoint at `path` (anything else is 404) answering every request with a new token, `token-N` for the
+ * Nth request, or with its `refusal`; it records each request's form.
+ */
+async function tokenEndpoint(t: Test, path = '/token'): Promise<TokenEndpoint> {
+  const endpoint: TokenEndpoint = { url: '', issuer: '', asked: [] };
   const server = createServer((req, res) => {
+    if (req.url !== path) {
+      res.writeHead(404).end();
+      return;
+    }
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       endpoint.asked.push(new URLSearchParams(body));
+      if (endpoint.refusal) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(endpoint.refusal));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           access_token: `token-${endpoint.asked.length}`,
@@ -573,7 +740,7 @@ async function tokenEndpoint(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   endpoint.issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  endpoint.url = `${endpoint.issuer}/token`;
+  endpoint.url = `${endpoint.issuer}${path}`;
   return endpoint;
 }
 
@@ -640,5 +807,130 @@ t.test('what a token request sends, and how long its token is used', async (t) =
     );
     const exchanged = await exchanging.asCaller(alice, () => exchanging.token());
     t.not(await exchanging.asCaller(alice, () => exchanging.token()), exchanged, 'an exchanged token too');
+  });
+
+  await t.test('the token endpoint the entry names, at whatever path', async (t) => {
+    const elsewhere = await tokenEndpoint(t, '/oauth2/v1/token');
+    const auth = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: elsewhere.url })));
+    t.equal(await auth.token(), 'token-1');
+    t.equal(elsewhere.asked.length, 1, 'asked there, not at /token');
+  });
+
+  await t.test('a refusal in the server’s own words: its error code, and its description if it has one', async (t) => {
+    const refused = await tokenEndpoint(t);
+    t.teardown(() => void (refused.refusal = undefined));
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        { error: 'invalid_client', error_description: 'client authentication failed' },
+        'invalid_client (client authentication failed)',
+      ],
+      [{ error: 'invalid_client' }, 'invalid_client'],
+      [{ error: 'invalid_scope', error_description: '' }, 'invalid_scope'],
+    ];
+    for (const [refusal, said] of cases) {
+      refused.refusal = refusal;
+      const error = await refusedWith(
+        t,
+        () => new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: refused.url }))).token(),
+        UpstreamAuthRefused,
+      );
+      t.equal(error.outage.cause, `${refused.issuer} gave client "mcp-host" no token for ${url}: ${said}.`, said);
+    }
+    const unreachable = await refusedWith(
+      t,
+      () => new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: 'http://127.0.0.1:1/token' }))).token(),
+      UpstreamAuthRefused,
+    );
+    t.equal(
+      unreachable.outage.cause,
+      `http://127.0.0.1:1 gave client "mcp-host" no token for ${url}: fetch failed.`,
+      'no answer at all: the failure in its own words',
+    );
+  });
+});
+
+t.test('when a token is renewed, and how many exchanged tokens are kept', async (t) => {
+  const endpoint = await tokenEndpoint(t);
+  const url = 'http://127.0.0.1:1/mcp';
+  const exchangingSpec = () =>
+    specOf(url, credentials({ mode: 'tokenExchange', tokenUrl: endpoint.url, issuer: endpoint.issuer }));
+  const user = (sub: string): Identity => ({
+    kind: 'user',
+    name: sub,
+    claims: { sub },
+    scopes: [],
+    token: `${sub}-token`,
+  });
+
+  await t.test(
+    'the host’s own token: used until 30 s before it expires, or a tenth of its lifetime before when short',
+    async (t) => {
+      // The test's clock: a token's renewal instant is reached exactly, without waiting for it.
+      let clock = 1_000_000;
+      const now = () => clock;
+      for (const [expiresIn, keptMs] of [
+        [3600, 3_570_000],
+        [100, 90_000],
+      ] as const) {
+        endpoint.expiresIn = expiresIn;
+        const auth = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: endpoint.url })), { now });
+        const asked = clock;
+        const first = await auth.token();
+        clock = asked + keptMs - 1;
+        t.equal(await auth.token(), first, `expires_in ${expiresIn}: kept until ${keptMs} ms after it was asked`);
+        clock = asked + keptMs;
+        const renewed = await auth.token();
+        t.not(renewed, first, `expires_in ${expiresIn}: renewed ${keptMs} ms after it was asked`);
+        t.equal(await auth.token(), renewed, 'the renewed one kept');
+      }
+    },
+  );
+
+  await t.test('an exchanged token: renewed at the same instants', async (t) => {
+    let clock = 5_000_000;
+    const now = () => clock;
+    for (const [expiresIn, keptMs] of [
+      [3600, 3_570_000],
+      [100, 90_000],
+    ] as const) {
+      endpoint.expiresIn = expiresIn;
+      const auth = new UpstreamAuthorization(exchangingSpec(), { now });
+      const alice = () => auth.asCaller(user('alice'), () => auth.token());
+      const asked = clock;
+      const first = await alice();
+      clock = asked + keptMs - 1;
+      t.equal(await alice(), first, `expires_in ${expiresIn}: kept until ${keptMs} ms after it was asked`);
+      clock = asked + keptMs;
+      t.not(await alice(), first, `expires_in ${expiresIn}: exchanged anew ${keptMs} ms after it was asked`);
+    }
+  });
+
+  await t.test('exchanged tokens kept: at most `kept`, the oldest forgotten', async (t) => {
+    t.equal(EXCHANGED_TOKENS_KEPT, 1000, 'a mount keeps 1,000 by default');
+    endpoint.expiresIn = undefined;
+    const auth = new UpstreamAuthorization(exchangingSpec(), { kept: 2 });
+    const tokenOf = (sub: string) => auth.asCaller(user(sub), () => auth.token());
+    const alice = await tokenOf('alice');
+    const bob = await tokenOf('bob');
+    t.equal(await tokenOf('alice'), alice, 'two kept');
+    t.equal(await tokenOf('bob'), bob, 'two kept');
+    const carol = await tokenOf('carol');
+    t.equal(await tokenOf('bob'), bob, 'a third: bob kept');
+    t.equal(await tokenOf('carol'), carol, 'a third: carol kept');
+    const again = await tokenOf('alice');
+    t.not(again, alice, 'a third: alice, the oldest, forgotten (exchanged anew)');
+    t.equal(await tokenOf('carol'), carol, 'carol kept');
+    // A token exchanged anew (its first refused) is the newest again: bob's arrival drops alice, not carol.
+    const refreshed = await auth.asCaller(user('carol'), async () => {
+      await auth.onUnauthorized(unauthorized());
+      return auth.token();
+    });
+    t.not(refreshed, carol, 'carol’s refused token exchanged anew');
+    const count = endpoint.asked.length;
+    await tokenOf('bob');
+    t.equal(endpoint.asked.length, count + 1, 'bob, forgotten, exchanged anew');
+    t.equal(await tokenOf('carol'), refreshed, 'carol’s new token kept');
+    t.equal(endpoint.asked.length, count + 1, 'carol not exchanged again');
+    t.not(await tokenOf('alice'), again, 'alice, now the oldest, forgotten');
   });
 });
