@@ -1,6 +1,7 @@
 // JWT access tokens (host/serve/jwt-access-token.ts) verified in-process
 // against a real OpenID provider's JWKS on loopback: each refusal with its
-// message, and a verified token taken as verified only until its `exp`.
+// message, and a verified token taken as verified only until its `exp` (the
+// clock held at that millisecond by replacing Date.now).
 // test/oauth-verification.test.ts sends the same tokens to a host; this file
 // is quick enough for `npm run mutation`.
 import t from 'tap';
@@ -16,6 +17,17 @@ import { until } from '../helpers/host.js';
 
 const AUDIENCE = 'https://host.example/mcp';
 const now = () => Math.floor(Date.now() / 1000);
+
+/** `call` made with Date.now() answering `time`: the verifier reads the clock for its kept tokens before it first awaits. */
+function heldAt<R>(time: number, call: () => R): R {
+  const realNow = Date.now;
+  Date.now = () => time;
+  try {
+    return call();
+  } finally {
+    Date.now = realNow;
+  }
+}
 
 t.test('JWT access tokens', async (t) => {
   const idp = await startOpenIdProvider(t);
@@ -122,12 +134,21 @@ t.test('JWT access tokens', async (t) => {
       const exp = now() + 1;
       const token = await idp.sign({ ...claims, exp });
       t.equal((await verifier(token)).exp, exp);
-      await until('the token to expire', () => Date.now() >= (exp + clockSkewSeconds) * 1000);
-      const error = await refusal(token, verifier);
+      const untilMs = (exp + clockSkewSeconds) * 1000;
+      await until('the token to expire', () => Date.now() >= untilMs);
+      // Past its exp and the skew now: verified again, it is refused. With Date.now held at its last kept
+      // millisecond it is answered from what was kept; held at its end, it is verified again (jose's clock is
+      // new Date(), the real time, past the exp).
+      t.equal(
+        (await heldAt(untilMs - 1, () => verifier(token))).exp,
+        exp,
+        `kept to its last millisecond, skew ${clockSkewSeconds}`,
+      );
+      const error = await refusal(token, (token) => heldAt(untilMs, () => verifier(token)));
       t.equal(
         error.message,
         'the access token was refused: it has expired (its "exp" is past); get a new token from the authorization server',
-        `skew ${clockSkewSeconds}`,
+        `not kept at its end, skew ${clockSkewSeconds}`,
       );
     }
   });

@@ -27,34 +27,46 @@ export function watchMemory(pid: number, limitMb: number, over: (usedMb: number)
 export function residentKb(pid: number): number {
   let total = 0;
   for (const member of processTree(pid)) {
-    const status = readProc(`/proc/${member}/status`);
-    const rss = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${member}/status`, 'utf8');
+    } catch {
+      continue; // it has exited meanwhile
+    }
+    // At a line's start: the status's first line is `Name:\t` and the process's name, which the plugin sets
+    // (process.title); named "VmRSS: 1 kB", it would otherwise be read for its memory. (/proc escapes a
+    // newline in the name: the name cannot start a line of its own.)
+    const rss = status.match(/^VmRSS:\s+(\d+)/m);
+    // A zombie (exited, not yet waited for by its parent) has no VmRSS line: it holds no memory.
     if (rss) total += Number(rss[1]);
   }
   return total;
 }
 
+/**
+ * `pid` and every process below it: the children of each of its threads (what
+ * a worker thread starts is listed under that thread, not the main one), and theirs.
+ */
 function processTree(pid: number): number[] {
   const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
+  // for…of goes on to the children pushed while it walks.
+  for (const member of tree) {
     let tasks: string[];
     try {
-      tasks = readdirSync(`/proc/${tree[i]}/task`);
+      tasks = readdirSync(`/proc/${member}/task`);
     } catch {
-      continue;
+      continue; // it has exited meanwhile
     }
     for (const task of tasks) {
-      const children = readProc(`/proc/${tree[i]}/task/${task}/children`).trim();
-      if (children !== '') tree.push(...children.split(/\s+/).map(Number));
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${member}/task/${task}/children`, 'utf8');
+      } catch {
+        continue; // this thread has ended since it was listed: the other threads' children still count
+      }
+      // The children's pids, each followed by a space.
+      for (const [child] of children.matchAll(/\d+/g)) tree.push(Number(child));
     }
   }
   return tree;
-}
-
-function readProc(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
 }
