@@ -65,6 +65,15 @@ async function upstream(t: Test, metadata?: (url: string) => Record<string, unkn
   return served;
 }
 
+/** Authorization server metadata (RFC 8414) the SDK accepts, for the upstream's origin as its own server, with `more`. */
+const serverMetadataOf = (up: Upstream, more: Record<string, unknown> = {}): Record<string, unknown> => ({
+  issuer: up.origin,
+  authorization_endpoint: `${up.origin}/authorize`,
+  token_endpoint: `${up.origin}/token`,
+  response_types_supported: ['code'],
+  ...more,
+});
+
 const specOf = (url: string, auth?: UpstreamCredentials): RemoteSpec =>
   ({ kind: 'remote', url, headers: {}, prefix: 'up', label: 'up', ...(auth && { auth }) }) as unknown as RemoteSpec;
 
@@ -141,12 +150,7 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
 
   await t.test('no protected-resource metadata: the upstream’s origin as its own authorization server', async (t) => {
     const up = await upstream(t);
-    up.serverMetadata = {
-      issuer: up.origin,
-      authorization_endpoint: `${up.origin}/authorize`,
-      token_endpoint: `${up.origin}/token`,
-      response_types_supported: ['code'],
-    };
+    up.serverMetadata = serverMetadataOf(up);
     const auth = new UpstreamAuthorization(specOf(up.url));
     const error = await refusedWith(t, () => auth.onUnauthorized(unauthorized()), UpstreamAuthRefused);
     t.equal(
@@ -170,12 +174,7 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
     'protected-resource metadata naming no authorization server: the upstream’s origin is its own',
     async (t) => {
       const up = await upstream(t, (url) => ({ resource: url }));
-      up.serverMetadata = {
-        issuer: up.origin,
-        authorization_endpoint: `${up.origin}/authorize`,
-        token_endpoint: `${up.origin}/token`,
-        response_types_supported: ['code'],
-      };
+      up.serverMetadata = serverMetadataOf(up);
       const error = await refusedWith(
         t,
         () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized(up.metadataUrl)),
@@ -206,12 +205,7 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
     'protected-resource metadata the 401 names that cannot be reached: unreadable, no server guessed at the origin',
     async (t) => {
       const up = await upstream(t);
-      up.serverMetadata = {
-        issuer: up.origin,
-        authorization_endpoint: `${up.origin}/authorize`,
-        token_endpoint: `${up.origin}/token`,
-        response_types_supported: ['code'],
-      };
+      up.serverMetadata = serverMetadataOf(up);
       const error = await refusedWith(
         t,
         () =>
@@ -229,13 +223,7 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
 
   await t.test('metadata past the size bound: unreadable, not read whole', async (t) => {
     const up = await upstream(t);
-    up.serverMetadata = {
-      issuer: up.origin,
-      authorization_endpoint: `${up.origin}/authorize`,
-      token_endpoint: `${up.origin}/token`,
-      response_types_supported: ['code'],
-      padding: 'x'.repeat(300 * 1024),
-    };
+    up.serverMetadata = serverMetadataOf(up, { padding: 'x'.repeat(300 * 1024) });
     const error = await refusedWith(
       t,
       () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized()),
@@ -309,13 +297,7 @@ t.test('without auth: a 401 tells what the entry needs', async (t) => {
       '(it is not metadata the MCP SDK accepts ((the document): ',
       'the document itself named',
     );
-    up.serverMetadata = {
-      issuer: up.origin,
-      authorization_endpoint: `${up.origin}/authorize`,
-      token_endpoint: `${up.origin}/token`,
-      response_types_supported: ['code'],
-      grant_types_supported: ['client_credentials', 7],
-    };
+    up.serverMetadata = serverMetadataOf(up, { grant_types_supported: ['client_credentials', 7] });
     const nested = await refusedWith(
       t,
       () => new UpstreamAuthorization(specOf(up.url)).onUnauthorized(unauthorized()),
