@@ -71,7 +71,7 @@ async function profiled(name: Profiled['name'], args: string[], tool: string): P
 
 /** Where a sample's JavaScript frame belongs, by its script's URL. */
 function category(url: string): string {
-  if (url.includes('/dist/host/')) return 'host';
+  if (url.includes('/dist/bundle/') || url.includes('/dist/host/')) return 'host';
   if (url.startsWith('node:')) return 'node';
   const scope = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
   if (scope?.startsWith('@modelcontextprotocol/')) return 'SDK';

@@ -14,9 +14,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { BIN } from './code-location.js';
 
 export interface MountForTestOptions {
   /** The entry's `options`, passed to the plugin's `create`. Default `{}`. */
@@ -37,8 +37,6 @@ export interface MountedForTest {
   close(): Promise<void>;
 }
 
-const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
-
 /** Mount the plugin package in `packageDir` (relative to the working directory) in a test host. */
 export async function mountForTest(packageDir: string, options: MountForTestOptions = {}): Promise<MountedForTest> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-host-test-'));
@@ -52,7 +50,7 @@ export async function mountForTest(packageDir: string, options: MountForTestOpti
   writeFileSync(configFile, JSON.stringify({ ...options.config, plugins: [entry], reload: { watch: false } }));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'start', '--stdio', '--config', configFile],
+    args: [BIN, 'start', '--stdio', '--config', configFile],
     env: { ...process.env, MCP_HOST_LOG_LEVEL: process.env.MCP_HOST_LOG_LEVEL ?? 'warn' } as Record<string, string>,
     stderr: 'pipe',
   });

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from './code-location.js';
 
 /**
  * The host's own version, read from its package.json so that there is one
@@ -6,5 +8,5 @@ import { readFileSync } from 'node:fs';
  * against it.
  */
 export const HOST_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;

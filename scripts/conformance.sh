@@ -117,7 +117,7 @@ case " $* " in *" --streamed-json "*)
 esac
 
 command -v node >/dev/null || fail_to_run "node is not on PATH"
-[ -f "$REPO/dist/host/cli.js" ] || fail_to_run "no build at $REPO/dist (run: npm run build)"
+[ -f "$REPO/dist/bundle/cli.js" ] || fail_to_run "no build at $REPO/dist (run: npm run build)"
 [ -d "$REPO/node_modules/@mcp-host/conformance" ] ||
   fail_to_run "@mcp-host/conformance is not linked (run: npm install at $REPO)"
 [ -z "$auth" ] || command -v haproxy >/dev/null ||
@@ -241,10 +241,10 @@ run() {
     url="$UPSTREAM_URL"
   elif [ "$target" = host ] && [ -n "$auth" ]; then
     MCP_CONFORMANCE_SUITE_TOKEN="$MCP_CONFORMANCE_SUITE_TOKEN" MCP_CONFORMANCE_AUDIT_FILE="$dir/audit.log" \
-      node "$REPO/dist/host/cli.js" start --config "$REPO/test/conformance/mcp-host.auth.config.js" \
+      node "$REPO/dist/bundle/cli.js" start --config "$REPO/test/conformance/mcp-host.auth.config.js" \
       --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   elif [ "$target" = host ]; then
-    node "$REPO/dist/host/cli.js" start --config "$CONFIG" --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
+    node "$REPO/dist/bundle/cli.js" start --config "$CONFIG" --http "127.0.0.1:$port" </dev/null >"$log" 2>&1 &
   else
     node "$REPO/dist/bench/serve-direct-http.js" "$REPO/plugins/conformance/index.js" \
       "127.0.0.1:$port" </dev/null >"$log" 2>&1 &

@@ -208,3 +208,50 @@ t.test(
     await servesAtBothLevels(t, ws, 'member', 'it imported the workspace it depends on, and that one its own');
   },
 );
+
+/** Answers, for each path its options name, whether it could read it (or the error code). */
+const PEEKER = `
+import { readFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+const attempt = (path) => { try { readFileSync(path); return 'read'; } catch (error) { return 'refused: ' + (error.code ?? error.message); } };
+export default {
+  create({ options }) {
+    const server = new McpServer({ name: 'peeker', version: '1.0.0' });
+    server.registerTool('peek', {}, async () => ({
+      content: [{ type: 'text', text: JSON.stringify(Object.fromEntries(options.paths.map((path) => [path, attempt(path)]))) }],
+    }));
+    return server;
+  },
+};
+`;
+
+t.test(
+  "of the host's package, a plugin reads its code (the bin's bundle and tsc's build) and package.json, nothing else",
+  async (t) => {
+    // The bundle's modules share a few files in dist/bundle: a path found from a module's own location names another
+    // folder there than in dist/host (code-location.ts), and "../.." from the isolation's code would be the package.
+    const ws = makeWorkspace(t);
+    ws.writePackage(
+      'node_modules/peeker',
+      { name: 'peeker', version: '1.0.0', type: 'module', exports: './index.js', 'mcp-host': { prefix: 'peeker' } },
+      { 'index.js': PEEKER },
+    );
+    const granted = ['dist/bundle/cli.js', 'dist/host/plugin.js', 'package.json'];
+    const refused = ['README.md', 'package-lock.json', 'test/isolation-reads.test.ts', 'dist/test/helpers/host.js'];
+    const paths = [...granted, ...refused].map((path) => join(REPO_ROOT, path));
+    const config = ws.writeConfig({
+      plugins: [
+        { package: 'peeker', prefix: 'proc', isolation: 'process', options: { paths } },
+        { package: 'peeker', prefix: 'box', isolation: 'sandbox', options: { paths } },
+      ],
+    });
+    const host = await startStdioHost(t, config);
+    for (const prefix of ['proc', 'box']) {
+      const outcomes = JSON.parse(
+        textOf(await host.client.callTool({ name: `${prefix}.peek`, arguments: {} })),
+      ) as Record<string, string>;
+      for (const path of granted) t.equal(outcomes[join(REPO_ROOT, path)], 'read', `${prefix}: ${path} read`);
+      for (const path of refused) t.match(outcomes[join(REPO_ROOT, path)], /^refused/, `${prefix}: ${path} refused`);
+    }
+  },
+);

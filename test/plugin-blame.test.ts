@@ -211,7 +211,8 @@ t.test('with mcp-host installed inside a plugin, check and mountForTest blame th
   const installed = join(dir, 'node_modules/mcp-host');
   mkdirSync(installed, { recursive: true });
   cpSync(join(REPO_ROOT, 'package.json'), join(installed, 'package.json'));
-  cpSync(join(REPO_ROOT, 'dist/host'), join(installed, 'dist/host'), { recursive: true });
+  for (const build of ['dist/host', 'dist/bundle'])
+    cpSync(join(REPO_ROOT, build), join(installed, build), { recursive: true });
   const env = { ...process.env, MCP_HOST_LOG_LEVEL: 'info' };
   const checked = await runCli(['check'], { cwd: dir, env });
   t.equal(checked.code, 0, checked.stderr);

@@ -7,17 +7,14 @@
  * it as written, so an author starts from a green package and changes it.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { HostError } from '../errors.js';
 import { suggestPrefix } from '../config/prefix.js';
 import { HOST_VERSION } from '../version.js';
+import { PACKAGE_ROOT } from '../code-location.js';
 
 /** npm's rule for a new package's name: lower case, URL-safe, at most 214 characters, optionally scoped. */
 const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
-
-/** The host's own package: where its package.json (versions, dependency ranges) is, and what the plugin's tests link. */
-const HOST_PACKAGE_DIR = dirname(fileURLToPath(new URL('../../../package.json', import.meta.url)));
 
 export async function initPlugin(options: { cwd: string; name: string }): Promise<number> {
   const { name } = options;
@@ -46,14 +43,14 @@ export async function initPlugin(options: { cwd: string; name: string }): Promis
     `wrote the plugin package ${name} in ${dir}: ${Object.keys(files).join(', ')}\n` +
       `its tools, prompts and resources are served under the prefix "${prefix}" (${prefix}.greet)\n` +
       `next: cd ${dir} && npm install && npm test && mcp-host check\n` +
-      `(its devDependency "mcp-host" is this mcp-host, file:${HOST_PACKAGE_DIR}, for mcp-host/testing)\n`,
+      `(its devDependency "mcp-host" is this mcp-host, file:${PACKAGE_ROOT}, for mcp-host/testing)\n`,
   );
   return 0;
 }
 
 /** The package's files, by path relative to its directory. */
 function pluginFiles(name: string, prefix: string): Record<string, string> {
-  const host = JSON.parse(readFileSync(join(HOST_PACKAGE_DIR, 'package.json'), 'utf8')) as {
+  const host = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };
   const packageJson = {
@@ -69,7 +66,7 @@ function pluginFiles(name: string, prefix: string): Record<string, string> {
       zod: host.dependencies.zod,
     },
     // The host's own package, for mcp-host/testing; `npm install --save-dev mcp-host` replaces it once published.
-    devDependencies: { 'mcp-host': `file:${HOST_PACKAGE_DIR}` },
+    devDependencies: { 'mcp-host': `file:${PACKAGE_ROOT}` },
     peerDependencies: { 'mcp-host': `^${HOST_VERSION.split('.')[0]}.0.0` },
     peerDependenciesMeta: { 'mcp-host': { optional: true } },
     'mcp-host': { prefix },

@@ -24,8 +24,8 @@ import type { Test } from 'tap';
 import { REPO_ROOT } from './packages.js';
 import { EVENT_MS, EXIT_MS } from './timing.js';
 
-/** The built CLI the tests run, as a user would (`npm run build` first). */
-export const CLI = join(REPO_ROOT, 'dist/host/cli.js');
+/** The built CLI the tests run, as a user would: the bundle the bin names (`npm run build` first). */
+export const CLI = join(REPO_ROOT, 'dist/bundle/cli.js');
 
 export type ListName = 'tools' | 'prompts' | 'resources';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import { COMPILED_CODE_DIR, PACKAGE_ROOT, RUNNING_CODE_DIR } from '../../code-location.js';
 import { isNpmName } from '../../config/package-specifier.js';
 import { isPlainObject } from '../../plain-object.js';
 
@@ -58,12 +58,17 @@ export function readablePaths(
   visit(realpathSync.native(packageDir));
   for (const name of HOST_LINK_PACKAGES) grant(name, HOST_ROOT);
   // The host's package.json tells Node its code is ES modules.
-  return [...new Set([...dirs, ...links]), HOST_CODE, join(HOST_ROOT, 'package.json')];
+  return [...new Set([...dirs, ...links, ...HOST_CODE]), join(HOST_ROOT, 'package.json')];
 }
 
-/** The host's installed package (where its package.json is) and its built code (dist/host). */
-const HOST_CODE = realpathSync.native(fileURLToPath(new URL('../..', import.meta.url)));
-const HOST_ROOT = dirname(dirname(HOST_CODE));
+/**
+ * The host's code a plugin's process runs or imports: the build running (its entries and what they import; the
+ * bundle, as the bin runs it) and tsc's build, where the package's exports point (`mcp-host/plugin`). Never the
+ * package's root: code-location.ts says why a path is not found from this file's own location.
+ */
+const HOST_CODE = new Set([RUNNING_CODE_DIR, COMPILED_CODE_DIR].map((dir) => realpathSync.native(dir)));
+/** The host's installed package, where its package.json is. */
+const HOST_ROOT = realpathSync.native(PACKAGE_ROOT);
 /** The packages the plugin's side of the link imports from outside the host's code: the SDK and the logger. */
 const HOST_LINK_PACKAGES = ['@modelcontextprotocol/server', 'pino'];
 /** The host itself, which plugins name as a peer dependency: only its link code (HOST_CODE) is readable. */
