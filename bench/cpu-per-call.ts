@@ -32,7 +32,7 @@
  * BENCH_CPU_CALLS (10,000) sets the number of calls measured, over
  * BENCH_CPU_ROUNDS (10) rounds;
  * BENCH_TRANSPORTS (`stdio,http`) narrows the transports;
- * BENCH_OTHER_CLI names another build's `dist/host/cli.js` to measure
+ * BENCH_OTHER_CLI names another build's `dist/bundle/cli.js` to measure
  * beside this one (e.g. the commit before a change).
  */
 import './abort-signal-warnings.js';
