@@ -6,7 +6,7 @@
 // drops), start-up and `check` with unreachable upstreams, protocol
 // revision refusal, per-request timeouts, and no orphan processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -34,13 +34,14 @@ const FAST_UPSTREAMS = { reconnectDelayMs: 100, maxReconnectDelayMs: 400, pingIn
  * that process groups are reaped), answers `initialize` with the revision
  * in PROTOCOL when set, and records every notifications/cancelled it gets.
  * Its `slow` tool never answers on its own; SLOW_FILE counts its calls.
+ * While HOLD_FILE exists, a new instance reads nothing (a restart held back).
  */
 const FIXTURE_SERVER = `#!/usr/bin/env node
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-const { PID_FILE, GRANDCHILD_FILE, CANCEL_FILE, SLOW_FILE, PROTOCOL } = process.env;
+const { PID_FILE, GRANDCHILD_FILE, CANCEL_FILE, SLOW_FILE, PROTOCOL, HOLD_FILE } = process.env;
 if (PID_FILE) appendFileSync(PID_FILE, process.pid + '\\n');
 if (GRANDCHILD_FILE) {
   const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
@@ -52,7 +53,7 @@ const tools = [
   { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
   { name: 'slow', description: 'Answers only when cancelled.', inputSchema: { type: 'object' } },
 ];
-createInterface({ input: process.stdin }).on('line', (line) => {
+const serve = () => createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
   switch (message.method) {
     case 'initialize':
@@ -81,6 +82,14 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       if (message.id !== undefined) send({ id: message.id, error: { code: -32601, message: 'Method not found' } });
   }
 });
+const held = () => HOLD_FILE !== undefined && existsSync(HOLD_FILE);
+if (held()) {
+  const waiting = setInterval(() => {
+    if (held()) return;
+    clearInterval(waiting);
+    serve();
+  }, 20);
+} else serve();
 `;
 
 function writeFixturePackage(ws: Workspace): void {
@@ -295,11 +304,16 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
   writeFixturePackage(ws);
   const pidFile = join(ws.dir, 'fixture.pids');
   const grandchildFile = join(ws.dir, 'grandchild.pids');
+  const holdFile = join(ws.dir, 'hold');
   const configFile = ws.writeConfig({
     reload: { watch: false },
     upstreams: FAST_UPSTREAMS,
     plugins: [
-      { package: 'fixture-server', prefix: 'fixture', env: { PID_FILE: pidFile, GRANDCHILD_FILE: grandchildFile } },
+      {
+        package: 'fixture-server',
+        prefix: 'fixture',
+        env: { PID_FILE: pidFile, GRANDCHILD_FILE: grandchildFile, HOLD_FILE: holdFile },
+      },
       // A second instance that stays up. (Not server-everything: it sends list_changed of its own after connecting.)
       { package: 'fixture-server', prefix: 'steady' },
     ],
@@ -310,6 +324,8 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
   const [first] = pidsIn(pidFile);
   t.same(((await client.callTool(echo)) as ToolResult).structuredContent, { text: 'hello', pid: first });
 
+  // Its restart is held back until the calls made while it is down are answered: they must not race it.
+  writeFileSync(holdFile, '');
   process.kill(first!, 'SIGKILL');
   await until('tools/list_changed after the kill', () => host.notified.tools === 1);
   const whileDown = (await client.listTools({}, { cacheMode: 'refresh' })).tools.map((tool) => tool.name);
@@ -327,6 +343,7 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
     'a call to it is refused naming the mount and its state',
   );
 
+  rmSync(holdFile);
   await until('tools/list_changed after the restart', () => host.notified.tools === 2);
   const [, second] = pidsIn(pidFile);
   t.ok(second && second !== first, `the child was restarted (pid ${first} → ${second})`);
@@ -351,7 +368,7 @@ t.test('a child that dies is restarted; its tools leave and come back with list_
           .find((line) => pattern.test(line))!,
       ) as { time: number }
     ).time;
-  t.comment(`back up ${logTime(/back up/) - logTime(/went down/)} ms after it went down (backoff 100 ms)`);
+  t.comment(`back up ${logTime(/back up/) - logTime(/went down/)} ms after it went down (backoff 100 ms, then held)`);
   const grandchildren = pidsIn(grandchildFile);
   await assertExited(t, grandchildren.slice(0, 1), "the killed child's process group is reaped");
 
