@@ -55,6 +55,7 @@ import { findBubblewrap } from '../host/loader/sandbox-available.js';
 import { residentKb } from '../host/mounts/isolation/memory-watch.js';
 import { median } from './median.js';
 import { whilePinned } from './bench-cpus.js';
+import { RATIO_GOALS, START_GOALS } from './goals.js';
 
 const plugin = join(REPO_ROOT, 'bench/echo-plugin');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -67,24 +68,7 @@ const MANY_TOOLS = 10_000;
 const START_PLUGINS = 100;
 const START_TOOLS = 20;
 
-/**
- * Issue #42's goals: the most host/direct may be, per transport and
- * workload, against the fastest way the SDK serves the plugin directly
- * (`serveStdio`, `createMcpHandler`); stdio's are judged on one CPU
- * (BENCH_CPUS=0), its rows unpinned are printed beside for context.
- */
-const RATIO_GOALS: Record<string, Record<string, number>> = {
-  stdio: { sequential: 1.1, concurrent: 1.15 },
-  'Streamable HTTP': { sequential: 1.05, concurrent: 1.05 },
-};
 const MANY_TOOLS_GOAL_MS = 20;
-/**
- * Issue #42's start goals, to the first tools/list answered: the host with
- * 100 plugins against the least any server of the same plugins must do
- * (the SDK-only proxy importing and creating them), and the host with none
- * against one plugin served directly.
- */
-const START_GOALS = { overSdkProxy: 1.15, emptyOverDirect: 1.3 };
 /** Which parts of the bench run (BENCH_ONLY; see the head of this file). */
 const PARTS = new Set(
   (
@@ -326,7 +310,7 @@ function verdict(goal: Goal, ratio: number, msPerOp: number): string {
  */
 async function compare(
   transport: string,
-  goals: Record<string, number>,
+  goals: { sequential: number; concurrent: number },
   host: Target,
   direct: Target,
   uncached: Target,
@@ -346,7 +330,7 @@ async function compare(
     for (let i = 0; i < WARMUP_ROUNDS; i++) await sequentialCalls(i % 2 === 0 ? 'zod' : 'bare')(target);
   }
   for (const kind of ['bare', 'zod'] as const) {
-    await measureCalls(kind, host, direct, { ratio: goals.sequential! }, { ratio: goals.concurrent! });
+    await measureCalls(kind, host, direct, { ratio: goals.sequential }, { ratio: goals.concurrent });
   }
   if (alsoDirect) {
     const context = { none: `the other direct server (${alsoDirect.name})` };
@@ -570,7 +554,7 @@ console.log(
 async function compareStdio(line: ClientLine, placement: string): Promise<void> {
   await compare(
     `stdio${placement}`,
-    RATIO_GOALS.stdio!,
+    RATIO_GOALS.stdio,
     { name: 'host', client: await connectStdio(line, node, [CLI, 'start', '--config', config]), prefix: 'bench.' },
     { name: 'direct', client: await connectStdio(line, node, [directStdio, join(plugin, 'index.js')]), prefix: '' },
     {
@@ -593,7 +577,7 @@ async function compareHttp(line: ClientLine, placement: string): Promise<void> {
   try {
     await compare(
       `Streamable HTTP${placement}`,
-      RATIO_GOALS['Streamable HTTP']!,
+      RATIO_GOALS['Streamable HTTP'],
       {
         name: 'host',
         client: await connectHttp(line, [CLI, 'start', '--config', config, '--http', '127.0.0.1:0'], children),
