@@ -844,48 +844,48 @@ t.test('when a token is renewed, and how many exchanged tokens are kept', async 
     token: `${sub}-token`,
   });
 
-  await t.test(
-    'the host’s own token: used until 30 s before it expires, or a tenth of its lifetime before when short',
-    async (t) => {
-      // The test's clock: a token's renewal instant is reached exactly, without waiting for it.
-      let clock = 1_000_000;
-      const now = () => clock;
-      for (const [expiresIn, keptMs] of [
-        [3600, 3_570_000],
-        [100, 90_000],
-      ] as const) {
-        endpoint.expiresIn = expiresIn;
-        const auth = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: endpoint.url })), { now });
-        const asked = clock;
-        const first = await auth.token();
-        clock = asked + keptMs - 1;
-        t.equal(await auth.token(), first, `expires_in ${expiresIn}: kept until ${keptMs} ms after it was asked`);
-        clock = asked + keptMs;
-        const renewed = await auth.token();
-        t.not(renewed, first, `expires_in ${expiresIn}: renewed ${keptMs} ms after it was asked`);
-        t.equal(await auth.token(), renewed, 'the renewed one kept');
-      }
-    },
-  );
-
-  await t.test('an exchanged token: renewed at the same instants', async (t) => {
-    let clock = 5_000_000;
-    const now = () => clock;
+  /**
+   * For a 3,600 s and a 100 s token, on the test's own clock (the renewal instant reached exactly, without waiting
+   * for it): the token `tokenOn` gives is kept until 30 s before it expires, or a tenth of its lifetime for the
+   * short one, and asked anew at that instant.
+   */
+  const renewedOnTime = async (
+    t: Test,
+    tokenOn: (now: () => number) => () => Promise<string | undefined>,
+  ): Promise<void> => {
+    let clock = 1_000_000;
     for (const [expiresIn, keptMs] of [
       [3600, 3_570_000],
       [100, 90_000],
     ] as const) {
       endpoint.expiresIn = expiresIn;
-      const auth = new UpstreamAuthorization(exchangingSpec(), { now });
-      const alice = () => auth.asCaller(user('alice'), () => auth.token());
+      const token = tokenOn(() => clock);
       const asked = clock;
-      const first = await alice();
+      const first = await token();
       clock = asked + keptMs - 1;
-      t.equal(await alice(), first, `expires_in ${expiresIn}: kept until ${keptMs} ms after it was asked`);
+      t.equal(await token(), first, `expires_in ${expiresIn}: kept until ${keptMs} ms after it was asked`);
       clock = asked + keptMs;
-      t.not(await alice(), first, `expires_in ${expiresIn}: exchanged anew ${keptMs} ms after it was asked`);
+      const renewed = await token();
+      t.not(renewed, first, `expires_in ${expiresIn}: asked anew ${keptMs} ms after it was asked`);
+      t.equal(await token(), renewed, 'the new one kept');
     }
-  });
+  };
+
+  await t.test(
+    'the host’s own token: used until 30 s before it expires, or a tenth of its lifetime before when short',
+    (t) =>
+      renewedOnTime(t, (now) => {
+        const auth = new UpstreamAuthorization(specOf(url, credentials({ tokenUrl: endpoint.url })), { now });
+        return () => auth.token();
+      }),
+  );
+
+  await t.test('an exchanged token: renewed at the same instants', (t) =>
+    renewedOnTime(t, (now) => {
+      const auth = new UpstreamAuthorization(exchangingSpec(), { now });
+      return () => auth.asCaller(user('alice'), () => auth.token());
+    }),
+  );
 
   await t.test('exchanged tokens kept: at most `kept`, the oldest forgotten', async (t) => {
     t.equal(EXCHANGED_TOKENS_KEPT, 1000, 'a mount keeps 1,000 by default');
