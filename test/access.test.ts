@@ -440,9 +440,18 @@ t.test(
       ['audit.log.1', 'audit.log.2'],
       'two old files kept, and no third',
     );
-    const records = ['audit.log.2', 'audit.log.1', 'audit.log']
-      .filter((name) => kept.includes(name))
-      .flatMap((name) => readFileSync(join(logs, name), 'utf8').trim().split('\n').filter(Boolean));
+    const linesOf = (name: string) =>
+      readFileSync(join(logs, name), 'utf8')
+        .split(/(?<=\n)/)
+        .filter(Boolean);
+    for (const name of ['audit.log.2', 'audit.log.1']) {
+      // Renamed by the record that took it to 600 bytes, however busy the machine: never one record later.
+      const lines = linesOf(name);
+      const bytes = Buffer.byteLength(lines.join(''));
+      const beforeLast = bytes - Buffer.byteLength(lines.at(-1)!);
+      t.ok(bytes >= 600 && beforeLast < 600, `${name} holds ${bytes} bytes, ${beforeLast} before its last record`);
+    }
+    const records = ['audit.log.2', 'audit.log.1', 'audit.log'].filter((name) => kept.includes(name)).flatMap(linesOf);
     t.ok(records.length >= 3 && records.length < 12, `the oldest records were dropped: ${records.length} kept`);
   },
 );
@@ -463,6 +472,18 @@ t.test('a static token without a name is named by its digest: stable, and tellin
   t.same(namedToken('plain-token-0123456789'), unnamed, 'the same name every time');
   t.equal(namedToken('not a name:x-token-0123456789').name.startsWith('token-'), true, 'a name has no spaces');
   t.end();
+});
+
+t.test('an audit file that cannot be opened refuses the start, naming audit.file and the fix', async (t) => {
+  const ws = makeWorkspace(t);
+  ws.writeFile('logs/audit.log/in-the-way', '');
+  const file = ws.writeConfig({ plugins: [{ package: '@mcp-host/clock' }], audit: { file: './logs/audit.log' } });
+  const run = await runCli(['start', '--config', file]);
+  t.equal(run.code, 1);
+  t.match(
+    run.stderr,
+    `mcp-host.config.js: audit.file: the audit log ${join(ws.dir, 'logs', 'audit.log')} cannot be opened for appending: EISDIR: illegal operation on a directory, open '${join(ws.dir, 'logs', 'audit.log')}'. Fix: point audit.file at a file in a directory the host may write to, or remove audit.`,
+  );
 });
 
 t.test('an audit file that cannot be rotated is logged, and the calls are served all the same', async (t) => {

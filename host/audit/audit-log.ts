@@ -1,10 +1,12 @@
-import { existsSync, renameSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { once } from 'node:events';
 import pino from 'pino';
 import type { AuditConfig } from '../config/types.js';
 import type { AuditLog } from '../sinks/audit.js';
 import type { Logger } from '../log.js';
+import { HostError } from '../errors.js';
+import { configWhere } from '../config/problem-wording.js';
 
 /**
  * The audit log of `audit` (docs/access.md): JSON lines in a file, never on
@@ -18,23 +20,46 @@ import type { Logger } from '../log.js';
  * Rotation is counted here, by what was written, rather than left to
  * pino-roll, which rolls only when its stream drains: a busy log (the very
  * case rotation is for) grew past its size until the next quiet moment.
+ *
+ * Each file is opened synchronously (one system call per `size` bytes) and
+ * given its own destination, the previous one ending once its buffer is
+ * written. An asynchronous reopen left a window in which the new file did
+ * not exist yet, so there was nothing to rename: on a loaded machine a
+ * burst of records landed in one file, far past `size`.
  */
-export function openAuditLog(config: AuditConfig, configDir: string, logger: Logger): AuditLog {
-  const file = resolve(configDir, config.file);
-  const destination = pino.destination({ dest: file, mkdir: true, sync: false });
-  // The file is opened (and reopened) asynchronously: until it is, there is nothing to rename.
-  let opening = true;
-  destination.on('ready', () => (opening = false));
-  destination.on('error', (error: Error) => logger.error(`audit log ${file}: ${error.message}`));
+export function openAuditLog(config: AuditConfig, configFile: string, logger: Logger): AuditLog {
+  const file = resolve(dirname(configFile), config.file);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    closeSync(openSync(file, 'a'));
+  } catch (error) {
+    // Refused at start: a host that was asked for an audit trail does not serve without one.
+    throw new HostError({
+      where: configWhere(configFile, 'audit.file'),
+      what: `the audit log ${file} cannot be opened for appending: ${(error as Error).message}.`,
+      fix: 'point audit.file at a file in a directory the host may write to, or remove audit.',
+    });
+  }
+  // The destinations still writing: the current one, and any renamed file whose buffer is not yet written.
+  const closing = new Set<Promise<unknown>>();
+  const openDestination = () => {
+    const destination = pino.destination({ fd: openSync(file, 'a'), sync: false });
+    destination.on('error', (error: Error) => logger.error(`audit log ${file}: ${error.message}`));
+    const closed = once(destination, 'close').finally(() => closing.delete(closed));
+    closing.add(closed);
+    return destination;
+  };
+  let destination = openDestination();
   const { rotate } = config;
-  let size = existsSync(file) ? statSync(file).size : 0;
+  let size = statSync(file).size;
   const rotateFiles = (keep: number) => {
     for (let n = keep - 1; n >= 1; n--) {
       if (existsSync(`${file}.${n}`)) renameSync(`${file}.${n}`, `${file}.${n + 1}`);
     }
     renameSync(file, `${file}.1`);
-    opening = true;
-    destination.reopen();
+    const next = openDestination();
+    destination.end();
+    destination = next;
     size = 0;
   };
   return {
@@ -45,7 +70,7 @@ export function openAuditLog(config: AuditConfig, configDir: string, logger: Log
       destination.write(line);
       if (!rotate) return;
       size += Buffer.byteLength(line);
-      if (size < rotate.size || opening) return;
+      if (size < rotate.size) return;
       try {
         rotateFiles(rotate.keep);
       } catch (error) {
@@ -54,9 +79,8 @@ export function openAuditLog(config: AuditConfig, configDir: string, logger: Log
       }
     },
     async close() {
-      const closed = once(destination, 'close');
       destination.end();
-      await closed;
+      await Promise.all(closing);
     },
   };
 }

@@ -66,7 +66,7 @@ export async function start(options: StartOptions): Promise<number> {
   if (process.env.MCP_HOST_LOG_LEVEL === undefined) options.logger.level = config.log.level;
   runtime.swap(generation);
   if (config.audit) {
-    installAuditLog((await import('../audit/audit-log.js')).openAuditLog(config.audit, config.dir, options.logger));
+    installAuditLog((await import('../audit/audit-log.js')).openAuditLog(config.audit, config.file, options.logger));
     options.logger.info(`audit log on: ${config.audit.file}`);
   }
   // Armed before serving: a client that is connected can rely on reloads.
