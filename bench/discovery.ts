@@ -67,6 +67,22 @@ async function ranks(index: Search, tasks: readonly CatalogueTask[]): Promise<nu
   return found;
 }
 
+/**
+ * For each task, 0 when a search allowed to return only its right tools returns one, else -1: whether a right tool
+ * shares a word with the request at all, as the served search matches words (stemmed, with a typo, as a prefix,
+ * by the synonym list, by WordNet's words for the tool's own). A tool that shares none is found by no weighting of
+ * these words, so its recall bounds every ranking built on them.
+ */
+async function sharesAWord(index: Search, tasks: readonly CatalogueTask[]): Promise<number[]> {
+  const found = [];
+  for (const task of tasks) {
+    const right = new Set(rightToolsOf(servers, task));
+    const results = await index.search(task.task, { limit: 1, usable: (name) => right.has(name) });
+    found.push(results.length > 0 ? 0 : -1);
+  }
+  return found;
+}
+
 /** Recall@k over the tasks (all, or only those held out / tuned on), as a fixed-width figure. */
 function recall(found: readonly number[], tasks: readonly CatalogueTask[], k: number, heldOut?: boolean): string {
   const ranked = found.filter((_, i) => heldOut === undefined || (tasks[i]!.heldOut ?? false) === heldOut);
@@ -175,6 +191,14 @@ for (const [set, tasks] of Object.entries(taskSets)) {
         `   index built in ${built.ms.toFixed(0)} ms` +
         (stage === SERVED ? '   (goal: recall@5 ≥ 0.90)' : ''),
     );
+    if (stage === SERVED) {
+      const shared = await sharesAWord(built.index, tasks);
+      console.log(
+        `  ${'a right tool shares a word'.padEnd(32)} ${recall(shared, tasks, 1)}` +
+          `                        (tuned on / held out: ${recall(shared, tasks, 1, false)} / ${recall(shared, tasks, 1, true)})` +
+          '   the most any weighting of these words can reach',
+      );
+    }
     if (process.env.BENCH_MISSES && stage === SERVED) {
       for (const [i, task] of tasks.entries()) {
         if (found[i] !== 0)

@@ -173,12 +173,15 @@ export class ToolSearch {
         processTerm: (term) => term,
       },
     );
+    const toolOf = (id: unknown) => this.tools.get(id as string)!;
+    // A common word matches thousands of tools: only a named mount can reorder them, so only then are all looked at.
+    if (named.size === 0) return results.slice(0, options.limit).map(({ id }) => toolOf(id).served);
     const found = results.map(({ id, score }) => {
-      const tool = this.tools.get(id as string)!;
+      const tool = toolOf(id);
       // Once per result, after scoring: MiniSearch's own boostDocument would be asked once per result and term.
       return { tool, score: named.has(tool.mount ?? '') ? score * NAMED_MOUNT_BOOST : score };
     });
-    if (named.size > 0) found.sort((a, b) => b.score - a.score);
+    found.sort((a, b) => b.score - a.score);
     return found.slice(0, options.limit).map(({ tool }) => tool.served);
   }
 
