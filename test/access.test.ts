@@ -486,6 +486,25 @@ t.test('an audit file that cannot be opened refuses the start, naming audit.file
   );
 });
 
+t.test('an audit file that fails a write (/dev/full) is logged, and the calls are served all the same', async (t) => {
+  const ws = makeWorkspace(t);
+  const file = ws.writeConfig({
+    reload: { watch: false },
+    plugins: [{ package: '@mcp-host/clock' }],
+    audit: { file: '/dev/full' },
+  });
+  const host = await startStdioHost(t, file);
+  for (let i = 0; i < 3; i++) {
+    t.match((await host.client.callTool({ name: 'clock.now', arguments: {} })).content, [{ type: 'text' }]);
+    await host.until('the failed write logged', () => /audit log \/dev\/full: ENOSPC/.test(host.log()));
+  }
+  t.ok(alive(host.pid), 'the host still serves');
+  // The records it could not write do not hold up its stop: it ends on its own, before the client's SIGTERM.
+  await host.client.close();
+  await host.until('the host to exit', () => !alive(host.pid));
+  t.notMatch(host.log(), 'while stopping: stopping at once');
+});
+
 t.test('an audit file that cannot be rotated is logged, and the calls are served all the same', async (t) => {
   const ws = makeWorkspace(t);
   ws.writeFile('logs/audit.log.1/in-the-way', '');

@@ -1,6 +1,5 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { once } from 'node:events';
 import pino from 'pino';
 import type { AuditConfig } from '../config/types.js';
 import type { AuditLog } from '../sinks/audit.js';
@@ -29,9 +28,15 @@ import { configWhere } from '../config/problem-wording.js';
  */
 export function openAuditLog(config: AuditConfig, configFile: string, logger: Logger): AuditLog {
   const file = resolve(dirname(configFile), config.file);
+  const openDestination = () => {
+    const destination = pino.destination({ fd: openSync(file, 'a'), sync: false });
+    destination.on('error', (error: Error) => logger.error(`audit log ${file}: ${error.message}`));
+    return destination;
+  };
+  let destination: Destination;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    closeSync(openSync(file, 'a'));
+    destination = openDestination();
   } catch (error) {
     // Refused at start: a host that was asked for an audit trail does not serve without one.
     throw new HostError({
@@ -40,16 +45,12 @@ export function openAuditLog(config: AuditConfig, configFile: string, logger: Lo
       fix: 'point audit.file at a file in a directory the host may write to, or remove audit.',
     });
   }
-  // The destinations still writing: the current one, and any renamed file whose buffer is not yet written.
-  const closing = new Set<Promise<unknown>>();
-  const openDestination = () => {
-    const destination = pino.destination({ fd: openSync(file, 'a'), sync: false });
-    destination.on('error', (error: Error) => logger.error(`audit log ${file}: ${error.message}`));
-    const closed = once(destination, 'close').finally(() => closing.delete(closed));
-    closing.add(closed);
-    return destination;
+  // The ends not yet settled: a renamed file's while its buffer is still being written, and at close the current one's.
+  const ending = new Set<Promise<void>>();
+  const end = (ended: Destination) => {
+    const settled: Promise<void> = endOf(ended).then(() => void ending.delete(settled));
+    ending.add(settled);
   };
-  let destination = openDestination();
   const { rotate } = config;
   let size = statSync(file).size;
   const rotateFiles = (keep: number) => {
@@ -58,7 +59,7 @@ export function openAuditLog(config: AuditConfig, configFile: string, logger: Lo
     }
     renameSync(file, `${file}.1`);
     const next = openDestination();
-    destination.end();
+    end(destination);
     destination = next;
     size = 0;
   };
@@ -79,8 +80,23 @@ export function openAuditLog(config: AuditConfig, configFile: string, logger: Lo
       }
     },
     async close() {
-      destination.end();
-      await Promise.all(closing);
+      end(destination);
+      await Promise.all(ending);
     },
   };
+}
+
+type Destination = ReturnType<typeof pino.destination>;
+
+/**
+ * Ends a destination: settled once it has written what it holds and closed
+ * its file. A file that fails a write (a full disk) would hold its records
+ * for ever, and the host's stop with them: it is closed with them unwritten,
+ * as the log has said.
+ */
+function endOf(destination: Destination): Promise<void> {
+  const closed = new Promise<void>((resolve) => destination.once('close', () => resolve()));
+  destination.on('error', () => destination.destroy());
+  destination.end();
+  return closed;
 }
